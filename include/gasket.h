@@ -1,0 +1,311 @@
+/*
+ * gasket.h: the native API of gasket, a communication runtime for
+ * partitioned-global-address-space (PGAS) programs.
+ *
+ * One process is one PE (processing element). Every PE owns a symmetric heap:
+ * memory allocated collectively with gk_malloc() lies at the same offset on
+ * every PE, so the address of an object on the calling PE names the same
+ * object on every other PE. One-sided operations (put, get, atomics) move data
+ * to and from another PE's copy without that PE's help.
+ *
+ * Conventions that hold for the whole API:
+ *  - Every function that can fail returns an int status: GK_OK (0) on
+ *    success, a negative GK_ERR_* code otherwise; gk_strerror() names it. An
+ *    error is also logged once, with the details (PE, address, length, the
+ *    segment's bounds), at log level "error".
+ *  - Output parameters come last, end in _p, and are written only on success.
+ *  - "pe" is a PE number in [0, gk_n_pes()). "Symmetric address" means an
+ *    address inside the calling PE's symmetric heap; it names the same object
+ *    on the target PE.
+ *  - Thread safety: the runtime may be used by one thread at a time (thread
+ *    levels and contexts arrive in a later release).
+ */
+#ifndef GASKET_H
+#define GASKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GASKET_VERSION_MAJOR 0
+#define GASKET_VERSION_MINOR 1
+#define GASKET_VERSION_PATCH 0
+
+#if defined(__GNUC__)
+#define GK_API __attribute__((visibility("default")))
+#define GK_NORETURN __attribute__((noreturn))
+#else
+#define GK_API
+#define GK_NORETURN
+#endif
+
+/*
+ * Status codes, one table: name, value, message. Success is 0, errors are
+ * negative and grouped by kind (-1.. argument errors, -20.. resources,
+ * -40.. runtime and system).
+ */
+#define GK_STATUS_TABLE(X)                                                     \
+    X(GK_OK, 0, "success")                                                     \
+    X(GK_ERR_INVALID_ARG, -1, "invalid argument")                              \
+    X(GK_ERR_PE, -2, "invalid PE number")                                      \
+    X(GK_ERR_RANGE, -3, "address outside the target segment")                  \
+    X(GK_ERR_ALIGN, -4, "misaligned address")                                  \
+    X(GK_ERR_NOMEM, -20, "out of memory")                                      \
+    X(GK_ERR_NOT_INIT, -40, "gasket is not initialized")                       \
+    X(GK_ERR_ALREADY_INIT, -41, "gasket is already initialized")               \
+    X(GK_ERR_UNREACHABLE, -42, "PE is not reachable by any transport")         \
+    X(GK_ERR_SYSTEM, -43, "system call failed")                                \
+    X(GK_ERR_BOOT, -44, "bootstrap failed")                                    \
+    X(GK_ERR_CONFIG, -45, "invalid configuration")                             \
+    X(GK_ERR_UNSUPPORTED, -46, "operation not supported")
+
+enum gk_status {
+#define GK__STATUS_ENUM(name, value, text) name = (value),
+    GK_STATUS_TABLE(GK__STATUS_ENUM)
+#undef GK__STATUS_ENUM
+};
+
+/** The message for a status code ("unknown status" for codes not in the table). */
+GK_API const char *gk_strerror(int status);
+
+/** The version as "MAJOR.MINOR.PATCH". */
+GK_API const char *gk_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Start-up and shut-down                                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * Starts the runtime: reads the GK_* environment, joins the job started by
+ * gasket-run (or runs as a single PE when started without it), creates this
+ * PE's symmetric heap and maps the heaps of the PEs on the same node.
+ * Collective. Returns GK_ERR_ALREADY_INIT if called twice.
+ */
+GK_API int gk_init(void);
+
+/**
+ * Ends the runtime: completes outstanding operations, waits for all PEs
+ * (barrier), and releases every resource. Collective. A PE that exits
+ * without calling it while other PEs still run takes the job down.
+ */
+GK_API int gk_finalize(void);
+
+/** 1 between gk_init() and gk_finalize(), 0 otherwise. */
+GK_API int gk_initialized(void);
+
+/** This PE's number, or -1 before gk_init(). */
+GK_API int gk_my_pe(void);
+
+/** The number of PEs in the job, or 0 before gk_init(). */
+GK_API int gk_n_pes(void);
+
+/**
+ * Ends the whole job: logs `why` (may be NULL) with this PE's number, tells
+ * the launcher, and exits with `exit_code`. The launcher stops every other PE.
+ */
+GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
+
+/* ------------------------------------------------------------------------ */
+/* Symmetric heap                                                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The allocation calls are collective: every PE must call them in the same
+ * order with the same arguments; each returns the same offset on every PE
+ * and ends with a barrier, so the memory may be accessed remotely as soon as
+ * the call returns. They return NULL when the heap (GK_HEAP_SIZE bytes per
+ * PE) cannot satisfy the request, after logging the size asked for, the free
+ * bytes and the GK_HEAP_SIZE to raise. A size of 0 returns NULL without error.
+ */
+GK_API void *gk_malloc(size_t size);
+/** As gk_malloc(), zero-filled; count * size must not overflow. */
+GK_API void *gk_calloc(size_t count, size_t size);
+/** As gk_malloc(), aligned to `alignment` (a power of two). */
+GK_API void *gk_align(size_t alignment, size_t size);
+/**
+ * Resizes a block, keeping min(old, new) bytes of this PE's contents.
+ * ptr NULL acts as gk_malloc(); size 0 frees and returns NULL.
+ */
+GK_API void *gk_realloc(void *ptr, size_t size);
+/** Frees a block from the calls above (NULL is ignored). Collective. */
+GK_API void gk_free(void *ptr);
+
+/** The size in bytes of each PE's symmetric heap. */
+GK_API size_t gk_heap_size(void);
+/** The free bytes of this PE's symmetric heap (the same on every PE). */
+GK_API size_t gk_heap_free(void);
+
+/**
+ * A pointer through which this PE may load and store PE `pe`'s copy of the
+ * symmetric object at `addr`, or NULL when none exists (the PE is on another
+ * node, `pe` is invalid, or `addr` is not a symmetric address).
+ */
+GK_API void *gk_ptr(const void *addr, int pe);
+
+/* ------------------------------------------------------------------------ */
+/* One-sided data movement (RMA)                                             */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Puts copy `nbytes` from the local buffer `src` to the symmetric address
+ * `dst` on PE `pe`; gets copy from the symmetric address `src` on `pe` to the
+ * local buffer `dst`. The symmetric side is bounds-checked on every call:
+ * a range outside the target's heap returns GK_ERR_RANGE and logs the PE,
+ * the address, the length and the heap's bounds. NULL buffers are allowed
+ * only with nbytes == 0.
+ *
+ * Completion:
+ *  - gk_put returns when `src` may be reused; the data is visible at the
+ *    target after the next gk_quiet() (on PEs of this node, at once).
+ *  - gk_get returns when `dst` holds the data.
+ *  - the _nbi forms return at once; gk_quiet() completes them (the buffers
+ *    must not be touched before).
+ *  - the _nb forms return a handle that gk_wait(), gk_test() or
+ *    gk_wait_all() completes; gk_quiet() completes them too.
+ *
+ * Ordering: gk_fence() orders the puts, value puts and atomics issued before
+ * it to each PE before those issued after it to the same PE. gk_quiet()
+ * completes everything issued before it, to every PE.
+ */
+GK_API int gk_put(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_get(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_put_nbi(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_quiet(void);
+GK_API int gk_fence(void);
+
+/** A handle on one explicit non-blocking operation; a plain value. */
+typedef struct gk_handle {
+    uint64_t opaque;
+} gk_handle_t;
+
+/** A handle that is already complete. */
+#define GK_HANDLE_NULL ((gk_handle_t){0})
+
+GK_API int gk_put_nb(int pe, void *dst, const void *src, size_t nbytes,
+                     gk_handle_t *handle_p);
+GK_API int gk_get_nb(int pe, void *dst, const void *src, size_t nbytes,
+                     gk_handle_t *handle_p);
+/** Blocks until the operation completes; sets *handle to GK_HANDLE_NULL. */
+GK_API int gk_wait(gk_handle_t *handle);
+/** *done_p = 1 (and *handle = GK_HANDLE_NULL) if complete, 0 if not. */
+GK_API int gk_test(gk_handle_t *handle, int *done_p);
+/** gk_wait() on each of `count` handles. */
+GK_API int gk_wait_all(gk_handle_t *handles, size_t count);
+
+/*
+ * Value puts and gets of 1, 2, 4 and 8 bytes: `dst`/`src` is a naturally
+ * aligned symmetric address on `pe`. The store or load is a single access, so
+ * a reader never sees half a value.
+ */
+GK_API int gk_put_u8(int pe, uint8_t *dst, uint8_t value);
+GK_API int gk_put_u16(int pe, uint16_t *dst, uint16_t value);
+GK_API int gk_put_u32(int pe, uint32_t *dst, uint32_t value);
+GK_API int gk_put_u64(int pe, uint64_t *dst, uint64_t value);
+GK_API int gk_get_u8(int pe, const uint8_t *src, uint8_t *value_p);
+GK_API int gk_get_u16(int pe, const uint16_t *src, uint16_t *value_p);
+GK_API int gk_get_u32(int pe, const uint32_t *src, uint32_t *value_p);
+GK_API int gk_get_u64(int pe, const uint64_t *src, uint64_t *value_p);
+
+/* ------------------------------------------------------------------------ */
+/* Atomics                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Atomic memory operations on 32- and 64-bit integers at a symmetric address
+ * on PE `pe`, for the types i32, u32, i64 and u64 (int32_t ... uint64_t).
+ * The address must be aligned to the operand size (else GK_ERR_ALIGN). Each
+ * operation is atomic with respect to every other gasket atomic on the same
+ * word, from any PE; it is complete (and, for the fetching forms, the old
+ * value is in *old_p) when the call returns. Every atomic is ordered after
+ * the calling PE's earlier puts to the same PE. Arithmetic wraps.
+ *
+ *   gk_atomic_fetch_T(pe, src, &value)             value = *src
+ *   gk_atomic_set_T(pe, dst, value)                *dst = value
+ *   gk_atomic_swap_T(pe, dst, value, &old)         old = *dst, *dst = value
+ *   gk_atomic_compare_swap_T(pe, dst, expected, desired, &old)
+ *                                                  old = *dst; if old == expected, *dst = desired
+ *   gk_atomic_fetch_add_T(pe, dst, value, &old)    old = *dst, *dst += value
+ *   gk_atomic_add_T(pe, dst, value)                *dst += value
+ *   gk_atomic_fetch_{and,or,xor}_T(pe, dst, value, &old)
+ *   gk_atomic_{and,or,xor}_T(pe, dst, value)
+ */
+#define GK__ATOMIC_DECLARE(T, ctype)                                           \
+    GK_API int gk_atomic_fetch_##T(int pe, const ctype *src, ctype *value_p);  \
+    GK_API int gk_atomic_set_##T(int pe, ctype *dst, ctype value);             \
+    GK_API int gk_atomic_swap_##T(int pe, ctype *dst, ctype value,             \
+                                  ctype *old_p);                               \
+    GK_API int gk_atomic_compare_swap_##T(int pe, ctype *dst, ctype expected,  \
+                                          ctype desired, ctype *old_p);        \
+    GK_API int gk_atomic_fetch_add_##T(int pe, ctype *dst, ctype value,        \
+                                       ctype *old_p);                          \
+    GK_API int gk_atomic_add_##T(int pe, ctype *dst, ctype value);             \
+    GK_API int gk_atomic_fetch_and_##T(int pe, ctype *dst, ctype value,        \
+                                       ctype *old_p);                          \
+    GK_API int gk_atomic_fetch_or_##T(int pe, ctype *dst, ctype value,         \
+                                      ctype *old_p);                           \
+    GK_API int gk_atomic_fetch_xor_##T(int pe, ctype *dst, ctype value,        \
+                                       ctype *old_p);                          \
+    GK_API int gk_atomic_and_##T(int pe, ctype *dst, ctype value);             \
+    GK_API int gk_atomic_or_##T(int pe, ctype *dst, ctype value);              \
+    GK_API int gk_atomic_xor_##T(int pe, ctype *dst, ctype value);
+
+GK__ATOMIC_DECLARE(i32, int32_t)
+GK__ATOMIC_DECLARE(u32, uint32_t)
+GK__ATOMIC_DECLARE(i64, int64_t)
+GK__ATOMIC_DECLARE(u64, uint64_t)
+#undef GK__ATOMIC_DECLARE
+
+/* ------------------------------------------------------------------------ */
+/* Point-to-point synchronisation                                            */
+/* ------------------------------------------------------------------------ */
+
+/** Comparisons for the waits: *ivar <op> value. */
+typedef enum gk_cmp {
+    GK_CMP_EQ = 0,
+    GK_CMP_NE = 1,
+    GK_CMP_GT = 2,
+    GK_CMP_GE = 3,
+    GK_CMP_LT = 4,
+    GK_CMP_LE = 5
+} gk_cmp_t;
+
+/*
+ * gk_wait_until_T blocks until the local symmetric word `ivar` (aligned,
+ * inside this PE's heap) compares true against `value`; peers change it with
+ * puts, value puts or atomics. The wait spins briefly, then yields, then
+ * sleeps until a peer writes to this PE (GK_SPIN_COUNT, GK_YIELD_COUNT), so a
+ * waiting PE does not hold a core. Reads after it returns see the data the
+ * writer put before the write that satisfied it (when the writer ordered them
+ * with gk_fence() or gk_quiet()).
+ *
+ * gk_test_T evaluates the comparison once: *satisfied_p = 1 or 0.
+ * A bad comparison, or `ivar` outside the heap or misaligned, is an error.
+ */
+#define GK__WAIT_DECLARE(T, ctype)                                             \
+    GK_API int gk_wait_until_##T(ctype *ivar, gk_cmp_t cmp, ctype value);      \
+    GK_API int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value,             \
+                           int *satisfied_p);
+
+GK__WAIT_DECLARE(i32, int32_t)
+GK__WAIT_DECLARE(u32, uint32_t)
+GK__WAIT_DECLARE(i64, int64_t)
+GK__WAIT_DECLARE(u64, uint64_t)
+#undef GK__WAIT_DECLARE
+
+/**
+ * Barrier across all PEs: returns after every PE has entered it. It also
+ * completes this PE's outstanding operations (as gk_quiet()), so data put
+ * before the barrier is visible everywhere after it. Dissemination
+ * algorithm: ceil(log2(npes)) rounds of one flag write each.
+ */
+GK_API int gk_barrier(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GASKET_H */

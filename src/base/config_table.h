@@ -1,0 +1,33 @@
+/*
+ * config_table.h: every GK_* environment variable, one line each:
+ *   X(NAME, type, field, default, help)
+ * The parser (config.c), gasket-info's listing and docs/CONFIG.md come from
+ * this table. Types: size (bytes, suffixes K M G T, powers of 1024), uint,
+ * level (a GK_LOG level name), str. Variables of kind "launcher" are set by
+ * gasket-run for each PE and are listed, not parsed.
+ */
+#ifndef GK_BASE_CONFIG_TABLE_H
+#define GK_BASE_CONFIG_TABLE_H
+
+#define GK_CONFIG_TABLE(X)                                                     \
+    X(HEAP_SIZE, size, heap_size, "256M",                                      \
+      "bytes in each PE's symmetric heap (suffixes K, M, G, T)")               \
+    X(LOG, level, log_level, "warn",                                           \
+      "log level: none, error, warn, info or debug")                           \
+    X(SPIN_COUNT, uint, spin_count, "2000",                                    \
+      "polls of a waited-on word before a wait starts yielding the CPU "       \
+      "(cut to 20 when the node has more PEs than cores)")                     \
+    X(YIELD_COUNT, uint, yield_count, "100",                                   \
+      "sched_yield() calls before a wait sleeps on a futex")                   \
+    X(SLEEP_MS, uint, sleep_ms, "100",                                         \
+      "longest futex sleep of a wait before it checks that the job is alive")
+
+/* Set by gasket-run; listed by gasket-info, read by the boot layer. */
+#define GK_CONFIG_LAUNCHER_TABLE(X)                                            \
+    X(RANK, "this PE's number")                                                \
+    X(SIZE, "the number of PEs in the job")                                    \
+    X(BOOT_FD, "the socket to gasket-run")                                     \
+    X(JOB_KEY, "random key naming the job's shared-memory segments")           \
+    X(LAUNCHER_PID, "gasket-run's process id")
+
+#endif /* GK_BASE_CONFIG_TABLE_H */

@@ -1,0 +1,76 @@
+/*
+ * wait.c: the slow half of waiting (yield and futex sleep). The protocol and
+ * its memory ordering are described in wait.h.
+ */
+#include "base/wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gasket.h"
+
+static int wait_always_alive(void)
+{
+    return GK_OK;
+}
+
+struct gk__wait_policy gk__wait_policy = {
+    .spin_count = 2000,
+    .yield_count = 100,
+    .sleep_ms = 100,
+    .check_alive = wait_always_alive,
+};
+
+/* Not FUTEX_PRIVATE: the word is in memory shared between processes. */
+static void futex_wait(_Atomic uint32_t *word, uint32_t expected, unsigned ms)
+{
+    struct timespec timeout = {.tv_sec = ms / 1000,
+                               .tv_nsec = (long)(ms % 1000) * 1000000L};
+    syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT, expected, &timeout, NULL, 0);
+}
+
+void gk__wake_all(struct gk__wake *wake)
+{
+    atomic_fetch_add_explicit(&wake->seq, 1, memory_order_release);
+    syscall(SYS_futex, (uint32_t *)&wake->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+}
+
+int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg)
+{
+    const struct gk__wait_policy *policy = &gk__wait_policy;
+    for (unsigned i = 0; i < policy->spin_count; i++) {
+        if (pred(arg))
+            return GK_OK;
+        gk__cpu_relax();
+    }
+    for (unsigned i = 0; i < policy->yield_count; i++) {
+        if (pred(arg))
+            return GK_OK;
+        sched_yield();
+    }
+    for (;;) {
+        atomic_fetch_add_explicit(&wake->sleepers, 1, memory_order_seq_cst);
+        uint32_t seq = atomic_load_explicit(&wake->seq, memory_order_acquire);
+        int done = pred(arg);
+        if (!done)
+            futex_wait(&wake->seq, seq, policy->sleep_ms);
+        atomic_fetch_sub_explicit(&wake->sleepers, 1, memory_order_relaxed);
+        if (done || pred(arg))
+            return GK_OK;
+        int status = policy->check_alive();
+        if (status != GK_OK)
+            return status;
+        /* Woken, but not for us: another word of this PE changed. Yield a
+         * little before sleeping again, in case our write is on its way. */
+        for (unsigned i = 0; i < 4; i++) {
+            if (pred(arg))
+                return GK_OK;
+            sched_yield();
+        }
+    }
+}

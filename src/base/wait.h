@@ -1,0 +1,82 @@
+/*
+ * wait.h: how every wait in gasket waits: spin briefly, then yield, then
+ * sleep on a futex in shared memory until a poster wakes it.
+ *
+ * Protocol. Each PE's segment holds one struct gk__wake. A waiter that has
+ * spun and yielded long enough announces itself (sleepers++), reads the
+ * sequence word, re-checks its condition and sleeps on the sequence word.
+ * Every operation that writes to a PE's memory from another PE calls
+ * gk__wake_notify() on that PE's gk__wake afterwards: a full fence, then a
+ * load of `sleepers`; only when someone sleeps does it bump `seq` and issue
+ * FUTEX_WAKE. The fence pairs with the waiter's sleepers++ (a seq_cst
+ * read-modify-write): either the poster sees the sleeper, or the sleeper's
+ * re-check sees the posted data. So the fast path of a put costs one fence
+ * and one load of a line that is written only when a waiter goes to sleep.
+ *
+ * Sleeps are bounded (GK_SLEEP_MS) so a waiter checks now and then that the
+ * job is still alive (the launcher ends the job when a PE dies; this is the
+ * belt to its braces).
+ */
+#ifndef GK_BASE_WAIT_H
+#define GK_BASE_WAIT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+struct gk__wake {
+    _Atomic uint32_t seq;      /* futex word: bumped by every wake-up */
+    _Atomic uint32_t sleepers; /* waiters about to sleep or asleep */
+};
+
+struct gk__wait_policy {
+    unsigned spin_count;  /* polls before yielding */
+    unsigned yield_count; /* sched_yield() calls before sleeping */
+    unsigned sleep_ms;    /* longest single sleep */
+    /* Returns 0 while the job is alive; called on the sleep path. */
+    int (*check_alive)(void);
+};
+
+extern struct gk__wait_policy gk__wait_policy;
+
+/* Returns non-zero when the wait is over. */
+typedef int (*gk__wait_pred_fn)(const void *arg);
+
+static inline void gk__cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
+void gk__wake_all(struct gk__wake *wake) __attribute__((cold, noinline));
+
+/* After a plain store (memcpy) into the PE that owns `wake`. */
+static inline void gk__wake_notify(struct gk__wake *wake)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&wake->sleepers, memory_order_relaxed) != 0)
+        gk__wake_all(wake);
+}
+
+/*
+ * After a seq_cst read-modify-write into the PE that owns `wake`: the RMW
+ * is already in the single total order, so a seq_cst load suffices (on
+ * x86 a plain load, no extra fence).
+ */
+static inline void gk__wake_notify_after_rmw(struct gk__wake *wake)
+{
+    if (atomic_load_explicit(&wake->sleepers, memory_order_seq_cst) != 0)
+        gk__wake_all(wake);
+}
+
+/*
+ * Waits until pred(arg) is true, by the policy above, sleeping on `wake`
+ * (this PE's own). Returns GK_OK, or the error from check_alive().
+ */
+int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg);
+
+#endif /* GK_BASE_WAIT_H */

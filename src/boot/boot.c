@@ -1,0 +1,97 @@
+/*
+ * boot.c: picks the bootstrap back end and builds the node map from an
+ * exchange of host identities, so every back end gets node locality the same
+ * way.
+ */
+#include "boot/boot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "gasket.h"
+
+/* What identifies a node: the host name and the kernel's boot id, so two
+ * containers with the same host name on different machines differ. */
+struct boot_node_card {
+    char host[64];
+    char boot_id[40];
+};
+
+static void boot_node_card_fill(struct boot_node_card *card)
+{
+    memset(card, 0, sizeof(*card));
+    gethostname(card->host, sizeof(card->host) - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f != NULL) {
+        if (fgets(card->boot_id, sizeof(card->boot_id), f) == NULL)
+            card->boot_id[0] = '\0';
+        fclose(f);
+    }
+}
+
+static int boot_build_node_map(struct gk__boot *boot)
+{
+    struct boot_node_card mine;
+    boot_node_card_fill(&mine);
+    struct boot_node_card *cards = calloc((size_t)boot->size, sizeof(*cards));
+    boot->node_id = calloc((size_t)boot->size, sizeof(int));
+    if (cards == NULL || boot->node_id == NULL) {
+        free(cards);
+        gk__error("bootstrap: out of memory for the node map of %d PEs", boot->size);
+        return GK_ERR_NOMEM;
+    }
+    int status = gk__boot_allgather(boot, &mine, cards, sizeof(mine));
+    if (status == GK_OK) {
+        boot->node_size = 0;
+        for (int pe = 0; pe < boot->size; pe++) {
+            int first = pe;
+            for (int other = 0; other < pe; other++) {
+                if (memcmp(&cards[other], &cards[pe], sizeof(cards[pe])) == 0) {
+                    first = other;
+                    break;
+                }
+            }
+            boot->node_id[pe] = first;
+        }
+        for (int pe = 0; pe < boot->size; pe++) {
+            if (boot->node_id[pe] == boot->node_id[boot->rank]) {
+                if (pe == boot->rank)
+                    boot->node_index = boot->node_size;
+                boot->node_size++;
+            }
+        }
+    }
+    free(cards);
+    return status;
+}
+
+int gk__boot_init(struct gk__boot *boot)
+{
+    memset(boot, 0, sizeof(*boot));
+    boot->fd = -1;
+    int status;
+    if (gk__config_getenv(NULL, "BOOT_FD") != NULL)
+        status = gk__boot_launcher_open(boot);
+    else
+        status = gk__boot_single_open(boot);
+    if (status != GK_OK)
+        return status;
+    gk__log_set_pe(boot->rank);
+    status = boot_build_node_map(boot);
+    if (status != GK_OK)
+        gk__boot_fini(boot);
+    return status;
+}
+
+void gk__boot_fini(struct gk__boot *boot)
+{
+    if (boot->ops != NULL)
+        boot->ops->fini(boot);
+    free(boot->node_id);
+    boot->node_id = NULL;
+    boot->ops = NULL;
+}

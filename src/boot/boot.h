@@ -1,0 +1,64 @@
+/*
+ * boot.h: the bootstrap interface. It answers who am I, how many PEs there
+ * are and which share my node, and offers an exchange of small blobs
+ * (allgather) and an out-of-band barrier. Back ends: our launcher
+ * (boot_launcher.c) and a single PE started without one (boot_single.c);
+ * PMIx and an MPI communicator plug in behind the same table later.
+ */
+#ifndef GK_BOOT_BOOT_H
+#define GK_BOOT_BOOT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct gk__boot;
+
+struct gk__boot_ops {
+    const char *name;
+    /* Gathers `len` bytes from every PE into `all` (size * len), rank order. */
+    int (*allgather)(struct gk__boot *boot, const void *mine, void *all, size_t len);
+    /* Tells the back end this PE finalized cleanly (after the last barrier). */
+    int (*finalize)(struct gk__boot *boot);
+    /* Asks the back end to end the job; may return (the caller then exits). */
+    void (*abort)(struct gk__boot *boot, int exit_code, const char *why);
+    /* GK_OK while the job lives; an error once the launcher is gone. */
+    int (*check_alive)(struct gk__boot *boot);
+    void (*fini)(struct gk__boot *boot);
+};
+
+struct gk__boot {
+    const struct gk__boot_ops *ops;
+    int rank;
+    int size;
+    /* The job key names the job's shared-memory segments (launcher_proto.h). */
+    char job_key[40];
+    /* Node map: node_id[pe] is the lowest PE number on pe's node. */
+    int *node_id;
+    int node_size;  /* PEs on my node */
+    int node_index; /* my position among them, 0 .. node_size-1 */
+    /* Back-end state. */
+    int fd;
+    pid_t launcher_pid;
+};
+
+/* Chooses the back end from the environment and builds the node map. */
+int gk__boot_init(struct gk__boot *boot);
+void gk__boot_fini(struct gk__boot *boot);
+
+static inline int gk__boot_allgather(struct gk__boot *boot, const void *mine,
+                                     void *all, size_t len)
+{
+    return boot->ops->allgather(boot, mine, all, len);
+}
+
+/* The out-of-band barrier: an allgather of nothing. */
+static inline int gk__boot_barrier(struct gk__boot *boot)
+{
+    return boot->ops->allgather(boot, NULL, NULL, 0);
+}
+
+/* Back ends. */
+int gk__boot_launcher_open(struct gk__boot *boot);
+int gk__boot_single_open(struct gk__boot *boot);
+
+#endif /* GK_BOOT_BOOT_H */

@@ -1,0 +1,160 @@
+/*
+ * boot_launcher.c: the bootstrap back end for PEs started by gasket-run. It
+ * talks to the launcher over the inherited socket (launcher_proto.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "base/config.h"
+#include "base/log.h"
+#include "boot/boot.h"
+#include "boot/launcher_proto.h"
+#include "gasket.h"
+
+static int launcher_write_all(int fd, const void *buf, size_t len)
+{
+    const char *p = buf;
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return GK_ERR_BOOT;
+        p += n;
+        len -= (size_t)n;
+    }
+    return GK_OK;
+}
+
+static int launcher_read_all(int fd, void *buf, size_t len)
+{
+    char *p = buf;
+    while (len > 0) {
+        ssize_t n = read(fd, p, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return GK_ERR_BOOT;
+        p += n;
+        len -= (size_t)n;
+    }
+    return GK_OK;
+}
+
+static int launcher_send(struct gk__boot *boot, enum gk__lmsg_type type,
+                         const void *payload, size_t len)
+{
+    struct gk__lmsg_header header = {GK__LMSG_MAGIC, (uint32_t)type, len};
+    int status = launcher_write_all(boot->fd, &header, sizeof(header));
+    if (status == GK_OK && len > 0)
+        status = launcher_write_all(boot->fd, payload, len);
+    if (status != GK_OK)
+        gk__error("bootstrap: lost the connection to gasket-run: %s", strerror(errno));
+    return status;
+}
+
+static int launcher_allgather(struct gk__boot *boot, const void *mine, void *all,
+                              size_t len)
+{
+    int status = launcher_send(boot, GK__LMSG_ALLGATHER, mine, len);
+    if (status != GK_OK)
+        return status;
+    struct gk__lmsg_header header;
+    status = launcher_read_all(boot->fd, &header, sizeof(header));
+    if (status != GK_OK) {
+        gk__error("bootstrap: gasket-run closed the connection during an exchange");
+        return status;
+    }
+    size_t expected = len * (size_t)boot->size;
+    if (header.magic != GK__LMSG_MAGIC || header.type != GK__LMSG_ALLGATHER ||
+        header.length != expected) {
+        gk__error("bootstrap: bad answer from gasket-run (type %u, %llu bytes, "
+                  "expected %zu)",
+                  header.type, (unsigned long long)header.length, expected);
+        return GK_ERR_BOOT;
+    }
+    return expected ? launcher_read_all(boot->fd, all, expected) : GK_OK;
+}
+
+static int launcher_finalize(struct gk__boot *boot)
+{
+    return launcher_send(boot, GK__LMSG_FINALIZE, NULL, 0);
+}
+
+static void launcher_abort(struct gk__boot *boot, int exit_code, const char *why)
+{
+    char msg[512];
+    int32_t code = exit_code;
+    size_t why_len = why ? strlen(why) : 0;
+    if (why_len > sizeof(msg) - sizeof(code))
+        why_len = sizeof(msg) - sizeof(code);
+    memcpy(msg, &code, sizeof(code));
+    if (why_len)
+        memcpy(msg + sizeof(code), why, why_len);
+    launcher_send(boot, GK__LMSG_ABORT, msg, sizeof(code) + why_len);
+}
+
+static int launcher_check_alive(struct gk__boot *boot)
+{
+    if (getppid() != boot->launcher_pid) {
+        gk__error("gasket-run (pid %d) is gone; ending this PE", (int)boot->launcher_pid);
+        return GK_ERR_BOOT;
+    }
+    return GK_OK;
+}
+
+static void launcher_fini(struct gk__boot *boot)
+{
+    if (boot->fd >= 0)
+        close(boot->fd);
+    boot->fd = -1;
+}
+
+static const struct gk__boot_ops launcher_ops = {
+    .name = "launcher",
+    .allgather = launcher_allgather,
+    .finalize = launcher_finalize,
+    .abort = launcher_abort,
+    .check_alive = launcher_check_alive,
+    .fini = launcher_fini,
+};
+
+static int launcher_env_int(const char *name, long min, long max, long *value_p)
+{
+    const char *text = gk__config_getenv(NULL, name);
+    char *end;
+    long value = text ? strtol(text, &end, 10) : 0;
+    if (text == NULL || *text == '\0' || *end != '\0' || value < min || value > max) {
+        gk__error("bootstrap: GK_%s=%s is not valid; start PEs with gasket-run", name,
+                  text ? text : "(unset)");
+        return GK_ERR_BOOT;
+    }
+    *value_p = value;
+    return GK_OK;
+}
+
+int gk__boot_launcher_open(struct gk__boot *boot)
+{
+    long size, rank, fd, pid;
+    if (launcher_env_int("SIZE", 1, 1 << 20, &size) != GK_OK ||
+        launcher_env_int("RANK", 0, size - 1, &rank) != GK_OK ||
+        launcher_env_int("BOOT_FD", 0, 1 << 20, &fd) != GK_OK ||
+        launcher_env_int("LAUNCHER_PID", 1, 1L << 30, &pid) != GK_OK)
+        return GK_ERR_BOOT;
+    const char *key = gk__config_getenv(NULL, "JOB_KEY");
+    if (key == NULL || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32) {
+        gk__error("bootstrap: GK_JOB_KEY=%s is not 32 hex digits", key ? key : "(unset)");
+        return GK_ERR_BOOT;
+    }
+    boot->ops = &launcher_ops;
+    boot->rank = (int)rank;
+    boot->size = (int)size;
+    boot->fd = (int)fd;
+    boot->launcher_pid = (pid_t)pid;
+    snprintf(boot->job_key, sizeof(boot->job_key), "%s", key);
+    return launcher_send(boot, GK__LMSG_HELLO, NULL, 0);
+}

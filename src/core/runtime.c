@@ -1,0 +1,250 @@
+/*
+ * runtime.c: start-up and shut-down of a PE, and the shared error reports.
+ *
+ * Start-up order: configuration, bootstrap (who we are, node map), create
+ * our segment, agree that every PE did, map the segments of the node's PEs,
+ * agree again, unlink our segment's name (every mapping keeps it alive; a
+ * crash from here on leaves nothing in /dev/shm), final agreement. Each
+ * agreement is an allgather of status codes, so a failure on one PE fails
+ * gk_init on all of them instead of leaving them blocked.
+ */
+#include "core/runtime.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "net/shm.h"
+
+struct gk__runtime gk__rt = {.my_pe = -1};
+
+int gk__rt_report_pe(const char *op, int pe)
+{
+    if (!gk__rt.initialized) {
+        gk__error("%s called before gk_init()", op);
+        return GK_ERR_NOT_INIT;
+    }
+    gk__error("%s: PE %d does not exist (the job has PEs 0 to %d)", op, pe,
+              gk__rt.n_pes - 1);
+    return GK_ERR_PE;
+}
+
+int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
+{
+    gk__error("%s on PE %d out of bounds: address %p + %zu bytes is outside the "
+              "symmetric heap [%p, %p) (GK_HEAP_SIZE=%zu)",
+              op, pe, addr, n, (void *)gk__rt.heap,
+              (void *)(gk__rt.heap + gk__rt.heap_size), gk__rt.heap_size);
+    return GK_ERR_RANGE;
+}
+
+int gk__rt_report_null(const char *op, const char *arg, size_t n)
+{
+    gk__error("%s: %s is NULL with %zu bytes to transfer", op, arg, n);
+    return GK_ERR_INVALID_ARG;
+}
+
+int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
+{
+    gk__error("%s on PE %d: address %p is not aligned to %zu bytes", op, pe, addr,
+              align);
+    return GK_ERR_ALIGN;
+}
+
+static int rt_check_alive(void)
+{
+    return gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
+}
+
+/* Every PE contributes its status; all return the first error, if any. */
+static int rt_agree(int status)
+{
+    int32_t mine = status;
+    int32_t *all = calloc((size_t)gk__rt.boot.size, sizeof(*all));
+    if (all == NULL)
+        return GK_ERR_NOMEM;
+    int exchanged = gk__boot_allgather(&gk__rt.boot, &mine, all, sizeof(mine));
+    int agreed = exchanged;
+    for (int pe = 0; agreed == GK_OK && pe < gk__rt.boot.size; pe++) {
+        if (all[pe] != GK_OK) {
+            agreed = all[pe];
+            if (pe != gk__rt.boot.rank)
+                gk__error("start-up failed on PE %d: %s", pe, gk_strerror(all[pe]));
+        }
+    }
+    free(all);
+    return agreed;
+}
+
+/* Spinning makes no sense when the node has more PEs than cores: the PE we
+ * wait for may need our core. */
+static void rt_set_wait_policy(void)
+{
+    gk__wait_policy.spin_count = gk__rt.config.spin_count;
+    gk__wait_policy.yield_count = gk__rt.config.yield_count;
+    gk__wait_policy.sleep_ms = gk__rt.config.sleep_ms ? gk__rt.config.sleep_ms : 1;
+    gk__wait_policy.check_alive = rt_check_alive;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores > 0 && gk__rt.boot.node_size > cores && gk__wait_policy.spin_count > 20)
+        gk__wait_policy.spin_count = 20;
+}
+
+static void rt_detach_peers(void)
+{
+    for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
+        if (pe != gk__rt.boot.rank && gk__rt.peers[pe].seg_base != NULL)
+            gk__shm_peer_detach(&gk__rt.peers[pe]);
+    }
+    free(gk__rt.peers);
+    gk__rt.peers = NULL;
+}
+
+static int rt_attach_peers(void)
+{
+    struct gk__boot *boot = &gk__rt.boot;
+    gk__rt.peers = calloc((size_t)boot->size, sizeof(*gk__rt.peers));
+    if (gk__rt.peers == NULL) {
+        gk__error("out of memory for the table of %d PEs", boot->size);
+        return GK_ERR_NOMEM;
+    }
+    struct gk__net_peer *self = &gk__rt.peers[boot->rank];
+    self->seg_base = gk__rt.my_seg.base;
+    self->header = gk__rt.my_seg.header;
+    self->transport = &gk__shm_transport;
+    for (int pe = 0; pe < boot->size; pe++) {
+        if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank])
+            continue;
+        int status = gk__shm_peer_attach(&gk__rt.peers[pe], boot->job_key, pe,
+                                         gk__rt.heap_size);
+        if (status != GK_OK)
+            return status;
+    }
+    /* Off-node PEs need a network transport; none is built yet. */
+    for (int pe = 0; pe < boot->size; pe++) {
+        if (gk__rt.peers[pe].transport == NULL) {
+            gk__error("PE %d is on another node and no network transport is "
+                      "built (UCX support comes later)",
+                      pe);
+            return GK_ERR_UNREACHABLE;
+        }
+    }
+    return GK_OK;
+}
+
+int gk_init(void)
+{
+    if (gk__rt.initialized)
+        return GK_ERR_ALREADY_INIT;
+    /* Errors before the bootstrap should carry the PE number too. */
+    const char *rank = gk__config_getenv(NULL, "RANK");
+    gk__log_set_pe(rank != NULL ? atoi(rank) : 0);
+    int status = gk__config_load(&gk__rt.config, NULL);
+    if (status != GK_OK)
+        goto err;
+    status = gk__boot_init(&gk__rt.boot);
+    if (status != GK_OK)
+        goto err;
+    struct gk__boot *boot = &gk__rt.boot;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
+    rt_set_wait_policy();
+
+    status = rt_agree(gk__seg_create(boot->job_key, boot->rank, gk__rt.heap_size,
+                                     &gk__rt.my_seg));
+    if (status != GK_OK)
+        goto err_destroy_seg;
+    gk__rt.heap = gk__rt.my_seg.heap;
+    status = rt_agree(rt_attach_peers());
+    /* Every PE of the node has mapped our segment (or given up): the name
+     * has served its purpose. */
+    gk__seg_unlink(boot->job_key, boot->rank);
+    if (status != GK_OK)
+        goto err_detach_peers;
+    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size);
+    if (status != GK_OK)
+        goto err_detach_peers;
+    status = rt_agree(GK_OK);
+    if (status != GK_OK)
+        goto err_fini_heap;
+
+    gk__rt.my_pe = boot->rank;
+    gk__rt.n_pes = boot->size;
+    gk__rt.barrier_epoch = 0;
+    gk__rt.initialized = 1;
+    gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
+             boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
+             boot->ops->name);
+    return GK_OK;
+
+err_fini_heap:
+    gk__heap_alloc_fini(&gk__rt.heap_alloc);
+err_detach_peers:
+    rt_detach_peers();
+err_destroy_seg:
+    gk__seg_unlink(boot->job_key, boot->rank);
+    gk__seg_detach(&gk__rt.my_seg);
+    gk__boot_fini(boot);
+err:
+    return status;
+}
+
+int gk_finalize(void)
+{
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe("gk_finalize", 0);
+    int status = gk_barrier();
+    int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
+    if (status == GK_OK)
+        status = boot_status;
+    gk__rt.initialized = 0;
+    gk__rt.n_pes = 0;
+    gk__rt.my_pe = -1;
+    gk__heap_alloc_fini(&gk__rt.heap_alloc);
+    rt_detach_peers();
+    gk__seg_detach(&gk__rt.my_seg);
+    gk__rt.heap = NULL;
+    gk__rt.heap_size = 0;
+    gk__boot_fini(&gk__rt.boot);
+    return status;
+}
+
+int gk_initialized(void)
+{
+    return gk__rt.initialized;
+}
+
+int gk_my_pe(void)
+{
+    return gk__rt.my_pe;
+}
+
+int gk_n_pes(void)
+{
+    return gk__rt.n_pes;
+}
+
+void gk_abort(int exit_code, const char *why)
+{
+    gk__error("gk_abort(%d): %s", exit_code, why ? why : "(no reason given)");
+    if (exit_code == 0)
+        exit_code = 1;
+    if (gk__rt.boot.ops != NULL) {
+        gk__rt.boot.ops->abort(&gk__rt.boot, exit_code, why);
+        /* The launcher now stops every PE, this one included; give it a
+         * moment so its report names the abort rather than our exit. */
+        if (gk__rt.boot.fd >= 0) {
+            struct pollfd pfd = {.fd = gk__rt.boot.fd, .events = POLLIN};
+            poll(&pfd, 1, 2000);
+        }
+    }
+    _exit(exit_code);
+}
+
+void gk__rt_fatal(const char *why)
+{
+    gk_abort(1, why);
+}

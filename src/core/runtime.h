@@ -1,0 +1,87 @@
+/*
+ * runtime.h: the runtime object (all mutable state of this PE hangs off it)
+ * and the checks every public operation shares: PE number, bounds of the
+ * symmetric heap, buffers and alignment. The checks are inline and cheap;
+ * their error reports are out of line, in runtime.c.
+ */
+#ifndef GK_CORE_RUNTIME_H
+#define GK_CORE_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/config.h"
+#include "boot/boot.h"
+#include "mem/heap_alloc.h"
+#include "mem/segment.h"
+#include "net/net.h"
+#include "gasket.h"
+
+#define GK__LIKELY(x) __builtin_expect(!!(x), 1)
+#define GK__UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+struct gk__runtime {
+    int initialized;
+    int my_pe;
+    int n_pes; /* 0 until initialized: every PE check fails before init */
+    struct gk__config config;
+    struct gk__boot boot;
+    struct gk__seg my_seg;
+    char *heap;       /* my symmetric heap */
+    size_t heap_size; /* bytes usable in every PE's heap */
+    struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
+    struct gk__heap_alloc heap_alloc;
+    uint64_t barrier_epoch;
+};
+
+extern struct gk__runtime gk__rt;
+
+/* Error reports (cold): they log the details and return the code. */
+int gk__rt_report_pe(const char *op, int pe) __attribute__((cold, noinline));
+int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
+    __attribute__((cold, noinline));
+int gk__rt_report_null(const char *op, const char *arg, size_t n)
+    __attribute__((cold, noinline));
+int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
+    __attribute__((cold, noinline));
+
+/*
+ * Checks an access of n bytes at symmetric address `addr` on `pe` and gives
+ * the offset into the target's segment. Unsigned arithmetic makes addresses
+ * below the heap wrap to huge offsets, so one comparison covers both ends.
+ */
+static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
+                                      size_t n, size_t *seg_offset_p)
+{
+    if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
+        return gk__rt_report_pe(op, pe);
+    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
+    if (GK__UNLIKELY(offset > gk__rt.heap_size || n > gk__rt.heap_size - offset))
+        return gk__rt_report_range(op, pe, addr, n);
+    *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
+    return GK_OK;
+}
+
+/* A local buffer may be NULL only when nothing is transferred. */
+static inline int gk__rt_check_local(const char *op, const char *arg,
+                                     const void *buf, size_t n)
+{
+    if (GK__UNLIKELY(buf == NULL && n != 0))
+        return gk__rt_report_null(op, arg, n);
+    return GK_OK;
+}
+
+/* Checks a naturally aligned word of `width` bytes on `pe`. */
+static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
+                                    size_t width, size_t *seg_offset_p)
+{
+    int status = gk__rt_check_remote(op, pe, addr, width, seg_offset_p);
+    if (GK__LIKELY(status == GK_OK) && GK__UNLIKELY(((uintptr_t)addr & (width - 1)) != 0))
+        return gk__rt_report_align(op, pe, addr, width);
+    return status;
+}
+
+/* Ends the job after an unrecoverable internal error. */
+void gk__rt_fatal(const char *why) __attribute__((cold, noreturn));
+
+#endif /* GK_CORE_RUNTIME_H */

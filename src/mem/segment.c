@@ -1,0 +1,146 @@
+/*
+ * segment.c: creating, checking and mapping the PEs' shared-memory segments.
+ */
+#include "mem/segment.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "boot/launcher_proto.h"
+#include "gasket.h"
+
+static void seg_name(char *name, size_t len, const char *job_key, int pe)
+{
+    snprintf(name, len, GK_SHM_NAME_FORMAT, job_key, pe);
+}
+
+size_t gk__seg_size_for_heap(size_t heap_size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return GK__SEG_HEAP_OFFSET + ((heap_size + page - 1) & ~(page - 1));
+}
+
+static int seg_map(int fd, size_t size, struct gk__seg *seg)
+{
+    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        return GK_ERR_SYSTEM;
+    seg->base = base;
+    seg->size = size;
+    seg->header = base;
+    seg->heap = (char *)base + GK__SEG_HEAP_OFFSET;
+    return GK_OK;
+}
+
+int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg)
+{
+    char name[96];
+    seg_name(name, sizeof(name), job_key, pe);
+    size_t size = gk__seg_size_for_heap(heap_size);
+    int status = GK_ERR_SYSTEM;
+
+    int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        gk__error("shm_open(%s) failed: %s", name, strerror(errno));
+        goto err;
+    }
+    /* O_EXCL proved the name was free; fstat proves what we hold is ours,
+     * new and private before we put anything in it. */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 0777) != 0600 ||
+        st.st_size != 0) {
+        gk__error("shm segment %s failed its ownership check (uid %d, mode %o, size %lld)",
+                  name, (int)st.st_uid, (unsigned)(st.st_mode & 0777),
+                  (long long)st.st_size);
+        goto err_unlink;
+    }
+    if (ftruncate(fd, (off_t)size) != 0) {
+        gk__error("ftruncate(%s, %zu) failed: %s (is /dev/shm big enough for "
+                  "GK_HEAP_SIZE?)",
+                  name, size, strerror(errno));
+        goto err_unlink;
+    }
+    if (seg_map(fd, size, seg) != GK_OK) {
+        gk__error("mmap(%s, %zu bytes) failed: %s", name, size, strerror(errno));
+        goto err_unlink;
+    }
+    close(fd);
+    struct gk__seg_header *h = seg->header;
+    h->version = GK__SEG_VERSION;
+    h->pe = pe;
+    h->heap_size = heap_size;
+    h->total_size = size;
+    __atomic_store_n(&h->magic, GK__SEG_MAGIC, __ATOMIC_RELEASE);
+    return GK_OK;
+
+err_unlink:
+    shm_unlink(name);
+    close(fd);
+err:
+    return status;
+}
+
+int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg)
+{
+    char name[96];
+    seg_name(name, sizeof(name), job_key, pe);
+    size_t size = gk__seg_size_for_heap(heap_size);
+    int status = GK_ERR_SYSTEM;
+
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        gk__error("shm_open(%s) of PE %d's segment failed: %s", name, pe, strerror(errno));
+        goto err;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 0777) != 0600 ||
+        (size_t)st.st_size != size) {
+        gk__error("PE %d's segment %s failed its check (uid %d, mode %o, size %lld, "
+                  "expected %zu: do all PEs have the same GK_HEAP_SIZE?)",
+                  pe, name, (int)st.st_uid, (unsigned)(st.st_mode & 0777),
+                  (long long)st.st_size, size);
+        goto err_close;
+    }
+    if (seg_map(fd, size, seg) != GK_OK) {
+        gk__error("mmap of PE %d's segment (%zu bytes) failed: %s", pe, size,
+                  strerror(errno));
+        goto err_close;
+    }
+    struct gk__seg_header *h = seg->header;
+    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != GK__SEG_MAGIC ||
+        h->version != GK__SEG_VERSION || h->pe != pe || h->heap_size != heap_size) {
+        gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu)",
+                  pe, name, h->version, h->pe, (unsigned long long)h->heap_size);
+        gk__seg_detach(seg);
+        goto err_close;
+    }
+    status = GK_OK;
+err_close:
+    close(fd);
+err:
+    return status;
+}
+
+int gk__seg_unlink(const char *job_key, int pe)
+{
+    char name[96];
+    seg_name(name, sizeof(name), job_key, pe);
+    if (shm_unlink(name) != 0 && errno != ENOENT) {
+        gk__error("shm_unlink(%s) failed: %s", name, strerror(errno));
+        return GK_ERR_SYSTEM;
+    }
+    return GK_OK;
+}
+
+void gk__seg_detach(struct gk__seg *seg)
+{
+    if (seg->base != NULL)
+        munmap(seg->base, seg->size);
+    memset(seg, 0, sizeof(*seg));
+}

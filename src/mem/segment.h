@@ -1,0 +1,66 @@
+/*
+ * segment.h: a PE's shared-memory segment and its layout. Each PE creates one
+ * segment: a header (the runtime's own shared words) and then the symmetric
+ * heap. Every PE on the node maps every other PE's segment, so a put to a
+ * neighbour is a memcpy into its heap.
+ *
+ * Creation follows DESIGN.md: an unguessable name (the job key),
+ * O_CREAT|O_EXCL, mode 0600, an fstat() check that the object is ours and
+ * new, and the creator unlinks it as soon as the node's PEs have mapped it.
+ */
+#ifndef GK_MEM_SEGMENT_H
+#define GK_MEM_SEGMENT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/wait.h"
+
+#define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
+#define GK__SEG_VERSION 1u
+#define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
+/* The heap starts this far into the segment; the rest of the header area
+ * is kept for later shared structures (semaphores, lock words, inboxes). */
+#define GK__SEG_HEAP_OFFSET ((size_t)65536)
+
+/* A word on a cache line of its own, written by one remote PE. */
+struct gk__seg_flag {
+    _Alignas(64) _Atomic uint64_t value;
+};
+
+struct gk__seg_header {
+    uint64_t magic; /* written last, with release, when the header is ready */
+    uint32_t version;
+    int32_t pe;
+    uint64_t heap_size;
+    uint64_t total_size;
+    /* Woken by peers after they write into this segment (base/wait.h). */
+    _Alignas(64) struct gk__wake wake;
+    /* Dissemination barrier: round r's flag is written by PE (me - 2^r). */
+    struct gk__seg_flag barrier_flag[GK__SEG_BARRIER_ROUNDS];
+};
+
+_Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_HEAP_OFFSET,
+               "the segment header must fit before the heap");
+_Static_assert(offsetof(struct gk__seg_header, wake) == 64, "layout");
+
+struct gk__seg {
+    char *base; /* the mapping; NULL when not mapped */
+    size_t size;
+    struct gk__seg_header *header;
+    char *heap;
+};
+
+/* Creates, sizes and maps PE `pe`'s segment with a heap of `heap_size`. */
+int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);
+/* Maps PE `pe`'s segment, checking owner, size and header. */
+int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);
+/* Removes the name; the mappings stay. ENOENT is not an error. */
+int gk__seg_unlink(const char *job_key, int pe);
+void gk__seg_detach(struct gk__seg *seg);
+
+/* The segment size for a heap: header area + heap rounded to pages. */
+size_t gk__seg_size_for_heap(size_t heap_size);
+
+#endif /* GK_MEM_SEGMENT_H */

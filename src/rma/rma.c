@@ -1,0 +1,183 @@
+/*
+ * rma.c: puts and gets, blocking, implicit (nbi) and explicit-handle (nb),
+ * value puts and gets, fence and quiet.
+ *
+ * On the shm transport every operation completes before it returns, so the
+ * non-blocking forms are the blocking ones and their handles are born
+ * complete (GK_HANDLE_NULL); quiet and fence are one fence instruction. A
+ * network transport will return real handles from a request pool.
+ */
+#include "base/log.h"
+#include "core/runtime.h"
+#include "net/shm.h"
+
+static inline int rma_put(const char *op, int pe, void *dst, const void *src,
+                          size_t nbytes)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    status = gk__rt_check_local(op, "src", src, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        gk__shm_put(peer, offset, src, nbytes);
+        return GK_OK;
+    }
+    return peer->transport->put(peer, offset, src, nbytes);
+}
+
+static inline int rma_get(const char *op, int pe, void *dst, const void *src,
+                          size_t nbytes)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    status = gk__rt_check_local(op, "dst", dst, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        gk__shm_get(peer, dst, offset, nbytes);
+        return GK_OK;
+    }
+    return peer->transport->get(peer, dst, offset, nbytes);
+}
+
+int gk_put(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_put("gk_put", pe, dst, src, nbytes);
+}
+
+int gk_get(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_get("gk_get", pe, dst, src, nbytes);
+}
+
+int gk_put_nbi(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_put("gk_put_nbi", pe, dst, src, nbytes);
+}
+
+int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_get("gk_get_nbi", pe, dst, src, nbytes);
+}
+
+int gk_put_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *handle_p)
+{
+    if (GK__UNLIKELY(handle_p == NULL))
+        return gk__rt_report_null("gk_put_nb", "handle_p", 1);
+    int status = rma_put("gk_put_nb", pe, dst, src, nbytes);
+    if (status == GK_OK)
+        *handle_p = GK_HANDLE_NULL;
+    return status;
+}
+
+int gk_get_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *handle_p)
+{
+    if (GK__UNLIKELY(handle_p == NULL))
+        return gk__rt_report_null("gk_get_nb", "handle_p", 1);
+    int status = rma_get("gk_get_nb", pe, dst, src, nbytes);
+    if (status == GK_OK)
+        *handle_p = GK_HANDLE_NULL;
+    return status;
+}
+
+/* Only complete handles exist today; anything else was never issued. */
+static int rma_check_handle(const char *op, const gk_handle_t *handle)
+{
+    if (GK__UNLIKELY(handle == NULL))
+        return gk__rt_report_null(op, "handle", 1);
+    if (GK__UNLIKELY(handle->opaque != 0)) {
+        gk__error("%s: handle %#llx was not issued by gasket", op,
+                  (unsigned long long)handle->opaque);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+int gk_wait(gk_handle_t *handle)
+{
+    return rma_check_handle("gk_wait", handle);
+}
+
+int gk_test(gk_handle_t *handle, int *done_p)
+{
+    int status = rma_check_handle("gk_test", handle);
+    if (status == GK_OK && done_p == NULL)
+        status = gk__rt_report_null("gk_test", "done_p", 1);
+    if (status == GK_OK)
+        *done_p = 1;
+    return status;
+}
+
+int gk_wait_all(gk_handle_t *handles, size_t count)
+{
+    int status = gk__rt_check_local("gk_wait_all", "handles", handles, count);
+    for (size_t i = 0; status == GK_OK && i < count; i++)
+        status = rma_check_handle("gk_wait_all", &handles[i]);
+    return status;
+}
+
+int gk_quiet(void)
+{
+    gk__shm_quiet();
+    return GK_OK;
+}
+
+int gk_fence(void)
+{
+    gk__shm_quiet();
+    return GK_OK;
+}
+
+/*
+ * Value puts and gets: one naturally aligned access (so a concurrent reader
+ * never sees half a value), then the wake-up check for value puts.
+ */
+#define RMA_VALUE_OPS(bits)                                                    \
+    int gk_put_u##bits(int pe, uint##bits##_t *dst, uint##bits##_t value)      \
+    {                                                                          \
+        size_t offset = 0;                                                     \
+        int status = gk__rt_check_word("gk_put_u" #bits, pe, dst,              \
+                                       sizeof(value), &offset);                \
+        if (GK__UNLIKELY(status != GK_OK))                                     \
+            return status;                                                     \
+        struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
+        if (GK__LIKELY(peer->seg_base != NULL)) {                              \
+            __atomic_store_n((uint##bits##_t *)(peer->seg_base + offset),      \
+                             value, __ATOMIC_RELAXED);                         \
+            gk__wake_notify(&peer->header->wake);                              \
+            return GK_OK;                                                      \
+        }                                                                      \
+        return peer->transport->put(peer, offset, &value, sizeof(value));      \
+    }                                                                          \
+    int gk_get_u##bits(int pe, const uint##bits##_t *src,                      \
+                       uint##bits##_t *value_p)                                \
+    {                                                                          \
+        size_t offset = 0;                                                     \
+        int status = gk__rt_check_word("gk_get_u" #bits, pe, src,              \
+                                       sizeof(*value_p), &offset);             \
+        if (GK__UNLIKELY(status != GK_OK))                                     \
+            return status;                                                     \
+        status = gk__rt_check_local("gk_get_u" #bits, "value_p", value_p, 1);  \
+        if (GK__UNLIKELY(status != GK_OK))                                     \
+            return status;                                                     \
+        struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
+        if (GK__LIKELY(peer->seg_base != NULL)) {                              \
+            *value_p = __atomic_load_n(                                        \
+                (const uint##bits##_t *)(peer->seg_base + offset),             \
+                __ATOMIC_RELAXED);                                             \
+            return GK_OK;                                                      \
+        }                                                                      \
+        return peer->transport->get(peer, value_p, offset, sizeof(*value_p));  \
+    }
+
+RMA_VALUE_OPS(8)
+RMA_VALUE_OPS(16)
+RMA_VALUE_OPS(32)
+RMA_VALUE_OPS(64)

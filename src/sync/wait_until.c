@@ -1,0 +1,109 @@
+/*
+ * wait_until.c: point-to-point waits on a local heap word (gk_wait_until_T,
+ * gk_test_T). The condition is checked inline first; only an unsatisfied
+ * wait goes to base/wait.c's spin-yield-sleep loop, woken by the wake-up
+ * check every remote write makes.
+ */
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+
+struct wait_cond {
+    const void *ivar;
+    uint64_t value;
+    gk_cmp_t cmp;
+    unsigned width;
+    int is_signed;
+};
+
+static int wait_compare(int64_t sdiff_sign, gk_cmp_t cmp)
+{
+    switch (cmp) {
+    case GK_CMP_EQ:
+        return sdiff_sign == 0;
+    case GK_CMP_NE:
+        return sdiff_sign != 0;
+    case GK_CMP_GT:
+        return sdiff_sign > 0;
+    case GK_CMP_GE:
+        return sdiff_sign >= 0;
+    case GK_CMP_LT:
+        return sdiff_sign < 0;
+    case GK_CMP_LE:
+        return sdiff_sign <= 0;
+    }
+    return 0;
+}
+
+/* Loads the word with acquire (data written before it is visible after)
+ * and compares: -1, 0, 1 as the word is below, equal to, above the value. */
+static int wait_cond_holds(const void *arg)
+{
+    const struct wait_cond *c = arg;
+    int order;
+    if (c->width == 4) {
+        uint32_t v = __atomic_load_n((const uint32_t *)c->ivar, __ATOMIC_ACQUIRE);
+        if (c->is_signed)
+            order = ((int32_t)v > (int32_t)c->value) - ((int32_t)v < (int32_t)c->value);
+        else
+            order = (v > (uint32_t)c->value) - (v < (uint32_t)c->value);
+    } else {
+        uint64_t v = __atomic_load_n((const uint64_t *)c->ivar, __ATOMIC_ACQUIRE);
+        if (c->is_signed)
+            order = ((int64_t)v > (int64_t)c->value) - ((int64_t)v < (int64_t)c->value);
+        else
+            order = (v > c->value) - (v < c->value);
+    }
+    return wait_compare(order, c->cmp);
+}
+
+static int wait_check(const char *op, const struct wait_cond *c)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_word(op, gk__rt.my_pe, c->ivar, c->width, &offset);
+    if (status == GK_OK && (unsigned)c->cmp > GK_CMP_LE) {
+        gk__error("%s: comparison %d is not one of GK_CMP_EQ .. GK_CMP_LE", op,
+                  (int)c->cmp);
+        status = GK_ERR_INVALID_ARG;
+    }
+    return status;
+}
+
+static int wait_until(const char *op, const struct wait_cond *c)
+{
+    int status = wait_check(op, c);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (wait_cond_holds(c))
+        return GK_OK;
+    return gk__wait_for(&gk__rt.my_seg.header->wake, wait_cond_holds, c);
+}
+
+static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
+{
+    int status = wait_check(op, c);
+    if (status == GK_OK && satisfied_p == NULL)
+        status = gk__rt_report_null(op, "satisfied_p", 1);
+    if (status == GK_OK)
+        *satisfied_p = wait_cond_holds(c);
+    return status;
+}
+
+#define WAIT_DEFINE(T, ctype, utype, signedness)                               \
+    int gk_wait_until_##T(ctype *ivar, gk_cmp_t cmp, ctype value)              \
+    {                                                                          \
+        struct wait_cond c = {ivar, (uint64_t)(utype)value, cmp,               \
+                              sizeof(ctype), signedness};                      \
+        return wait_until("gk_wait_until_" #T, &c);                            \
+    }                                                                          \
+    int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
+    {                                                                          \
+        struct wait_cond c = {ivar, (uint64_t)(utype)value, cmp,               \
+                              sizeof(ctype), signedness};                      \
+        return wait_test("gk_test_" #T, &c, satisfied_p);                      \
+    }
+
+WAIT_DEFINE(i32, int32_t, uint32_t, 1)
+WAIT_DEFINE(u32, uint32_t, uint32_t, 0)
+WAIT_DEFINE(i64, int64_t, uint64_t, 1)
+WAIT_DEFINE(u64, uint64_t, uint64_t, 0)
