@@ -185,7 +185,9 @@ err_fini_heap:
 err_detach_peers:
     rt_detach_peers();
 err_destroy_seg:
-    gk__seg_unlink(boot->job_key, boot->rank);
+    /* Unlink only a name we created: after a failed O_EXCL it is not ours. */
+    if (gk__rt.my_seg.base != NULL)
+        gk__seg_unlink(boot->job_key, boot->rank);
     gk__seg_detach(&gk__rt.my_seg);
     gk__boot_fini(boot);
 err:

@@ -47,7 +47,8 @@ int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
 
 /*
  * Checks an access of n bytes at symmetric address `addr` on `pe` and gives
- * the offset into the target's segment. Unsigned arithmetic makes addresses
+ * the offset into the target's segment. A transfer of 0 bytes is valid at
+ * any address (NULL included). Unsigned arithmetic makes addresses
  * below the heap wrap to huge offsets, so one comparison covers both ends.
  */
 static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
@@ -56,8 +57,14 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    if (GK__UNLIKELY(offset > gk__rt.heap_size || n > gk__rt.heap_size - offset))
+    if (GK__UNLIKELY(offset > gk__rt.heap_size || n > gk__rt.heap_size - offset)) {
+        /* Moving nothing touches nothing: any address will do. */
+        if (n == 0) {
+            *seg_offset_p = GK__SEG_HEAP_OFFSET;
+            return GK_OK;
+        }
         return gk__rt_report_range(op, pe, addr, n);
+    }
     *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
     return GK_OK;
 }
