@@ -304,6 +304,130 @@ GK__WAIT_DECLARE(u64, uint64_t)
  */
 GK_API int gk_barrier(void);
 
+/* ------------------------------------------------------------------------ */
+/* Semaphores and the signaling put                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A semaphore lives in the memory of the PE that allocates it (its owner).
+ * Only the owner consumes (wait, try); any PE posts to it, alone
+ * (gk_sem_post) or coupled with a put (gk_put_signal): the consumer wakes
+ * exactly when the data has arrived, with no barrier and no separate flag.
+ *
+ * gk_sem_t is a plain value: store it in symmetric memory, put it to another
+ * PE, compare it. GK_SEM_NULL names no semaphore.
+ *
+ * Flags (combine one of each pair; the first of each pair is the default
+ * where neither is given):
+ *   GK_SEM_INTEGER / GK_SEM_BOOLEAN: a counter up to GK_SEM_VALUE_MAX, or a
+ *     flag that saturates at 1 (posting to a set boolean semaphore is a
+ *     no-op; waitN and tryN need N == 1).
+ *   GK_SEM_MULTI_PRODUCER / GK_SEM_SINGLE_PRODUCER: a promise that one PE
+ *     posts at a time.
+ *   GK_SEM_MULTI_CONSUMER / GK_SEM_SINGLE_CONSUMER: a promise that one
+ *     thread consumes at a time; the wait side then needs no atomic loop.
+ * Both flags of a pair, or an unknown bit, is GK_ERR_INVALID_ARG.
+ */
+typedef struct gk_sem {
+    uint64_t bits;
+} gk_sem_t;
+
+#define GK_SEM_NULL ((gk_sem_t){0})
+#define GK_SEM_INTEGER 0x01u
+#define GK_SEM_BOOLEAN 0x02u
+#define GK_SEM_SINGLE_PRODUCER 0x04u
+#define GK_SEM_MULTI_PRODUCER 0x08u
+#define GK_SEM_SINGLE_CONSUMER 0x10u
+#define GK_SEM_MULTI_CONSUMER 0x20u
+/** The largest value of an INTEGER semaphore; a post past it fails. */
+#define GK_SEM_VALUE_MAX ((uint64_t)0x7fffffff)
+
+/**
+ * Allocates a semaphore owned by the calling PE, value 0. Not collective.
+ * Each PE may own up to 512 such semaphores at once (GK_ERR_NOMEM beyond).
+ */
+GK_API int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p);
+/** Frees a semaphore from gk_sem_alloc(); only its owner may. */
+GK_API int gk_sem_free(gk_sem_t sem);
+
+/**
+ * Collective: every PE gets its own semaphore (value 0), all at the same
+ * symmetric address; *sem_p names the caller's. gk_sem_on() names another
+ * PE's. Freed collectively with gk_sem_free_all(). Uses 64 bytes of heap.
+ */
+GK_API int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p);
+GK_API int gk_sem_free_all(gk_sem_t sem);
+/** The handle of PE `pe`'s member of a collectively allocated semaphore. */
+GK_API int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p);
+/** The owner of a semaphore, or a negative status for an invalid handle. */
+GK_API int gk_sem_owner(gk_sem_t sem);
+
+/*
+ * Consumer side, owner only (else GK_ERR_INVALID_ARG). wait blocks until the
+ * value is at least n and takes n; try takes n if available and sets
+ * *taken_p to 1, else sets it to 0 and returns at once. Each acts as a
+ * fence: the data of every signaling put whose signal was taken is visible
+ * afterwards. Waits back off like gk_wait_until_u64().
+ */
+GK_API int gk_sem_wait(gk_sem_t sem);
+GK_API int gk_sem_try(gk_sem_t sem, int *taken_p);
+GK_API int gk_sem_wait_n(gk_sem_t sem, uint64_t n);
+GK_API int gk_sem_try_n(gk_sem_t sem, uint64_t n, int *taken_p);
+/** The current value (a snapshot), on any PE. */
+GK_API int gk_sem_value(gk_sem_t sem, uint64_t *value_p);
+
+/**
+ * Adds n (>= 1) to the semaphore on its owner, from any PE, with no data.
+ * Past GK_SEM_VALUE_MAX on an INTEGER semaphore: GK_ERR_RANGE, value
+ * unchanged.
+ */
+GK_API int gk_sem_post(gk_sem_t sem);
+GK_API int gk_sem_post_n(gk_sem_t sem, uint64_t n);
+
+/**
+ * The signaling put: copies nbytes from src to the symmetric address dst on
+ * PE pe, then adds n to `sem` once the payload is visible there. `sem` must
+ * be owned by `pe` (else GK_ERR_INVALID_ARG). Returns when src may be
+ * reused; never waits for the target. On PEs of this node it is one copy and
+ * one atomic with release ordering; the consumer is woken only if it sleeps.
+ * The _nbi form returns at once (gk_quiet() completes it, and src must not
+ * change before); the _nb form returns a handle for gk_wait()/gk_test().
+ */
+GK_API int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
+                         gk_sem_t sem, uint64_t n);
+GK_API int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
+                             gk_sem_t sem, uint64_t n);
+GK_API int gk_put_signal_nb(int pe, void *dst, const void *src, size_t nbytes,
+                            gk_sem_t sem, uint64_t n, gk_handle_t *handle_p);
+
+/* ------------------------------------------------------------------------ */
+/* OpenSHMEM-style signals                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* How a put updates the signal word. */
+#define GK_SIGNAL_SET 0
+#define GK_SIGNAL_ADD 1
+
+/**
+ * Copies nbytes to dst on pe, then updates the 64-bit symmetric signal word
+ * sig_addr on pe (sig_op GK_SIGNAL_SET: = signal; GK_SIGNAL_ADD: += signal)
+ * once the payload is visible there. Completion as gk_put(); the _nbi form
+ * as gk_put_nbi(). Unlike a semaphore, waiting does not consume the signal.
+ */
+GK_API int gk_put_with_signal(int pe, void *dst, const void *src, size_t nbytes,
+                              uint64_t *sig_addr, uint64_t signal, int sig_op);
+GK_API int gk_put_with_signal_nbi(int pe, void *dst, const void *src,
+                                  size_t nbytes, uint64_t *sig_addr,
+                                  uint64_t signal, int sig_op);
+/** Reads the local signal word (acquire: data signalled is visible). */
+GK_API int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p);
+/**
+ * Waits until the local signal word compares true against value, and
+ * returns the value that satisfied it in *value_p (may be NULL).
+ */
+GK_API int gk_signal_wait_until(uint64_t *sig_addr, gk_cmp_t cmp, uint64_t value,
+                                uint64_t *value_p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -174,6 +174,7 @@ int gk_init(void)
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
     gk__rt.barrier_epoch = 0;
+    memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
              boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
@@ -249,4 +250,31 @@ void gk_abort(int exit_code, const char *why)
 void gk__rt_fatal(const char *why)
 {
     gk_abort(1, why);
+}
+
+int gk__rt_pool_take(size_t *seg_offset_p)
+{
+    for (size_t word = 0; word < GK__SEG_POOL_CELLS / 64; word++) {
+        uint64_t used = gk__rt.pool_used[word];
+        if (used == UINT64_MAX)
+            continue;
+        unsigned bit = (unsigned)__builtin_ctzll(~used);
+        gk__rt.pool_used[word] |= (uint64_t)1 << bit;
+        *seg_offset_p = GK__SEG_POOL_OFFSET + (word * 64 + bit) * GK__SEG_POOL_CELL_SIZE;
+        return GK_OK;
+    }
+    return GK_ERR_NOMEM;
+}
+
+int gk__rt_pool_give(size_t seg_offset)
+{
+    size_t cell = (seg_offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
+    if (seg_offset < GK__SEG_POOL_OFFSET || cell >= GK__SEG_POOL_CELLS ||
+        (seg_offset - GK__SEG_POOL_OFFSET) % GK__SEG_POOL_CELL_SIZE != 0)
+        return GK_ERR_INVALID_ARG;
+    uint64_t bit = (uint64_t)1 << (cell % 64);
+    if ((gk__rt.pool_used[cell / 64] & bit) == 0)
+        return GK_ERR_INVALID_ARG;
+    gk__rt.pool_used[cell / 64] &= ~bit;
+    return GK_OK;
 }

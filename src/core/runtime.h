@@ -32,7 +32,14 @@ struct gk__runtime {
     struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
     struct gk__heap_alloc heap_alloc;
     uint64_t barrier_epoch;
+    /* Which cells of my segment's pool (mem/segment.h) are handed out. */
+    uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
 };
+
+/* Hands out a free pool cell of this PE: its segment offset, or NOMEM. */
+int gk__rt_pool_take(size_t *seg_offset_p);
+/* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
+int gk__rt_pool_give(size_t seg_offset);
 
 extern struct gk__runtime gk__rt;
 

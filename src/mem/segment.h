@@ -20,9 +20,20 @@
 #define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
 #define GK__SEG_VERSION 1u
 #define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
-/* The heap starts this far into the segment; the rest of the header area
- * is kept for later shared structures (semaphores, lock words, inboxes). */
-#define GK__SEG_HEAP_OFFSET ((size_t)65536)
+/*
+ * Segment layout:
+ *   [0, 4 KiB)           struct gk__seg_header
+ *   [4 KiB, 36 KiB)      the pool: 512 cells of 64 bytes that this PE hands
+ *                        out without collective calls (semaphores)
+ *   [64 KiB, 1 MiB)      scratch space of the collectives
+ *   [1 MiB, ...)         the symmetric heap
+ */
+#define GK__SEG_POOL_OFFSET ((size_t)4096)
+#define GK__SEG_POOL_CELL_SIZE ((size_t)64)
+#define GK__SEG_POOL_CELLS 512
+#define GK__SEG_COLL_OFFSET ((size_t)65536)
+#define GK__SEG_COLL_SIZE ((size_t)(1024 * 1024 - 65536))
+#define GK__SEG_HEAP_OFFSET ((size_t)(1024 * 1024))
 
 /* A word on a cache line of its own, written by one remote PE. */
 struct gk__seg_flag {
@@ -41,8 +52,13 @@ struct gk__seg_header {
     struct gk__seg_flag barrier_flag[GK__SEG_BARRIER_ROUNDS];
 };
 
-_Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_HEAP_OFFSET,
-               "the segment header must fit before the heap");
+_Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,
+               "the segment header must fit before the pool");
+_Static_assert(GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE <=
+                   GK__SEG_COLL_OFFSET,
+               "the pool must fit before the collectives' scratch");
+_Static_assert(GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE <= GK__SEG_HEAP_OFFSET,
+               "the scratch must fit before the heap");
 _Static_assert(offsetof(struct gk__seg_header, wake) == 64, "layout");
 
 struct gk__seg {

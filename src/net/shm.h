@@ -14,10 +14,17 @@
 
 extern const struct gk__net_transport gk__shm_transport;
 
+/* The copy alone: for a put whose signal follows and does the wake-up. */
+static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
+                                   const void *src, size_t n)
+{
+    memcpy(peer->seg_base + offset, src, n);
+}
+
 static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
                                const void *src, size_t n)
 {
-    memcpy(peer->seg_base + offset, src, n);
+    gk__shm_copy_to(peer, offset, src, n);
     gk__wake_notify(&peer->header->wake);
 }
 

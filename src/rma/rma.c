@@ -9,42 +9,18 @@
  */
 #include "base/log.h"
 #include "core/runtime.h"
-#include "net/shm.h"
+#include "core/xfer.h"
 
 static inline int rma_put(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
 {
-    size_t offset = 0;
-    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    status = gk__rt_check_local(op, "src", src, nbytes);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
-        gk__shm_put(peer, offset, src, nbytes);
-        return GK_OK;
-    }
-    return peer->transport->put(peer, offset, src, nbytes);
+    return gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_WAKE);
 }
 
 static inline int rma_get(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
 {
-    size_t offset = 0;
-    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    status = gk__rt_check_local(op, "dst", dst, nbytes);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
-        gk__shm_get(peer, dst, offset, nbytes);
-        return GK_OK;
-    }
-    return peer->transport->get(peer, dst, offset, nbytes);
+    return gk__xfer_get(op, pe, dst, src, nbytes);
 }
 
 int gk_put(int pe, void *dst, const void *src, size_t nbytes)

@@ -4,6 +4,8 @@
  * wait goes to base/wait.c's spin-yield-sleep loop, woken by the wake-up
  * check every remote write makes.
  */
+#include "sync/wait_until.h"
+
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/runtime.h"
@@ -14,6 +16,7 @@ struct wait_cond {
     gk_cmp_t cmp;
     unsigned width;
     int is_signed;
+    uint64_t *seen; /* where to keep the value that satisfied, or NULL */
 };
 
 static int wait_compare(int64_t sdiff_sign, gk_cmp_t cmp)
@@ -53,6 +56,8 @@ static int wait_cond_holds(const void *arg)
             order = ((int64_t)v > (int64_t)c->value) - ((int64_t)v < (int64_t)c->value);
         else
             order = (v > c->value) - (v < c->value);
+        if (c->seen != NULL)
+            *c->seen = v;
     }
     return wait_compare(order, c->cmp);
 }
@@ -93,13 +98,13 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
     int gk_wait_until_##T(ctype *ivar, gk_cmp_t cmp, ctype value)              \
     {                                                                          \
         struct wait_cond c = {ivar, (uint64_t)(utype)value, cmp,               \
-                              sizeof(ctype), signedness};                      \
+                              sizeof(ctype), signedness, NULL};                \
         return wait_until("gk_wait_until_" #T, &c);                            \
     }                                                                          \
     int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
     {                                                                          \
         struct wait_cond c = {ivar, (uint64_t)(utype)value, cmp,               \
-                              sizeof(ctype), signedness};                      \
+                              sizeof(ctype), signedness, NULL};                \
         return wait_test("gk_test_" #T, &c, satisfied_p);                      \
     }
 
@@ -107,3 +112,14 @@ WAIT_DEFINE(i32, int32_t, uint32_t, 1)
 WAIT_DEFINE(u32, uint32_t, uint32_t, 0)
 WAIT_DEFINE(i64, int64_t, uint64_t, 1)
 WAIT_DEFINE(u64, uint64_t, uint64_t, 0)
+
+int gk__wait_until_u64_seen(const char *op, uint64_t *ivar, gk_cmp_t cmp,
+                            uint64_t value, uint64_t *seen_p)
+{
+    uint64_t seen = 0;
+    struct wait_cond c = {ivar, value, cmp, sizeof(uint64_t), 0, &seen};
+    int status = wait_until(op, &c);
+    if (status == GK_OK && seen_p != NULL)
+        *seen_p = seen;
+    return status;
+}

@@ -1,0 +1,65 @@
+/*
+ * xfer.h: the checked put and get every feature builds on (rma, the
+ * signaling put, collectives): argument checks, address translation, then
+ * the shm copy inline or the peer's transport.
+ */
+#ifndef GK_CORE_XFER_H
+#define GK_CORE_XFER_H
+
+#include "core/runtime.h"
+#include "net/shm.h"
+
+/* How a put treats the target's sleepers: a put whose own signal follows
+ * (signaling put) leaves the wake-up to the signal. */
+enum gk__xfer_wake { GK__XFER_WAKE, GK__XFER_NO_WAKE };
+
+static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes, enum gk__xfer_wake wake)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    status = gk__rt_check_local(op, "src", src, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        if (wake == GK__XFER_WAKE)
+            gk__shm_put(peer, offset, src, nbytes);
+        else
+            gk__shm_copy_to(peer, offset, src, nbytes);
+        return GK_OK;
+    }
+    return peer->transport->put(peer, offset, src, nbytes);
+}
+
+static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    status = gk__rt_check_local(op, "dst", dst, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        gk__shm_get(peer, dst, offset, nbytes);
+        return GK_OK;
+    }
+    return peer->transport->get(peer, dst, offset, nbytes);
+}
+
+/* A 64-bit atomic on a word given by its segment offset (internal words:
+ * semaphores, collective flags), through the shm mapping or the transport. */
+static inline int gk__xfer_atomic64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                    uint64_t operand, uint64_t compare,
+                                    uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->atomic(peer, op, 8, seg_offset, operand, compare, old_p);
+}
+
+#endif /* GK_CORE_XFER_H */

@@ -1,0 +1,470 @@
+/*
+ * sem.c: semaphores and the signaling put (the seed signaling-put-upc).
+ *
+ * A semaphore is one 64-byte cell in its owner's segment: a 64-bit count,
+ * a magic word that says the cell is live, and the normalised flags. Cells
+ * of gk_sem_alloc() come from the owner's pool (mem/segment.h), so no
+ * collective call is needed; those of gk_sem_alloc_all() are one symmetric
+ * heap block, so every PE's member sits at the same offset.
+ *
+ * A handle is a plain 64-bit value: tag (4 bits) | collective (1) | owner PE
+ * (19) | segment offset (40). Posters validate it against the owner's cell
+ * (the magic, read from the same cache line the post updates anyway).
+ *
+ * Ordering. The signaling put copies the payload, then updates the count
+ * with a read-modify-write that is at least a release operation (seq_cst,
+ * which the wake-up protocol of base/wait.h needs); the consumer takes from
+ * the count with acquire. So a consumer that took a signal sees the payload
+ * of every put whose signal it took: each wait and try acts as a fence. On
+ * the shm transport nothing else is needed: no remote completion round trip,
+ * and a FUTEX_WAKE only when the consumer sleeps.
+ *
+ * Posting past GK_SEM_VALUE_MAX must leave the value unchanged, so an
+ * INTEGER post is a compare-and-swap loop; with SINGLE_PRODUCER the value
+ * can only fall between our check and our add (consumers only take), so a
+ * plain fetch-add after the check is exact. Taking needs a loop only with
+ * several consumers; a single consumer knows the value cannot fall under it.
+ */
+#include <string.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+#include "core/xfer.h"
+
+#define SEM_TAG 0xaULL
+#define SEM_CELL_MAGIC 0x53454d41u /* "SEMA" */
+#define SEM_OFFSET_BITS 40
+#define SEM_PE_BITS 19
+#define SEM_KNOWN_FLAGS                                                        \
+    (GK_SEM_INTEGER | GK_SEM_BOOLEAN | GK_SEM_SINGLE_PRODUCER |                \
+     GK_SEM_MULTI_PRODUCER | GK_SEM_SINGLE_CONSUMER | GK_SEM_MULTI_CONSUMER)
+
+struct sem_cell {
+    _Atomic uint64_t count;
+    _Atomic uint32_t magic;
+    uint32_t flags; /* normalised: exactly one flag of each pair */
+    unsigned char pad[48];
+};
+_Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell");
+
+struct sem_ref {
+    int pe;
+    int collective;
+    size_t offset; /* in the owner's segment */
+    struct sem_cell *cell;
+};
+
+static gk_sem_t sem_encode(int pe, size_t offset, int collective)
+{
+    return (gk_sem_t){SEM_TAG << 60 | (uint64_t)collective << 59 |
+                      (uint64_t)pe << SEM_OFFSET_BITS | (uint64_t)offset};
+}
+
+static int sem_offset_valid(size_t offset)
+{
+    if (offset % GK__SEG_POOL_CELL_SIZE != 0)
+        return 0;
+    if (offset >= GK__SEG_POOL_OFFSET &&
+        offset < GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE)
+        return 1;
+    return offset >= GK__SEG_HEAP_OFFSET &&
+           offset - GK__SEG_HEAP_OFFSET + sizeof(struct sem_cell) <= gk__rt.heap_size;
+}
+
+static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
+{
+    if (GK__UNLIKELY(!gk__rt.initialized))
+        return gk__rt_report_pe(op, 0);
+    uint64_t bits = sem.bits;
+    int pe = (int)((bits >> SEM_OFFSET_BITS) & ((1u << SEM_PE_BITS) - 1));
+    size_t offset = (size_t)(bits & (((uint64_t)1 << SEM_OFFSET_BITS) - 1));
+    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || !sem_offset_valid(offset))) {
+        gk__error("%s: %#llx is not a semaphore handle", op, (unsigned long long)bits);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (GK__UNLIKELY(pe >= gk__rt.n_pes)) {
+        gk__error("%s: semaphore %#llx names PE %d, but the job has PEs 0 to %d", op,
+                  (unsigned long long)bits, pe, gk__rt.n_pes - 1);
+        return GK_ERR_PE;
+    }
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__UNLIKELY(peer->seg_base == NULL)) {
+        gk__error("%s: PE %d is not reachable for semaphores yet", op, pe);
+        return GK_ERR_UNREACHABLE;
+    }
+    struct sem_cell *cell = (struct sem_cell *)(peer->seg_base + offset);
+    if (GK__UNLIKELY(atomic_load_explicit(&cell->magic, memory_order_acquire) !=
+                     SEM_CELL_MAGIC)) {
+        gk__error("%s: semaphore %#llx on PE %d is not allocated (freed, or never "
+                  "allocated)",
+                  op, (unsigned long long)bits, pe);
+        return GK_ERR_INVALID_ARG;
+    }
+    ref->pe = pe;
+    ref->collective = (int)((bits >> 59) & 1);
+    ref->offset = offset;
+    ref->cell = cell;
+    return GK_OK;
+}
+
+static int sem_flags_normalize(const char *op, unsigned flags, uint32_t *flags_p)
+{
+    static const struct {
+        unsigned first, second;
+    } pairs[] = {{GK_SEM_INTEGER, GK_SEM_BOOLEAN},
+                 {GK_SEM_MULTI_PRODUCER, GK_SEM_SINGLE_PRODUCER},
+                 {GK_SEM_MULTI_CONSUMER, GK_SEM_SINGLE_CONSUMER}};
+    if (flags & ~SEM_KNOWN_FLAGS) {
+        gk__error("%s: flags %#x has unknown bits %#x", op, flags,
+                  flags & ~SEM_KNOWN_FLAGS);
+        return GK_ERR_INVALID_ARG;
+    }
+    uint32_t normal = 0;
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        unsigned both = pairs[i].first | pairs[i].second;
+        if ((flags & both) == both) {
+            gk__error("%s: flags %#x ask for two contradictory kinds (%#x and %#x)", op,
+                      flags, pairs[i].first, pairs[i].second);
+            return GK_ERR_INVALID_ARG;
+        }
+        normal |= (flags & both) ? (flags & both) : pairs[i].first;
+    }
+    *flags_p = normal;
+    return GK_OK;
+}
+
+static void sem_cell_init(struct sem_cell *cell, uint32_t flags)
+{
+    atomic_store_explicit(&cell->count, 0, memory_order_relaxed);
+    cell->flags = flags;
+    atomic_store_explicit(&cell->magic, SEM_CELL_MAGIC, memory_order_release);
+}
+
+static void sem_cell_retire(struct sem_cell *cell)
+{
+    atomic_store_explicit(&cell->magic, 0, memory_order_release);
+}
+
+/* ---- producer side ---- */
+
+static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
+{
+    struct sem_cell *cell = ref->cell;
+    if (GK__UNLIKELY(n == 0)) {
+        gk__error("%s: n must be at least 1", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (cell->flags & GK_SEM_BOOLEAN) {
+        atomic_exchange_explicit(&cell->count, 1, memory_order_seq_cst);
+    } else {
+        uint64_t value = atomic_load_explicit(&cell->count, memory_order_relaxed);
+        int single = (cell->flags & GK_SEM_SINGLE_PRODUCER) != 0;
+        for (;;) {
+            if (GK__UNLIKELY(n > GK_SEM_VALUE_MAX || value > GK_SEM_VALUE_MAX - n)) {
+                gk__error("%s: adding %llu to semaphore on PE %d (value %llu) would pass "
+                          "GK_SEM_VALUE_MAX (%llu)",
+                          op, (unsigned long long)n, ref->pe, (unsigned long long)value,
+                          (unsigned long long)GK_SEM_VALUE_MAX);
+                return GK_ERR_RANGE;
+            }
+            if (single) {
+                atomic_fetch_add_explicit(&cell->count, n, memory_order_seq_cst);
+                break;
+            }
+            if (atomic_compare_exchange_weak_explicit(&cell->count, &value, value + n,
+                                                      memory_order_seq_cst,
+                                                      memory_order_relaxed))
+                break;
+        }
+    }
+    gk__wake_notify_after_rmw(&gk__rt.peers[ref->pe].header->wake);
+    return GK_OK;
+}
+
+int gk_sem_post_n(gk_sem_t sem, uint64_t n)
+{
+    struct sem_ref ref;
+    int status = sem_decode("gk_sem_post_n", sem, &ref);
+    return status == GK_OK ? sem_post_ref("gk_sem_post_n", &ref, n) : status;
+}
+
+int gk_sem_post(gk_sem_t sem)
+{
+    struct sem_ref ref;
+    int status = sem_decode("gk_sem_post", sem, &ref);
+    return status == GK_OK ? sem_post_ref("gk_sem_post", &ref, 1) : status;
+}
+
+static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
+                          size_t nbytes, gk_sem_t sem, uint64_t n)
+{
+    struct sem_ref ref;
+    int status = sem_decode(op, sem, &ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(ref.pe != pe)) {
+        gk__error("%s: the semaphore belongs to PE %d, not to the target PE %d", op,
+                  ref.pe, pe);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (GK__UNLIKELY(n == 0)) {
+        gk__error("%s: n must be at least 1", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    /* The post's read-modify-write orders the copy before the signal and
+     * does the wake-up, so the copy needs no wake-up check of its own. */
+    status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return sem_post_ref(op, &ref, n);
+}
+
+int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+                  uint64_t n)
+{
+    return sem_put_signal("gk_put_signal", pe, dst, src, nbytes, sem, n);
+}
+
+int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+                      uint64_t n)
+{
+    return sem_put_signal("gk_put_signal_nbi", pe, dst, src, nbytes, sem, n);
+}
+
+int gk_put_signal_nb(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+                     uint64_t n, gk_handle_t *handle_p)
+{
+    if (GK__UNLIKELY(handle_p == NULL))
+        return gk__rt_report_null("gk_put_signal_nb", "handle_p", 1);
+    int status = sem_put_signal("gk_put_signal_nb", pe, dst, src, nbytes, sem, n);
+    if (status == GK_OK)
+        *handle_p = GK_HANDLE_NULL; /* shm: complete on return */
+    return status;
+}
+
+/* ---- consumer side ---- */
+
+struct sem_wait_arg {
+    struct sem_cell *cell;
+    uint64_t n;
+};
+
+static int sem_available(const void *arg)
+{
+    const struct sem_wait_arg *w = arg;
+    return atomic_load_explicit(&w->cell->count, memory_order_relaxed) >= w->n;
+}
+
+/* Takes n if the value allows; 1 if taken. Acquire: see the signalled data. */
+static int sem_take(struct sem_cell *cell, uint64_t n)
+{
+    if (cell->flags & GK_SEM_BOOLEAN) {
+        if (atomic_load_explicit(&cell->count, memory_order_relaxed) == 0)
+            return 0;
+        return atomic_exchange_explicit(&cell->count, 0, memory_order_acquire) != 0;
+    }
+    uint64_t value = atomic_load_explicit(&cell->count, memory_order_acquire);
+    if (cell->flags & GK_SEM_SINGLE_CONSUMER) {
+        if (value < n)
+            return 0;
+        atomic_fetch_sub_explicit(&cell->count, n, memory_order_acquire);
+        return 1;
+    }
+    while (value >= n) {
+        if (atomic_compare_exchange_weak_explicit(&cell->count, &value, value - n,
+                                                  memory_order_acquire,
+                                                  memory_order_relaxed))
+            return 1;
+    }
+    return 0;
+}
+
+static int sem_consumer_ref(const char *op, gk_sem_t sem, uint64_t n, struct sem_ref *ref)
+{
+    int status = sem_decode(op, sem, ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(ref->pe != gk__rt.my_pe)) {
+        gk__error("%s: the semaphore belongs to PE %d; only its owner may consume", op,
+                  ref->pe);
+        return GK_ERR_INVALID_ARG;
+    }
+    uint64_t max = (ref->cell->flags & GK_SEM_BOOLEAN) ? 1 : GK_SEM_VALUE_MAX;
+    if (GK__UNLIKELY(n == 0 || n > max)) {
+        gk__error("%s: n = %llu is out of range for this %s semaphore (1 to %llu)", op,
+                  (unsigned long long)n,
+                  (ref->cell->flags & GK_SEM_BOOLEAN) ? "BOOLEAN" : "INTEGER",
+                  (unsigned long long)max);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
+{
+    struct sem_ref ref;
+    int status = sem_consumer_ref(op, sem, n, &ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    struct sem_wait_arg arg = {ref.cell, n};
+    while (!sem_take(ref.cell, n)) {
+        status = gk__wait_for(&gk__rt.my_seg.header->wake, sem_available, &arg);
+        if (status != GK_OK)
+            return status;
+    }
+    return GK_OK;
+}
+
+static int sem_try(const char *op, gk_sem_t sem, uint64_t n, int *taken_p)
+{
+    struct sem_ref ref;
+    if (GK__UNLIKELY(taken_p == NULL))
+        return gk__rt_report_null(op, "taken_p", 1);
+    int status = sem_consumer_ref(op, sem, n, &ref);
+    if (status == GK_OK)
+        *taken_p = sem_take(ref.cell, n);
+    return status;
+}
+
+int gk_sem_wait(gk_sem_t sem)
+{
+    return sem_wait("gk_sem_wait", sem, 1);
+}
+
+int gk_sem_wait_n(gk_sem_t sem, uint64_t n)
+{
+    return sem_wait("gk_sem_wait_n", sem, n);
+}
+
+int gk_sem_try(gk_sem_t sem, int *taken_p)
+{
+    return sem_try("gk_sem_try", sem, 1, taken_p);
+}
+
+int gk_sem_try_n(gk_sem_t sem, uint64_t n, int *taken_p)
+{
+    return sem_try("gk_sem_try_n", sem, n, taken_p);
+}
+
+int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
+{
+    struct sem_ref ref;
+    if (value_p == NULL)
+        return gk__rt_report_null("gk_sem_value", "value_p", 1);
+    int status = sem_decode("gk_sem_value", sem, &ref);
+    if (status == GK_OK)
+        *value_p = atomic_load_explicit(&ref.cell->count, memory_order_acquire);
+    return status;
+}
+
+int gk_sem_owner(gk_sem_t sem)
+{
+    struct sem_ref ref;
+    int status = sem_decode("gk_sem_owner", sem, &ref);
+    return status == GK_OK ? ref.pe : status;
+}
+
+/* ---- allocation ---- */
+
+int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
+{
+    uint32_t normal;
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe("gk_sem_alloc", 0);
+    if (sem_p == NULL)
+        return gk__rt_report_null("gk_sem_alloc", "sem_p", 1);
+    int status = sem_flags_normalize("gk_sem_alloc", flags, &normal);
+    if (status != GK_OK)
+        return status;
+    size_t offset;
+    if (gk__rt_pool_take(&offset) != GK_OK) {
+        gk__error("gk_sem_alloc: this PE already owns %d semaphores from gk_sem_alloc, "
+                  "the most it may; free some, or use gk_sem_alloc_all",
+                  GK__SEG_POOL_CELLS);
+        return GK_ERR_NOMEM;
+    }
+    sem_cell_init((struct sem_cell *)(gk__rt.my_seg.base + offset), normal);
+    *sem_p = sem_encode(gk__rt.my_pe, offset, 0);
+    return GK_OK;
+}
+
+static int sem_check_own(const char *op, gk_sem_t sem, int collective,
+                         struct sem_ref *ref)
+{
+    int status = sem_decode(op, sem, ref);
+    if (status != GK_OK)
+        return status;
+    if (ref->pe != gk__rt.my_pe || ref->collective != collective) {
+        gk__error("%s: semaphore %#llx %s", op, (unsigned long long)sem.bits,
+                  ref->pe != gk__rt.my_pe ? "belongs to another PE"
+                  : collective ? "was not allocated with gk_sem_alloc_all"
+                               : "was allocated with gk_sem_alloc_all");
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+int gk_sem_free(gk_sem_t sem)
+{
+    struct sem_ref ref;
+    int status = sem_check_own("gk_sem_free", sem, 0, &ref);
+    if (status != GK_OK)
+        return status;
+    sem_cell_retire(ref.cell);
+    return gk__rt_pool_give(ref.offset);
+}
+
+int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
+{
+    uint32_t normal;
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe("gk_sem_alloc_all", 0);
+    if (sem_p == NULL)
+        return gk__rt_report_null("gk_sem_alloc_all", "sem_p", 1);
+    int status = sem_flags_normalize("gk_sem_alloc_all", flags, &normal);
+    if (status != GK_OK)
+        return status;
+    char *block = gk_align(GK__SEG_POOL_CELL_SIZE, sizeof(struct sem_cell));
+    if (block == NULL)
+        return GK_ERR_NOMEM;
+    sem_cell_init((struct sem_cell *)block, normal);
+    /* Nobody may post to a member before its owner has initialised it. */
+    status = gk_barrier();
+    if (status != GK_OK)
+        return status;
+    *sem_p = sem_encode(gk__rt.my_pe, GK__SEG_HEAP_OFFSET + (size_t)(block - gk__rt.heap), 1);
+    return GK_OK;
+}
+
+int gk_sem_free_all(gk_sem_t sem)
+{
+    struct sem_ref ref;
+    int status = sem_check_own("gk_sem_free_all", sem, 1, &ref);
+    if (status != GK_OK)
+        return status;
+    /* Every PE has stopped posting before any member is retired. */
+    status = gk_barrier();
+    sem_cell_retire(ref.cell);
+    gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
+    return status;
+}
+
+int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p)
+{
+    struct sem_ref ref;
+    int status = sem_decode("gk_sem_on", sem, &ref);
+    if (status != GK_OK)
+        return status;
+    if (peer_sem_p == NULL)
+        return gk__rt_report_null("gk_sem_on", "peer_sem_p", 1);
+    if (!ref.collective) {
+        gk__error("gk_sem_on: semaphore %#llx was not allocated with gk_sem_alloc_all",
+                  (unsigned long long)sem.bits);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe("gk_sem_on", pe);
+    *peer_sem_p = sem_encode(pe, ref.offset, 1);
+    return GK_OK;
+}

@@ -1,0 +1,63 @@
+/*
+ * signal.c: OpenSHMEM-style signals: a put that then sets or adds to a
+ * 64-bit signal word on the target, and the local fetch and wait on such a
+ * word. Unlike semaphores, nothing is consumed: the word is the user's.
+ *
+ * Ordering as the signaling put (sem.c): copy, then a read-modify-write of
+ * the signal word (SET is an exchange), which orders the copy before it and
+ * does the wake-up; readers load the word with acquire.
+ */
+#include "base/log.h"
+#include "core/runtime.h"
+#include "core/xfer.h"
+#include "sync/wait_until.h"
+
+static int signal_put(const char *op, int pe, void *dst, const void *src,
+                      size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op)
+{
+    size_t sig_offset = 0;
+    int status = gk__rt_check_word(op, pe, sig_addr, sizeof(uint64_t), &sig_offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(sig_op != GK_SIGNAL_SET && sig_op != GK_SIGNAL_ADD)) {
+        gk__error("%s: sig_op %d is neither GK_SIGNAL_SET nor GK_SIGNAL_ADD", op, sig_op);
+        return GK_ERR_INVALID_ARG;
+    }
+    status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__xfer_atomic64(pe, sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD,
+                             sig_offset, signal, 0, NULL);
+}
+
+int gk_put_with_signal(int pe, void *dst, const void *src, size_t nbytes,
+                       uint64_t *sig_addr, uint64_t signal, int sig_op)
+{
+    return signal_put("gk_put_with_signal", pe, dst, src, nbytes, sig_addr, signal,
+                      sig_op);
+}
+
+int gk_put_with_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
+                           uint64_t *sig_addr, uint64_t signal, int sig_op)
+{
+    return signal_put("gk_put_with_signal_nbi", pe, dst, src, nbytes, sig_addr, signal,
+                      sig_op);
+}
+
+int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_word("gk_signal_fetch", gk__rt.my_pe, sig_addr,
+                                   sizeof(uint64_t), &offset);
+    if (status == GK_OK && value_p == NULL)
+        status = gk__rt_report_null("gk_signal_fetch", "value_p", 1);
+    if (status == GK_OK)
+        *value_p = __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    return status;
+}
+
+int gk_signal_wait_until(uint64_t *sig_addr, gk_cmp_t cmp, uint64_t value,
+                         uint64_t *value_p)
+{
+    return gk__wait_until_u64_seen("gk_signal_wait_until", sig_addr, cmp, value, value_p);
+}
