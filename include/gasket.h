@@ -428,6 +428,47 @@ GK_API int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p);
 GK_API int gk_signal_wait_until(uint64_t *sig_addr, gk_cmp_t cmp, uint64_t value,
                                 uint64_t *value_p);
 
+/* ------------------------------------------------------------------------ */
+/* Collectives over all PEs                                                  */
+/* ------------------------------------------------------------------------ */
+
+typedef enum gk_dtype {
+    GK_DTYPE_INT32 = 0,
+    GK_DTYPE_INT64 = 1,
+    GK_DTYPE_FLOAT = 2,
+    GK_DTYPE_DOUBLE = 3
+} gk_dtype_t;
+
+typedef enum gk_op {
+    GK_OP_SUM = 0,
+    GK_OP_MIN = 1,
+    GK_OP_MAX = 2,
+    GK_OP_PROD = 3
+} gk_op_t;
+
+/**
+ * Broadcast: copies nbytes from `src` on PE `root` into `dst` on every PE
+ * (the root included). Collective; src and dst are any local memory (they
+ * need not be symmetric) and may be the same buffer. Data moves down a
+ * tree of radix GK_BCAST_RADIX by signaling puts into each PE's scratch
+ * space, pipelined in 64 KiB chunks; a PE returns once its dst is filled.
+ */
+GK_API int gk_broadcast(void *dst, const void *src, size_t nbytes, int root);
+/** gk_broadcast() with an explicit tree radix (2 to 64). */
+GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root,
+                              int radix);
+
+/**
+ * All-reduce: combines `count` elements of `src` from every PE with `op`
+ * and leaves the result in `dst` on every PE. Collective; any local
+ * buffers, src == dst allowed. Recursive doubling over signaling puts (a
+ * fold step first when the PE count is not a power of two); every PE
+ * combines in the same order, so floating-point results are bitwise
+ * identical on all PEs. Integer arithmetic wraps.
+ */
+GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                        gk_op_t op);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,9 @@
     X(YIELD_COUNT, uint, yield_count, "100",                                   \
       "sched_yield() calls before a wait sleeps on a futex")                   \
     X(SLEEP_MS, uint, sleep_ms, "100",                                         \
-      "longest futex sleep of a wait before it checks that the job is alive")
+      "longest futex sleep of a wait before it checks that the job is alive")  \
+    X(BCAST_RADIX, uint, bcast_radix, "4",                                     \
+      "children per PE in the broadcast tree (2 to 64)")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

@@ -74,3 +74,29 @@ int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg)
         }
     }
 }
+
+int gk__wait_poll(gk__wait_pred_fn pred, const void *arg)
+{
+    const struct gk__wait_policy *policy = &gk__wait_policy;
+    for (unsigned i = 0; i < policy->spin_count; i++) {
+        if (pred(arg))
+            return GK_OK;
+        gk__cpu_relax();
+    }
+    for (unsigned i = 0;; i++) {
+        if (pred(arg))
+            return GK_OK;
+        if (i < policy->yield_count) {
+            sched_yield();
+            continue;
+        }
+        /* 50 us naps: short enough for latency, long enough to free the core. */
+        struct timespec nap = {0, 50000};
+        nanosleep(&nap, NULL);
+        if (i % 1024 == 0) {
+            int status = policy->check_alive();
+            if (status != GK_OK)
+                return status;
+        }
+    }
+}

@@ -79,4 +79,10 @@ static inline void gk__wake_notify_after_rmw(struct gk__wake *wake)
  */
 int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg);
 
+/*
+ * Waits until pred(arg) is true for a condition nobody will wake us for (a
+ * word in another PE's memory): spin, then yield, then short sleeps.
+ */
+int gk__wait_poll(gk__wait_pred_fn pred, const void *arg);
+
 #endif /* GK_BASE_WAIT_H */

@@ -174,6 +174,8 @@ int gk_init(void)
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
     gk__rt.barrier_epoch = 0;
+    gk__rt.bcast_seq = 0;
+    gk__rt.reduce_seq = 0;
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",

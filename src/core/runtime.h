@@ -32,6 +32,9 @@ struct gk__runtime {
     struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
     struct gk__heap_alloc heap_alloc;
     uint64_t barrier_epoch;
+    /* Sequence numbers of the collectives (coll/): every PE counts the same. */
+    uint64_t bcast_seq;
+    uint64_t reduce_seq;
     /* Which cells of my segment's pool (mem/segment.h) are handed out. */
     uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
 };

@@ -1,0 +1,112 @@
+/*
+ * bcast.c: the tree broadcast.
+ *
+ * PEs are renumbered so the root is 0 (v = (pe - root) mod n); PE v's
+ * children are v*radix+1 .. v*radix+radix. The message travels in chunks of
+ * COLL_BCAST_CHUNK bytes; every PE numbers chunks the same way (gk__rt.
+ * bcast_seq counts them across calls), and chunk s travels through slot
+ * s mod COLL_BCAST_SLOTS of each PE's scratch by a signaling put whose
+ * signal is s. A PE forwards a chunk to its children as soon as it has it,
+ * so chunks pipeline down the tree.
+ *
+ * Flow control: a parent refills a child's slot only after the child has
+ * finished with the chunk that used it before (its bcast_consumed word has
+ * reached s - COLL_BCAST_SLOTS). Every PE, the root included, advances its
+ * consumed word after each chunk, since next time it may be anyone's child.
+ * The parent reads that word in the child's memory: the one place a
+ * collective polls remote memory, and it only waits when a child lags a
+ * whole slot behind.
+ */
+#include <string.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "coll/coll.h"
+
+struct bcast_consumed_wait {
+    const _Atomic uint64_t *word;
+    uint64_t seq;
+};
+
+static int bcast_consumed_reached(const void *arg)
+{
+    const struct bcast_consumed_wait *w = arg;
+    return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
+}
+
+/* Waits until PE pe has finished with chunk `seq` (no wait when seq == 0). */
+static int bcast_wait_consumed(int pe, uint64_t seq)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (seq == 0)
+        return GK_OK;
+    if (peer->seg_base == NULL)
+        return GK_ERR_UNREACHABLE;
+    struct bcast_consumed_wait w = {
+        (const _Atomic uint64_t *)(peer->seg_base + GK__COLL_OFFSET(bcast_consumed.value)),
+        seq};
+    if (bcast_consumed_reached(&w))
+        return GK_OK;
+    return gk__wait_poll(bcast_consumed_reached, &w);
+}
+
+static int bcast_check(const char *op, const void *dst, const void *src, size_t nbytes,
+                       int root, int radix)
+{
+    if (!gk__rt.initialized || (unsigned)root >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe(op, root);
+    if (radix < 2 || radix > 64) {
+        gk__error("%s: radix %d is out of range (2 to 64)", op, radix);
+        return GK_ERR_INVALID_ARG;
+    }
+    int status = gk__rt_check_local(op, "dst", dst, nbytes);
+    if (status == GK_OK && gk__rt.my_pe == root)
+        status = gk__rt_check_local(op, "src", src, nbytes);
+    return status;
+}
+
+int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int radix)
+{
+    int status = bcast_check("gk_broadcast", dst, src, nbytes, root, radix);
+    if (status != GK_OK)
+        return status;
+    int n = gk__rt.n_pes;
+    long v = (gk__rt.my_pe - root + n) % n;
+    long first_child = v * radix + 1;
+    long last_child = first_child + radix - 1 < n - 1 ? first_child + radix - 1 : n - 1;
+    struct gk__coll_scratch *mine = gk__coll_mine();
+
+    for (size_t offset = 0; offset < nbytes; offset += COLL_BCAST_CHUNK) {
+        size_t len = nbytes - offset < COLL_BCAST_CHUNK ? nbytes - offset : COLL_BCAST_CHUNK;
+        uint64_t seq = ++gk__rt.bcast_seq;
+        unsigned slot = (unsigned)(seq % COLL_BCAST_SLOTS);
+        const unsigned char *data;
+        if (v == 0) {
+            data = (const unsigned char *)src + offset;
+        } else {
+            status = gk__coll_wait_signal(&mine->bcast_signal[slot].value, seq);
+            if (status != GK_OK)
+                return status;
+            data = mine->bcast_slot[slot];
+        }
+        for (long child = first_child; child <= last_child; child++) {
+            int pe = (int)((child + root) % n);
+            uint64_t previous = seq > COLL_BCAST_SLOTS ? seq - COLL_BCAST_SLOTS : 0;
+            status = bcast_wait_consumed(pe, previous);
+            if (status == GK_OK)
+                status = gk__coll_put_signal(pe, GK__COLL_OFFSET(bcast_slot[slot]), data, len,
+                                             GK__COLL_OFFSET(bcast_signal[slot].value), seq);
+            if (status != GK_OK)
+                return status;
+        }
+        if ((unsigned char *)dst + offset != data)
+            memmove((unsigned char *)dst + offset, data, len);
+        atomic_store_explicit(&mine->bcast_consumed.value, seq, memory_order_release);
+    }
+    return GK_OK;
+}
+
+int gk_broadcast(void *dst, const void *src, size_t nbytes, int root)
+{
+    return gk_broadcast_radix(dst, src, nbytes, root, (int)gk__rt.config.bcast_radix);
+}

@@ -1,0 +1,47 @@
+/*
+ * coll.c: the signaling put and the wait the collectives are built from.
+ */
+#include "coll/coll.h"
+
+#include "base/wait.h"
+#include "net/shm.h"
+
+int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
+                        size_t signal_offset, uint64_t seq)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        gk__shm_copy_to(peer, data_offset, src, n);
+        /* The exchange orders the copy before the signal and lets us use the
+         * cheap wake-up check. */
+        atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + signal_offset), seq,
+                                 memory_order_seq_cst);
+        gk__wake_notify_after_rmw(&peer->header->wake);
+        return GK_OK;
+    }
+    int status = peer->transport->put(peer, data_offset, src, n);
+    if (status == GK_OK)
+        status = peer->transport->fence();
+    if (status == GK_OK)
+        status = peer->transport->atomic(peer, GK__AMO_SET, 8, signal_offset, seq, 0, NULL);
+    return status;
+}
+
+struct coll_wait {
+    _Atomic uint64_t *signal;
+    uint64_t seq;
+};
+
+static int coll_signal_reached(const void *arg)
+{
+    const struct coll_wait *w = arg;
+    return atomic_load_explicit(w->signal, memory_order_acquire) >= w->seq;
+}
+
+int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
+{
+    struct coll_wait w = {signal, seq};
+    if (coll_signal_reached(&w))
+        return GK_OK;
+    return gk__wait_for(&gk__rt.my_seg.header->wake, coll_signal_reached, &w);
+}

@@ -1,0 +1,66 @@
+/*
+ * coll.h: what the collectives share: the layout of the scratch region each
+ * PE's segment keeps for them (mem/segment.h: GK__SEG_COLL_OFFSET), and the
+ * internal signaling put into that region.
+ *
+ * Scratch layout (offsets from the start of the region):
+ *   control lines   one 64-byte line per word: the broadcast's signal words
+ *                   and consumed counter, the all-reduce's signal words
+ *   bcast slots     COLL_BCAST_SLOTS x COLL_BCAST_CHUNK bytes
+ *   reduce slots    2 parities x COLL_REDUCE_STEPS x COLL_REDUCE_CHUNK bytes
+ * Signal words hold sequence numbers that only grow, so they never need
+ * resetting (as the barrier's flags).
+ */
+#ifndef GK_COLL_COLL_H
+#define GK_COLL_COLL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/runtime.h"
+#include "mem/segment.h"
+
+#define COLL_BCAST_SLOTS 2
+#define COLL_BCAST_CHUNK ((size_t)64 * 1024)
+#define COLL_REDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
+#define COLL_REDUCE_CHUNK ((size_t)4096)
+
+struct gk__coll_line {
+    _Alignas(64) _Atomic uint64_t value;
+};
+
+struct gk__coll_scratch {
+    /* Broadcast: slot s holds chunk number `bcast_signal[s]`. */
+    struct gk__coll_line bcast_signal[COLL_BCAST_SLOTS];
+    /* The last broadcast chunk this PE has finished with (written by itself,
+     * read by the PE that wants to refill its slot). */
+    struct gk__coll_line bcast_consumed;
+    struct gk__coll_line reduce_signal[2][COLL_REDUCE_STEPS];
+    _Alignas(4096) unsigned char bcast_slot[COLL_BCAST_SLOTS][COLL_BCAST_CHUNK];
+    unsigned char reduce_slot[2][COLL_REDUCE_STEPS][COLL_REDUCE_CHUNK];
+};
+
+_Static_assert(sizeof(struct gk__coll_scratch) <= GK__SEG_COLL_SIZE,
+               "the collectives' scratch must fit its region");
+
+/* My own scratch. */
+static inline struct gk__coll_scratch *gk__coll_mine(void)
+{
+    return (struct gk__coll_scratch *)(gk__rt.my_seg.base + GK__SEG_COLL_OFFSET);
+}
+
+/* The segment offset of a field of the scratch. */
+#define GK__COLL_OFFSET(field) (GK__SEG_COLL_OFFSET + offsetof(struct gk__coll_scratch, field))
+
+/*
+ * Copies n bytes into PE pe's scratch at data_offset, then sets the signal
+ * word at signal_offset to `seq` (release, with the wake-up): the
+ * collectives' signaling put.
+ */
+int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
+                        size_t signal_offset, uint64_t seq);
+
+/* Waits until my signal word reaches seq (acquire). */
+int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq);
+
+#endif /* GK_COLL_COLL_H */
