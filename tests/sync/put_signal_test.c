@@ -76,7 +76,7 @@ int main(void)
 
     /* Signals: ADD from every PE into PE 0's word, then SET from my left. */
     uint64_t *signal = gk_calloc(2, sizeof(uint64_t));
-    uint64_t *data = gk_calloc((size_t)npes, sizeof(uint64_t));
+    uint64_t *data = gk_calloc((size_t)npes + 1, sizeof(uint64_t));
     uint64_t v = 100 + (uint64_t)me;
     CHECK_OK(gk_put_with_signal(0, &data[me], &v, sizeof(v), &signal[0], 1, GK_SIGNAL_ADD));
     if (me == 0) {
@@ -86,14 +86,17 @@ int main(void)
         for (int pe = 0; pe < npes; pe++)
             CHECK_EQ_U64(data[pe], 100 + (uint64_t)pe);
     }
-    CHECK_OK(gk_put_with_signal_nbi(right, &data[0], &v, sizeof(v), &signal[1], 42 + (uint64_t)me,
-                                    GK_SIGNAL_SET));
+    /* data[npes] is written only in this phase, so PE 0's check above
+     * cannot see it. */
+    CHECK_OK(gk_put_with_signal_nbi(right, &data[npes], &v, sizeof(v), &signal[1],
+                                    42 + (uint64_t)me, GK_SIGNAL_SET));
     CHECK_OK(gk_quiet());
     uint64_t seen = 0;
     CHECK_OK(gk_signal_wait_until(&signal[1], GK_CMP_NE, 0, &seen));
     CHECK_EQ_U64(seen, 42 + (uint64_t)left);
     CHECK_OK(gk_signal_fetch(&signal[1], &seen));
     CHECK_EQ_U64(seen, 42 + (uint64_t)left);
+    CHECK_EQ_U64(data[npes], 100 + (uint64_t)left);
     CHECK_STATUS(gk_put_with_signal(right, data, &v, 8, &signal[0], 1, 7), GK_ERR_INVALID_ARG);
     CHECK_STATUS(gk_put_with_signal(right, data, &v, 8, (uint64_t *)((char *)signal + 1), 1,
                                     GK_SIGNAL_ADD),
