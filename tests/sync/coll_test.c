@@ -55,11 +55,11 @@ static long contribution(int pe, size_t i)
             for (size_t i = 0; i < count; i++) {                               \
                 T want = (T)contribution(0, i);                                \
                 for (int pe = 1; pe < npes; pe++) {                            \
-                    T c = (T)contribution(pe, i);                              \
-                    if (op == GK_OP_SUM) want = (T)(want + c);                 \
-                    if (op == GK_OP_PROD) want = (T)(want * c);                \
-                    if (op == GK_OP_MIN) want = c < want ? c : want;           \
-                    if (op == GK_OP_MAX) want = c > want ? c : want;           \
+                    T next = (T)contribution(pe, i);                           \
+                    if (op == GK_OP_SUM) want = (T)(want + next);              \
+                    if (op == GK_OP_PROD) want = (T)(want * next);             \
+                    if (op == GK_OP_MIN) want = next < want ? next : want;     \
+                    if (op == GK_OP_MAX) want = next > want ? next : want;     \
                 }                                                              \
                 if (memcmp(&out[i], &want, sizeof(T)) != 0)                    \
                     PE_FAIL("allreduce %s op %d count %zu: element %zu is %g, " \
