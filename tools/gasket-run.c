@@ -153,6 +153,30 @@ static int parse_seconds(const char *text, double *value_p)
 
 /* ---- starting PEs ---- */
 
+/* Whether execvp() would find an executable `program` (errno says why not),
+ * so a typo gives one message instead of one per PE. */
+static int program_runnable(const char *program)
+{
+    if (strchr(program, '/') != NULL)
+        return access(program, X_OK) == 0;
+    const char *path = getenv("PATH");
+    if (path == NULL || *path == '\0')
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int saw_denied = 0;
+    while (*path != '\0') {
+        size_t len = strcspn(path, ":");
+        char candidate[PATH_MAX];
+        snprintf(candidate, sizeof(candidate), "%.*s/%s", (int)len, len ? path : ".",
+                 program);
+        if (access(candidate, X_OK) == 0)
+            return 1;
+        saw_denied |= errno == EACCES;
+        path += len + (path[len] == ':');
+    }
+    errno = saw_denied ? EACCES : ENOENT;
+    return 0;
+}
+
 static void child_exec(struct job *job, int rank, int sock, int out_pipe[2][2],
                        pid_t launcher, char **argv)
 {
@@ -660,6 +684,11 @@ int main(int argc, char **argv)
         run_error("no program to run");
         usage(stderr);
         return 2;
+    }
+
+    if (!program_runnable(argv[arg])) {
+        run_error("cannot run %s: %s", argv[arg], strerror(errno));
+        return errno == ENOENT ? 127 : 126;
     }
 
     unsigned char raw[16];

@@ -1,0 +1,51 @@
+/*
+ * fault_pe: a gasket program that fails on purpose. PE 1 (the victim) fails
+ * in the way argv[1] names, after a barrier, so every PE is mid-run; the
+ * others block in a collective allocation or a wait that only the victim
+ * could satisfy. The launcher must end the job and say why.
+ *
+ *   modes: kill (SIGKILL), nofin (exit 0 without gk_finalize), abort
+ *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
+ *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
+ *   ok (everyone finishes), late3 (exit 3 after gk_finalize)
+ */
+#include <gasket.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    if (gk_init() != GK_OK)
+        return 1;
+    int me = gk_my_pe();
+    /* Print our pid so the no-orphans check can find us. */
+    printf("fault_pe PE %d pid %d\n", me, (int)getpid());
+    fflush(stdout);
+    gk_barrier();
+    if (me == 1 || gk_n_pes() == 1) {
+        if (strcmp(mode, "kill") == 0)
+            raise(SIGKILL);
+        if (strcmp(mode, "nofin") == 0)
+            exit(0);
+        if (strcmp(mode, "abort") == 0)
+            abort();
+        if (strcmp(mode, "exit3") == 0)
+            exit(3);
+        if (strcmp(mode, "gkabort") == 0)
+            gk_abort(5, "the fault test asked for it");
+        if (strcmp(mode, "segv") == 0)
+            *(volatile int *)(uintptr_t)argc = 1; /* argc is a tiny, unmapped address */
+    }
+    uint64_t *word = gk_calloc(1, sizeof(uint64_t));
+    if (strcmp(mode, "hang") == 0)
+        gk_wait_until_u64(word, GK_CMP_EQ, 1);
+    gk_free(word);
+    gk_finalize();
+    if (strcmp(mode, "late3") == 0 && me == 1)
+        return 3;
+    return 0;
+}
