@@ -123,7 +123,7 @@ GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 GK_API void *gk_malloc(size_t size);
 /** As gk_malloc(), zero-filled; count * size must not overflow. */
 GK_API void *gk_calloc(size_t count, size_t size);
-/** As gk_malloc(), aligned to `alignment` (a power of two). */
+/** As gk_malloc(), aligned to `alignment` (a power of two, at most 2 MiB). */
 GK_API void *gk_align(size_t alignment, size_t size);
 /**
  * Resizes a block, keeping min(old, new) bytes of this PE's contents.

@@ -6,6 +6,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -36,6 +37,9 @@ void gk__log_write(enum gk__log_level level, const char *fmt, ...)
 {
     char line[1024];
     int len;
+    /* Before gk_init the launcher's GK_RANK still names us. */
+    if (log_pe < 0 && getenv("GK_RANK") != NULL)
+        log_pe = atoi(getenv("GK_RANK"));
     if (log_pe >= 0)
         len = snprintf(line, sizeof(line), "gasket[PE %d] %s: ", log_pe,
                        log_level_names[level]);

@@ -80,6 +80,13 @@ void *gk_align(size_t alignment, size_t size)
         gk__error("gk_align: alignment %zu is not a power of two", alignment);
         return NULL;
     }
+    /* Heaps start on GK__SEG_MAP_ALIGN boundaries, so offsets aligned up to
+     * that are addresses aligned on every PE; beyond it they would not be. */
+    if (alignment > GK__SEG_MAP_ALIGN) {
+        gk__error("gk_align: alignment %zu is above the largest supported, %zu", alignment,
+                  GK__SEG_MAP_ALIGN);
+        return NULL;
+    }
     return symheap_take("gk_align", size, alignment);
 }
 

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,15 +27,30 @@ size_t gk__seg_size_for_heap(size_t heap_size)
     return GK__SEG_HEAP_OFFSET + ((heap_size + page - 1) & ~(page - 1));
 }
 
+/* Maps the segment at a GK__SEG_MAP_ALIGN boundary: reserve a range with
+ * room to spare, map the file over its aligned part, give the rest back. */
 static int seg_map(int fd, size_t size, struct gk__seg *seg)
 {
-    void *base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (base == MAP_FAILED)
+    size_t span = size + GK__SEG_MAP_ALIGN;
+    char *reserved = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                          -1, 0);
+    if (reserved == MAP_FAILED)
         return GK_ERR_SYSTEM;
+    uintptr_t aligned = ((uintptr_t)reserved + GK__SEG_MAP_ALIGN - 1) & ~(GK__SEG_MAP_ALIGN - 1);
+    char *base = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                      fd, 0);
+    if (base == MAP_FAILED) {
+        munmap(reserved, span);
+        return GK_ERR_SYSTEM;
+    }
+    if (base > reserved)
+        munmap(reserved, (size_t)(base - reserved));
+    if (reserved + span > base + size)
+        munmap(base + size, (size_t)(reserved + span - (base + size)));
     seg->base = base;
     seg->size = size;
-    seg->header = base;
-    seg->heap = (char *)base + GK__SEG_HEAP_OFFSET;
+    seg->header = (struct gk__seg_header *)base;
+    seg->heap = base + GK__SEG_HEAP_OFFSET;
     return GK_OK;
 }
 

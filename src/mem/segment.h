@@ -26,14 +26,20 @@
  *   [4 KiB, 36 KiB)      the pool: 512 cells of 64 bytes that this PE hands
  *                        out without collective calls (semaphores)
  *   [64 KiB, 1 MiB)      scratch space of the collectives
- *   [1 MiB, ...)         the symmetric heap
+ *   [2 MiB, ...)         the symmetric heap
+ *
+ * Every segment is mapped at an address that is a multiple of
+ * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
+ * heap offset aligned to at most that much gives an aligned address on
+ * every PE (gk_align), and transparent huge pages can back the heap.
  */
+#define GK__SEG_MAP_ALIGN ((size_t)2 * 1024 * 1024)
 #define GK__SEG_POOL_OFFSET ((size_t)4096)
 #define GK__SEG_POOL_CELL_SIZE ((size_t)64)
 #define GK__SEG_POOL_CELLS 512
 #define GK__SEG_COLL_OFFSET ((size_t)65536)
 #define GK__SEG_COLL_SIZE ((size_t)(1024 * 1024 - 65536))
-#define GK__SEG_HEAP_OFFSET ((size_t)(1024 * 1024))
+#define GK__SEG_HEAP_OFFSET ((size_t)2 * 1024 * 1024)
 
 /* A word on a cache line of its own, written by one remote PE. */
 struct gk__seg_flag {
