@@ -23,6 +23,8 @@ static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *sr
     status = gk__rt_check_local(op, "src", src, nbytes);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(nbytes == 0))
+        return GK_OK; /* buffers may be NULL; memcpy must not see them */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
         if (wake == GK__XFER_WAKE)
@@ -44,6 +46,8 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
     status = gk__rt_check_local(op, "dst", dst, nbytes);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(nbytes == 0))
+        return GK_OK;
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
         gk__shm_get(peer, dst, offset, nbytes);

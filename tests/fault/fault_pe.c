@@ -37,8 +37,11 @@ int main(int argc, char **argv)
             exit(3);
         if (strcmp(mode, "gkabort") == 0)
             gk_abort(5, "the fault test asked for it");
-        if (strcmp(mode, "segv") == 0)
-            *(volatile int *)(uintptr_t)argc = 1; /* argc is a tiny, unmapped address */
+        if (strcmp(mode, "segv") == 0) {
+            /* Never mapped, and aligned (so UBSan does not stop us first). */
+            volatile int *volatile bad = (volatile int *)(uintptr_t)16;
+            *bad = 1;
+        }
     }
     uint64_t *word = gk_calloc(1, sizeof(uint64_t));
     if (strcmp(mode, "hang") == 0)

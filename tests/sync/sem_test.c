@@ -33,19 +33,30 @@ int main(void)
                 CHECK_EQ_U64(taken, 0);
                 CHECK_OK(gk_put(left, &published[me], &mine, sizeof(mine)));
                 CHECK_OK(gk_barrier());
+                /* A BOOLEAN semaphore gets one post of 3 (it saturates at
+                 * 1); an INTEGER one 3 and then 1 more. */
                 CHECK_OK(gk_sem_post_n(published[right], 3));
-                CHECK_OK(gk_sem_post(published[right]));
+                if (!boolean)
+                    CHECK_OK(gk_sem_post(published[right]));
                 if (boolean) {
-                    /* Saturates at 1: one wait succeeds, then nothing left. */
                     CHECK_OK(gk_sem_wait(mine));
                     CHECK_STATUS(gk_sem_wait_n(mine, 2), GK_ERR_INVALID_ARG);
                 } else {
                     CHECK_OK(gk_sem_wait_n(mine, 3));
+                    CHECK_OK(gk_sem_wait(mine));
                     CHECK_OK(gk_sem_try_n(mine, 2, &taken));
                     CHECK_EQ_U64(taken, 0);
-                    CHECK_OK(gk_sem_try(mine, &taken));
-                    CHECK_EQ_U64(taken, 1);
                 }
+                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_EQ_U64(taken, 0);
+                /* Locally: try succeeds when the value allows; a boolean
+                 * saturates. */
+                CHECK_OK(gk_sem_post(mine));
+                CHECK_OK(gk_sem_post(mine));
+                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_EQ_U64(taken, 1);
+                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_EQ_U64(taken, boolean ? 0 : 1);
                 uint64_t value = 99;
                 CHECK_OK(gk_sem_value(mine, &value));
                 CHECK_EQ_U64(value, 0);
