@@ -501,6 +501,11 @@ static void reap(struct job *job)
         if (rank < 0)
             continue;
         struct pe *pe = &job->pes[rank];
+        /* A PE's last messages (FINALIZE, ABORT) may still sit in its socket:
+         * read them all before judging how it ended. It is dead, so the
+         * socket ends in EOF and this cannot block. */
+        while (pe->sock >= 0)
+            serve_message(job, rank);
         pe->state = PE_EXITED;
         job->running--;
         if (job->stopping)

@@ -47,6 +47,7 @@ static int bcast_wait_consumed(int pe, uint64_t seq)
         seq};
     if (bcast_consumed_reached(&w))
         return GK_OK;
+    gk__rt_flush_wakes();
     return gk__wait_poll(bcast_consumed_reached, &w);
 }
 

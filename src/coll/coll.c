@@ -17,6 +17,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
         atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + signal_offset), seq,
                                  memory_order_seq_cst);
         gk__wake_notify_after_rmw(&peer->header->wake);
+        gk__rt_wake_done(pe);
         return GK_OK;
     }
     int status = peer->transport->put(peer, data_offset, src, n);
@@ -43,5 +44,6 @@ int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
     struct coll_wait w = {signal, seq};
     if (coll_signal_reached(&w))
         return GK_OK;
+    gk__rt_flush_wakes();
     return gk__wait_for(&gk__rt.my_seg.header->wake, coll_signal_reached, &w);
 }

@@ -174,6 +174,7 @@ int gk_init(void)
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
     gk__rt.barrier_epoch = 0;
+    gk__rt.pending_wake_pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
@@ -279,4 +280,17 @@ int gk__rt_pool_give(size_t seg_offset)
         return GK_ERR_INVALID_ARG;
     gk__rt.pool_used[cell / 64] &= ~bit;
     return GK_OK;
+}
+
+void gk__rt_flush_wakes_slow(void)
+{
+    int pending = gk__rt.pending_wake_pe;
+    gk__rt.pending_wake_pe = -1;
+    atomic_thread_fence(memory_order_seq_cst);
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+        struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if ((pending == -2 || pe == pending) && peer->header != NULL &&
+            atomic_load_explicit(&peer->header->wake.sleepers, memory_order_relaxed) != 0)
+            gk__wake_all(&peer->header->wake);
+    }
 }

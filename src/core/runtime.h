@@ -35,6 +35,11 @@ struct gk__runtime {
     /* Sequence numbers of the collectives (coll/): every PE counts the same. */
     uint64_t bcast_seq;
     uint64_t reduce_seq;
+    /*
+     * Puts copy without waking the target (see xfer.h); the PE whose wake-up
+     * check is owed: -1 none, a PE number, or -2 for several.
+     */
+    int pending_wake_pe;
     /* Which cells of my segment's pool (mem/segment.h) are handed out. */
     uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
 };
@@ -96,6 +101,29 @@ static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
     if (GK__LIKELY(status == GK_OK) && GK__UNLIKELY(((uintptr_t)addr & (width - 1)) != 0))
         return gk__rt_report_align(op, pe, addr, width);
     return status;
+}
+
+/* Remembers that PE pe is owed a wake-up check (after a plain put). */
+static inline void gk__rt_defer_wake(int pe)
+{
+    int pending = gk__rt.pending_wake_pe;
+    if (pending != pe)
+        gk__rt.pending_wake_pe = pending == -1 ? pe : -2;
+}
+
+/* Notes that PE pe's wake-up check was just made (by a signal or flag). */
+static inline void gk__rt_wake_done(int pe)
+{
+    if (gk__rt.pending_wake_pe == pe)
+        gk__rt.pending_wake_pe = -1;
+}
+
+/* Makes the owed wake-up checks: one fence, then each target's sleepers. */
+void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
+static inline void gk__rt_flush_wakes(void)
+{
+    if (gk__rt.pending_wake_pe != -1)
+        gk__rt_flush_wakes_slow();
 }
 
 /* Ends the job after an unrecoverable internal error. */

@@ -9,9 +9,17 @@
 #include "core/runtime.h"
 #include "net/shm.h"
 
-/* How a put treats the target's sleepers: a put whose own signal follows
- * (signaling put) leaves the wake-up to the signal. */
-enum gk__xfer_wake { GK__XFER_WAKE, GK__XFER_NO_WAKE };
+/*
+ * A plain put copies and leaves the target's wake-up check owed
+ * (gk__rt_defer_wake): the check needs a full fence, and a put is usually
+ * followed by something that fences and checks anyway (a flag, a signal,
+ * quiet, a barrier). Owed checks are made by gk_quiet, by any later
+ * notifying write to the same PE, and before this PE blocks; meanwhile a
+ * sleeping target still wakes on its own within GK_SLEEP_MS. OpenSHMEM
+ * promises a put's delivery only after quiet, so nothing is lost. A put
+ * whose own signal follows says GK__XFER_NO_WAKE: the signal checks.
+ */
+enum gk__xfer_wake { GK__XFER_DEFER_WAKE, GK__XFER_NO_WAKE };
 
 static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *src,
                                size_t nbytes, enum gk__xfer_wake wake)
@@ -27,10 +35,9 @@ static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *sr
         return GK_OK; /* buffers may be NULL; memcpy must not see them */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
-        if (wake == GK__XFER_WAKE)
-            gk__shm_put(peer, offset, src, nbytes);
-        else
-            gk__shm_copy_to(peer, offset, src, nbytes);
+        gk__shm_copy_to(peer, offset, src, nbytes);
+        if (wake == GK__XFER_DEFER_WAKE)
+            gk__rt_defer_wake(pe);
         return GK_OK;
     }
     return peer->transport->put(peer, offset, src, nbytes);

@@ -14,13 +14,17 @@
 
 extern const struct gk__net_transport gk__shm_transport;
 
-/* The copy alone: for a put whose signal follows and does the wake-up. */
+/*
+ * The copy alone. Its wake-up check is the caller's business: a signaling
+ * put's signal does it; a plain put leaves it owed (core/xfer.h).
+ */
 static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
                                    const void *src, size_t n)
 {
     memcpy(peer->seg_base + offset, src, n);
 }
 
+/* A copy and its wake-up check at once (the transport table's put). */
 static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
                                const void *src, size_t n)
 {
@@ -34,7 +38,22 @@ static inline void gk__shm_get(struct gk__net_peer *peer, void *dst, size_t offs
     memcpy(dst, peer->seg_base + offset, n);
 }
 
-/* One fence instruction: completes and orders every earlier shm access. */
+/*
+ * Orders earlier shm stores before later ones (gk_fence): a release fence,
+ * which is no instruction at all on x86 (stores are not reordered with
+ * stores; glibc's memcpy fences its own non-temporal stores) and a dmb on
+ * weaker machines.
+ */
+static inline void gk__shm_fence(void)
+{
+    atomic_thread_fence(memory_order_release);
+}
+
+/*
+ * Completes every earlier shm operation (gk_quiet): a full fence. Copies
+ * and CPU atomics are done when they return; the fence makes their stores
+ * visible before anything that follows.
+ */
 static inline void gk__shm_quiet(void)
 {
     atomic_thread_fence(memory_order_seq_cst);

@@ -15,7 +15,10 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    return peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
+    status = peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
+    if (op != GK__AMO_FETCH)
+        gk__rt_wake_done(pe); /* the atomic made the wake-up check */
+    return status;
 }
 
 /* A fetching operation: the old value goes to *old_p. */

@@ -4,8 +4,10 @@
  *
  * On the shm transport every operation completes before it returns, so the
  * non-blocking forms are the blocking ones and their handles are born
- * complete (GK_HANDLE_NULL); quiet and fence are one fence instruction. A
- * network transport will return real handles from a request pool.
+ * complete (GK_HANDLE_NULL); fence is a release fence (no instruction on
+ * x86) and quiet one full fence plus the wake-up checks that puts owe
+ * (core/xfer.h). A network transport will return real handles from a
+ * request pool and make quiet wait.
  */
 #include "base/log.h"
 #include "core/runtime.h"
@@ -14,7 +16,7 @@
 static inline int rma_put(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
 {
-    return gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_WAKE);
+    return gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_DEFER_WAKE);
 }
 
 static inline int rma_get(const char *op, int pe, void *dst, const void *src,
@@ -101,13 +103,18 @@ int gk_wait_all(gk_handle_t *handles, size_t count)
 
 int gk_quiet(void)
 {
-    gk__shm_quiet();
+    /* The owed wake-up checks start with the full fence quiet needs. */
+    if (gk__rt.pending_wake_pe != -1)
+        gk__rt_flush_wakes_slow();
+    else
+        gk__shm_quiet();
     return GK_OK;
 }
 
+/* Ordering only: the owed wake-ups wait for the flag that usually follows. */
 int gk_fence(void)
 {
-    gk__shm_quiet();
+    gk__shm_fence();
     return GK_OK;
 }
 
@@ -128,6 +135,7 @@ int gk_fence(void)
             __atomic_store_n((uint##bits##_t *)(peer->seg_base + offset),      \
                              value, __ATOMIC_RELAXED);                         \
             gk__wake_notify(&peer->header->wake);                              \
+            gk__rt_wake_done(pe);                                              \
             return GK_OK;                                                      \
         }                                                                      \
         return peer->transport->put(peer, offset, &value, sizeof(value));      \

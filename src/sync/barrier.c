@@ -36,6 +36,7 @@ static int barrier_signal(int pe, int round, uint64_t epoch)
         atomic_store_explicit((_Atomic uint64_t *)(peer->seg_base + offset), epoch,
                               memory_order_release);
         gk__wake_notify(&peer->header->wake);
+        gk__rt_wake_done(pe);
         return GK_OK;
     }
     return peer->transport->atomic(peer, GK__AMO_SET, 8, offset, epoch, 0, NULL);
@@ -48,6 +49,7 @@ int gk_barrier(void)
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
     uint64_t epoch = ++gk__rt.barrier_epoch;
     gk__shm_quiet();
+    gk__rt_flush_wakes();
     struct gk__seg_header *mine = gk__rt.my_seg.header;
     int round = 0;
     for (int distance = 1; distance < n; distance <<= 1, round++) {

@@ -81,6 +81,7 @@ static int wait_until(const char *op, const struct wait_cond *c)
         return status;
     if (wait_cond_holds(c))
         return GK_OK;
+    gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
     return gk__wait_for(&gk__rt.my_seg.header->wake, wait_cond_holds, c);
 }
 
