@@ -61,7 +61,7 @@ static void flag_pingpong(int cpu0, int cpu1)
     memset(src, 1, sizeof(src));
     bench_header("flag_pingpong", "raw shared memory", 2, "us one-way");
     BENCH_FOR_SIZES(size, 8, 65536) {
-        long iters = bench_iters(size, 20000);
+        long iters = bench_iters(size, 100000);
         atomic_store(&sh->line[0].flag, 0);
         atomic_store(&sh->line[1].flag, 0);
         pid_t child = fork();
@@ -84,7 +84,9 @@ static void flag_pingpong(int cpu0, int cpu1)
 
 static void memcpy_bw(void)
 {
-    unsigned char *src = malloc(MAX_MSG), *dst = malloc(MAX_MSG);
+    unsigned char *src, *dst;
+    if (posix_memalign((void **)&src, 4096, MAX_MSG) || posix_memalign((void **)&dst, 4096, MAX_MSG))
+        return;
     memset(src, 1, MAX_MSG);
     memset(dst, 0, MAX_MSG);
     bench_header("memcpy_bw", "memcpy", 1, "MB/s");

@@ -21,7 +21,18 @@ extern const struct gk__net_transport gk__shm_transport;
 static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
                                    const void *src, size_t n)
 {
-    memcpy(peer->seg_base + offset, src, n);
+    char *dst = peer->seg_base + offset;
+    /* Word-sized copies inline: a libc call costs more than the copy. */
+    switch (n) {
+    case 8:
+        memcpy(dst, src, 8);
+        return;
+    case 4:
+        memcpy(dst, src, 4);
+        return;
+    default:
+        memcpy(dst, src, n);
+    }
 }
 
 /* A copy and its wake-up check at once (the transport table's put). */
