@@ -33,9 +33,11 @@ static int barrier_signal(int pe, int round, uint64_t epoch)
     size_t offset = offsetof(struct gk__seg_header, barrier_flag) +
                     (size_t)round * sizeof(struct gk__seg_flag);
     if (GK__LIKELY(peer->seg_base != NULL)) {
-        atomic_store_explicit((_Atomic uint64_t *)(peer->seg_base + offset), epoch,
-                              memory_order_release);
-        gk__wake_notify(&peer->header->wake);
+        /* An exchange, not a store: one locked instruction that is both the
+         * quiet of earlier operations and the fence of the wake-up check. */
+        atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + offset), epoch,
+                                 memory_order_seq_cst);
+        gk__wake_notify_after_rmw(&peer->header->wake);
         gk__rt_wake_done(pe);
         return GK_OK;
     }
@@ -48,9 +50,12 @@ int gk_barrier(void)
         return gk__rt_report_pe("gk_barrier", 0);
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
     uint64_t epoch = ++gk__rt.barrier_epoch;
-    gk__shm_quiet();
+    /* Quiet: owed wake-ups are checked here; the ordering of earlier
+     * stores comes from the first round's exchange, a full fence. */
     gk__rt_flush_wakes();
     struct gk__seg_header *mine = gk__rt.my_seg.header;
+    if (n == 1)
+        gk__shm_quiet(); /* no round, so no exchange: fence here */
     int round = 0;
     for (int distance = 1; distance < n; distance <<= 1, round++) {
         int status = barrier_signal((me + distance) % n, round, epoch);
