@@ -40,6 +40,14 @@ static inline void bench_row(size_t size, double value)
     fflush(stdout);
 }
 
+/* Windows of `window` transfers of `size` bytes for a bandwidth run: about
+ * 1 GiB in all (tens of milliseconds), at least 5 and at most 20000. */
+static inline long bench_bw_loops(size_t size, int window)
+{
+    double loops = (double)(1u << 30) / ((double)size * window);
+    return loops < 5 ? 5 : loops > 20000 ? 20000 : (long)loops;
+}
+
 /* Powers of two from lo to hi inclusive. */
 #define BENCH_FOR_SIZES(size, lo, hi) for (size_t size = (lo); size <= (hi); size *= 2)
 

@@ -74,7 +74,7 @@ static void rma_bw(const char *name, int is_put)
     if (me == 0)
         bench_header(name, "gasket", npes, "MB/s");
     BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_iters(size, 2000) / 4 + 5;
+        long loops = bench_bw_loops(size, BW_WINDOW);
         check(gk_barrier(), "gk_barrier");
         if (me == 0) {
             double t0 = 0;

@@ -52,7 +52,7 @@ static void put_bw(void)
     if (me == 0)
         bench_header("put_bw", "MPI", npes, "MB/s");
     BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_iters(size, 2000) / 4 + 5;
+        long loops = bench_bw_loops(size, BW_WINDOW);
         MPI_Barrier(MPI_COMM_WORLD);
         if (me == 0) {
             double t0 = 0;

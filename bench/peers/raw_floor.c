@@ -92,7 +92,7 @@ static void memcpy_bw(void)
     memset(dst, 0, MAX_MSG);
     bench_header("memcpy_bw", "memcpy", 1, "MB/s");
     BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_iters(size, 2000) / 4 + 5;
+        long loops = bench_bw_loops(size, 64);
         double t0 = 0;
         for (long l = -2; l < loops; l++) {
             if (l == 0)
