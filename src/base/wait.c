@@ -40,7 +40,15 @@ void gk__wake_all(struct gk__wake *wake)
     syscall(SYS_futex, (uint32_t *)&wake->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg)
+void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
+{
+    uint64_t watch = atomic_load_explicit(&wake->watch, memory_order_relaxed);
+    if (watch == GK__WAKE_WATCH_ANY || (watch >= lo && watch < hi))
+        gk__wake_all(wake);
+}
+
+int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                 const void *arg)
 {
     const struct gk__wait_policy *policy = &gk__wait_policy;
     for (unsigned i = 0; i < policy->spin_count; i++) {
@@ -54,6 +62,9 @@ int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg)
         sched_yield();
     }
     for (;;) {
+        /* One waiting thread per PE, so one watch; set it before we show up
+         * as a sleeper (the increment releases it). */
+        atomic_store_explicit(&wake->watch, watch, memory_order_relaxed);
         atomic_fetch_add_explicit(&wake->sleepers, 1, memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&wake->seq, memory_order_acquire);
         int done = pred(arg);

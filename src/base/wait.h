@@ -13,6 +13,12 @@
  * re-check sees the posted data. So the fast path of a put costs one fence
  * and one load of a line that is written only when a waiter goes to sleep.
  *
+ * A sleeper also says which word it waits for (`watch`, an offset in its
+ * segment), and a poster wakes it only if it wrote that word: a PE asleep
+ * in a barrier is not woken by every put that streams into its heap. The
+ * watch is stored before sleepers++ (a release), and read by the poster
+ * after it sees sleepers != 0.
+ *
  * Sleeps are bounded (GK_SLEEP_MS) so a waiter checks now and then that the
  * job is still alive (the launcher ends the job when a PE dies; this is the
  * belt to its braces).
@@ -26,7 +32,11 @@
 struct gk__wake {
     _Atomic uint32_t seq;      /* futex word: bumped by every wake-up */
     _Atomic uint32_t sleepers; /* waiters about to sleep or asleep */
+    _Atomic uint64_t watch;    /* the offset a sleeper waits on, or ANY */
 };
+
+/* A sleeper that any write should wake; a write that may touch anything. */
+#define GK__WAKE_WATCH_ANY UINT64_MAX
 
 struct gk__wait_policy {
     unsigned spin_count;  /* polls before yielding */
@@ -53,31 +63,37 @@ static inline void gk__cpu_relax(void)
 }
 
 void gk__wake_all(struct gk__wake *wake) __attribute__((cold, noinline));
+/* Someone sleeps: wake them if they watch a word in [lo, hi). */
+void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
+    __attribute__((cold, noinline));
 
-/* After a plain store (memcpy) into the PE that owns `wake`. */
-static inline void gk__wake_notify(struct gk__wake *wake)
+/* After plain stores to [lo, hi) (segment offsets) of the PE owning `wake`. */
+static inline void gk__wake_notify(struct gk__wake *wake, uint64_t lo, uint64_t hi)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&wake->sleepers, memory_order_relaxed) != 0)
-        gk__wake_all(wake);
+    if (atomic_load_explicit(&wake->sleepers, memory_order_acquire) != 0)
+        gk__wake_if_watching(wake, lo, hi);
 }
 
 /*
- * After a seq_cst read-modify-write into the PE that owns `wake`: the RMW
- * is already in the single total order, so a seq_cst load suffices (on
- * x86 a plain load, no extra fence).
+ * After a seq_cst read-modify-write of [lo, hi) in the PE that owns `wake`:
+ * the RMW is already in the single total order, so a seq_cst load suffices
+ * (on x86 a plain load, no extra fence).
  */
-static inline void gk__wake_notify_after_rmw(struct gk__wake *wake)
+static inline void gk__wake_notify_after_rmw(struct gk__wake *wake, uint64_t lo,
+                                             uint64_t hi)
 {
     if (atomic_load_explicit(&wake->sleepers, memory_order_seq_cst) != 0)
-        gk__wake_all(wake);
+        gk__wake_if_watching(wake, lo, hi);
 }
 
 /*
  * Waits until pred(arg) is true, by the policy above, sleeping on `wake`
- * (this PE's own). Returns GK_OK, or the error from check_alive().
+ * (this PE's own) and watching the word at segment offset `watch` (or
+ * GK__WAKE_WATCH_ANY). Returns GK_OK, or the error from check_alive().
  */
-int gk__wait_for(struct gk__wake *wake, gk__wait_pred_fn pred, const void *arg);
+int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                 const void *arg);
 
 /*
  * Waits until pred(arg) is true for a condition nobody will wake us for (a

@@ -16,7 +16,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
          * cheap wake-up check. */
         atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + signal_offset), seq,
                                  memory_order_seq_cst);
-        gk__wake_notify_after_rmw(&peer->header->wake);
+        gk__wake_notify_after_rmw(&peer->header->wake, signal_offset, signal_offset + 8);
         gk__rt_wake_done(pe);
         return GK_OK;
     }
@@ -45,5 +45,6 @@ int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
     if (coll_signal_reached(&w))
         return GK_OK;
     gk__rt_flush_wakes();
-    return gk__wait_for(&gk__rt.my_seg.header->wake, coll_signal_reached, &w);
+    uint64_t watch = (uint64_t)((char *)signal - gk__rt.my_seg.base);
+    return gk__wait_for(&gk__rt.my_seg.header->wake, watch, coll_signal_reached, &w);
 }

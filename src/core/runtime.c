@@ -285,12 +285,14 @@ int gk__rt_pool_give(size_t seg_offset)
 void gk__rt_flush_wakes_slow(void)
 {
     int pending = gk__rt.pending_wake_pe;
+    uint64_t lo = pending == -2 ? 0 : gk__rt.pending_lo;
+    uint64_t hi = pending == -2 ? UINT64_MAX : gk__rt.pending_hi;
     gk__rt.pending_wake_pe = -1;
     atomic_thread_fence(memory_order_seq_cst);
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
         if ((pending == -2 || pe == pending) && peer->header != NULL &&
-            atomic_load_explicit(&peer->header->wake.sleepers, memory_order_relaxed) != 0)
-            gk__wake_all(&peer->header->wake);
+            atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
+            gk__wake_if_watching(&peer->header->wake, lo, hi);
     }
 }

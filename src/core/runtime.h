@@ -40,6 +40,7 @@ struct gk__runtime {
      * check is owed: -1 none, a PE number, or -2 for several.
      */
     int pending_wake_pe;
+    uint64_t pending_lo, pending_hi; /* the owed range, for one PE */
     /* Which cells of my segment's pool (mem/segment.h) are handed out. */
     uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
 };
@@ -103,12 +104,22 @@ static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
     return status;
 }
 
-/* Remembers that PE pe is owed a wake-up check (after a plain put). */
-static inline void gk__rt_defer_wake(int pe)
+/* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi). */
+static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
 {
     int pending = gk__rt.pending_wake_pe;
-    if (pending != pe)
-        gk__rt.pending_wake_pe = pending == -1 ? pe : -2;
+    if (pending == pe) {
+        if (lo < gk__rt.pending_lo)
+            gk__rt.pending_lo = lo;
+        if (hi > gk__rt.pending_hi)
+            gk__rt.pending_hi = hi;
+    } else if (pending == -1) {
+        gk__rt.pending_wake_pe = pe;
+        gk__rt.pending_lo = lo;
+        gk__rt.pending_hi = hi;
+    } else {
+        gk__rt.pending_wake_pe = -2; /* several: check everything */
+    }
 }
 
 /* Notes that PE pe's wake-up check was just made (by a signal or flag). */

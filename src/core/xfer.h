@@ -37,7 +37,7 @@ static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *sr
     if (GK__LIKELY(peer->seg_base != NULL)) {
         gk__shm_copy_to(peer, offset, src, nbytes);
         if (wake == GK__XFER_DEFER_WAKE)
-            gk__rt_defer_wake(pe);
+            gk__rt_defer_wake(pe, offset, offset + nbytes);
         return GK_OK;
     }
     return peer->transport->put(peer, offset, src, nbytes);

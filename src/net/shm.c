@@ -70,7 +70,7 @@ static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
         return GK_ERR_INVALID_ARG;
     }
     if (op != GK__AMO_FETCH)
-        gk__wake_notify_after_rmw(&peer->header->wake);
+        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + width);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;

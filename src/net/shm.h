@@ -40,7 +40,7 @@ static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
                                const void *src, size_t n)
 {
     gk__shm_copy_to(peer, offset, src, n);
-    gk__wake_notify(&peer->header->wake);
+    gk__wake_notify(&peer->header->wake, offset, offset + n);
 }
 
 static inline void gk__shm_get(struct gk__net_peer *peer, void *dst, size_t offset,

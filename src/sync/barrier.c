@@ -37,7 +37,7 @@ static int barrier_signal(int pe, int round, uint64_t epoch)
          * quiet of earlier operations and the fence of the wake-up check. */
         atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + offset), epoch,
                                  memory_order_seq_cst);
-        gk__wake_notify_after_rmw(&peer->header->wake);
+        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
         gk__rt_wake_done(pe);
         return GK_OK;
     }
@@ -63,7 +63,9 @@ int gk_barrier(void)
             return status;
         struct barrier_wait w = {&mine->barrier_flag[round].value, epoch};
         if (!barrier_flag_reached(&w)) {
-            status = gk__wait_for(&mine->wake, barrier_flag_reached, &w);
+            uint64_t watch = offsetof(struct gk__seg_header, barrier_flag) +
+                             (uint64_t)round * sizeof(struct gk__seg_flag);
+            status = gk__wait_for(&mine->wake, watch, barrier_flag_reached, &w);
             if (status != GK_OK)
                 return status;
         }

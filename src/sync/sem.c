@@ -178,7 +178,8 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
                 break;
         }
     }
-    gk__wake_notify_after_rmw(&gk__rt.peers[ref->pe].header->wake);
+    gk__wake_notify_after_rmw(&gk__rt.peers[ref->pe].header->wake, ref->offset,
+                              ref->offset + sizeof(uint64_t));
     gk__rt_wake_done(ref->pe);
     return GK_OK;
 }
@@ -311,7 +312,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
     struct sem_wait_arg arg = {ref.cell, n};
     while (!sem_take(ref.cell, n)) {
         gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
-        status = gk__wait_for(&gk__rt.my_seg.header->wake, sem_available, &arg);
+        status = gk__wait_for(&gk__rt.my_seg.header->wake, ref.offset, sem_available, &arg);
         if (status != GK_OK)
             return status;
     }

@@ -62,10 +62,11 @@ static int wait_cond_holds(const void *arg)
     return wait_compare(order, c->cmp);
 }
 
-static int wait_check(const char *op, const struct wait_cond *c)
+static int wait_check(const char *op, const struct wait_cond *c, size_t *offset_p)
 {
     size_t offset = 0;
     int status = gk__rt_check_word(op, gk__rt.my_pe, c->ivar, c->width, &offset);
+    *offset_p = offset;
     if (status == GK_OK && (unsigned)c->cmp > GK_CMP_LE) {
         gk__error("%s: comparison %d is not one of GK_CMP_EQ .. GK_CMP_LE", op,
                   (int)c->cmp);
@@ -76,18 +77,20 @@ static int wait_check(const char *op, const struct wait_cond *c)
 
 static int wait_until(const char *op, const struct wait_cond *c)
 {
-    int status = wait_check(op, c);
+    size_t offset;
+    int status = wait_check(op, c, &offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     if (wait_cond_holds(c))
         return GK_OK;
     gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
-    return gk__wait_for(&gk__rt.my_seg.header->wake, wait_cond_holds, c);
+    return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, c);
 }
 
 static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
 {
-    int status = wait_check(op, c);
+    size_t offset;
+    int status = wait_check(op, c, &offset);
     if (status == GK_OK && satisfied_p == NULL)
         status = gk__rt_report_null(op, "satisfied_p", 1);
     if (status == GK_OK)
