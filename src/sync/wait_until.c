@@ -98,12 +98,40 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
     return status;
 }
 
+/*
+ * The spin phase, typed and with the comparison chosen once outside the
+ * loop: a ping-pong's wait is usually over within it, and then every
+ * instruction between the store arriving and our return is latency.
+ */
+#define WAIT_SPIN(ctype, op)                                                   \
+    for (unsigned i_ = 0; i_ < spins; i_++) {                                  \
+        if (__atomic_load_n(ivar, __ATOMIC_ACQUIRE) op value)                  \
+            return GK_OK;                                                      \
+        gk__cpu_relax();                                                       \
+    }                                                                          \
+    break;
+
 #define WAIT_DEFINE(T, ctype, utype, signedness)                               \
     int gk_wait_until_##T(ctype *ivar, gk_cmp_t cmp, ctype value)              \
     {                                                                          \
         struct wait_cond c = {ivar, (uint64_t)(utype)value, cmp,               \
                               sizeof(ctype), signedness, NULL};                \
-        return wait_until("gk_wait_until_" #T, &c);                            \
+        size_t offset;                                                         \
+        int status = wait_check("gk_wait_until_" #T, &c, &offset);             \
+        if (GK__UNLIKELY(status != GK_OK))                                     \
+            return status;                                                     \
+        gk__rt_flush_wakes(); /* we may block: wake whoever we owe first */    \
+        unsigned spins = gk__wait_policy.spin_count;                           \
+        switch (cmp) {                                                         \
+        case GK_CMP_EQ: WAIT_SPIN(ctype, ==)                                   \
+        case GK_CMP_NE: WAIT_SPIN(ctype, !=)                                   \
+        case GK_CMP_GT: WAIT_SPIN(ctype, >)                                    \
+        case GK_CMP_GE: WAIT_SPIN(ctype, >=)                                   \
+        case GK_CMP_LT: WAIT_SPIN(ctype, <)                                    \
+        case GK_CMP_LE: WAIT_SPIN(ctype, <=)                                   \
+        }                                                                      \
+        return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, \
+                            &c);                                               \
     }                                                                          \
     int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
     {                                                                          \
