@@ -113,13 +113,13 @@ int main(int argc, char **argv)
             max_iters = atoi(argv[++i]);
         else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
             const char *name = argv[++i];
-            for (int v = 0; v < STENCIL_VARIANTS; v++)
-                if (strcmp(name, stencil_variant_names[v]) == 0)
-                    only = v;
-            if (only < 0 && strcmp(name, "all") != 0) {
+            only = stencil_variant_parse(name);
+            if (only < 0) {
                 fprintf(stderr, "cg: unknown --variant %s\n", name);
                 return 2;
             }
+            if (only == STENCIL_VARIANTS)
+                only = -1; /* all */
         } else {
             fprintf(stderr, "usage: cg [--n N] [--tol T] [--max-iters K] [--variant NAME|all]\n");
             return 2;

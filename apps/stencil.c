@@ -19,6 +19,14 @@
 const char *const stencil_variant_names[STENCIL_VARIANTS] = {
     "barrier", "put+fence+flag", "nbi put+flag", "signaling put"};
 
+int stencil_variant_parse(const char *name)
+{
+    for (int v = 0; v < STENCIL_VARIANTS; v++)
+        if (strcmp(name, stencil_variant_names[v]) == 0)
+            return v;
+    return strcmp(name, "all") == 0 ? STENCIL_VARIANTS : -1;
+}
+
 double stencil_now(void)
 {
     struct timespec ts;

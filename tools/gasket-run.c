@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/fd_io.h"
 #include "boot/launcher_proto.h"
 
 #define RUN_MAX_PES 4096
@@ -295,19 +296,6 @@ static void unlink_segments(const struct job *job)
 
 /* ---- output forwarding (--tag) ---- */
 
-static void write_all(int fd, const char *p, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return;
-        p += n;
-        len -= (size_t)n;
-    }
-}
-
 static void emit_line(int rank, struct out_stream *s, const char *line, size_t len)
 {
     char prefix[32];
@@ -316,7 +304,7 @@ static void emit_line(int rank, struct out_stream *s, const char *line, size_t l
     memcpy(out, prefix, (size_t)plen);
     memcpy(out + plen, line, len);
     out[(size_t)plen + len] = '\n';
-    write_all(s->target, out, (size_t)plen + len + 1);
+    gk__fd_write_full(s->target, out, (size_t)plen + len + 1, 0);
 }
 
 static void forward_output(int rank, struct out_stream *s)
@@ -350,36 +338,6 @@ static void forward_output(int rank, struct out_stream *s)
 
 /* ---- the bootstrap service ---- */
 
-static int read_full(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
-static int send_full(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return -1;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void close_sock(struct pe *pe)
 {
     if (pe->sock >= 0)
@@ -408,10 +366,10 @@ static void allgather_complete(struct job *job)
         struct pe *pe = &job->pes[r];
         if (pe->sock < 0)
             continue;
-        if (send_full(pe->sock, &header, sizeof(header)) != 0)
+        if (gk__fd_write_full(pe->sock, &header, sizeof(header), 1) != 0)
             continue; /* its exit will be noticed */
         for (int from = 0; from < job->npes && len > 0; from++)
-            if (send_full(pe->sock, job->pes[from].blob, len) != 0)
+            if (gk__fd_write_full(pe->sock, job->pes[from].blob, len, 1) != 0)
                 break;
     }
     for (int r = 0; r < job->npes; r++) {
@@ -426,7 +384,7 @@ static void serve_message(struct job *job, int rank)
 {
     struct pe *pe = &job->pes[rank];
     struct gk__lmsg_header header;
-    if (read_full(pe->sock, &header, sizeof(header)) != 0) {
+    if (gk__fd_read_full(pe->sock, &header, sizeof(header)) != 0) {
         close_sock(pe); /* the PE is exiting; waitpid tells how */
         return;
     }
@@ -442,7 +400,7 @@ static void serve_message(struct job *job, int rank)
     char *payload = NULL;
     if (header.length > 0) {
         payload = malloc(header.length);
-        if (payload == NULL || read_full(pe->sock, payload, header.length) != 0) {
+        if (payload == NULL || gk__fd_read_full(pe->sock, payload, header.length) != 0) {
             free(payload);
             close_sock(pe);
             return;

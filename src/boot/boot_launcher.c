@@ -12,49 +12,20 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "boot/boot.h"
+#include "boot/fd_io.h"
 #include "boot/launcher_proto.h"
 #include "gasket.h"
-
-static int launcher_write_all(int fd, const void *buf, size_t len)
-{
-    const char *p = buf;
-    while (len > 0) {
-        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return GK_ERR_BOOT;
-        p += n;
-        len -= (size_t)n;
-    }
-    return GK_OK;
-}
-
-static int launcher_read_all(int fd, void *buf, size_t len)
-{
-    char *p = buf;
-    while (len > 0) {
-        ssize_t n = read(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return GK_ERR_BOOT;
-        p += n;
-        len -= (size_t)n;
-    }
-    return GK_OK;
-}
 
 static int launcher_send(struct gk__boot *boot, enum gk__lmsg_type type,
                          const void *payload, size_t len)
 {
     struct gk__lmsg_header header = {GK__LMSG_MAGIC, (uint32_t)type, len};
-    int status = launcher_write_all(boot->fd, &header, sizeof(header));
-    if (status == GK_OK && len > 0)
-        status = launcher_write_all(boot->fd, payload, len);
-    if (status != GK_OK)
+    if (gk__fd_write_full(boot->fd, &header, sizeof(header), 1) != 0 ||
+        (len > 0 && gk__fd_write_full(boot->fd, payload, len, 1) != 0)) {
         gk__error("bootstrap: lost the connection to gasket-run: %s", strerror(errno));
-    return status;
+        return GK_ERR_BOOT;
+    }
+    return GK_OK;
 }
 
 static int launcher_allgather(struct gk__boot *boot, const void *mine, void *all,
@@ -64,10 +35,9 @@ static int launcher_allgather(struct gk__boot *boot, const void *mine, void *all
     if (status != GK_OK)
         return status;
     struct gk__lmsg_header header;
-    status = launcher_read_all(boot->fd, &header, sizeof(header));
-    if (status != GK_OK) {
+    if (gk__fd_read_full(boot->fd, &header, sizeof(header)) != 0) {
         gk__error("bootstrap: gasket-run closed the connection during an exchange");
-        return status;
+        return GK_ERR_BOOT;
     }
     size_t expected = len * (size_t)boot->size;
     if (header.magic != GK__LMSG_MAGIC || header.type != GK__LMSG_ALLGATHER ||
@@ -77,7 +47,11 @@ static int launcher_allgather(struct gk__boot *boot, const void *mine, void *all
                   header.type, (unsigned long long)header.length, expected);
         return GK_ERR_BOOT;
     }
-    return expected ? launcher_read_all(boot->fd, all, expected) : GK_OK;
+    if (expected > 0 && gk__fd_read_full(boot->fd, all, expected) != 0) {
+        gk__error("bootstrap: gasket-run closed the connection during an exchange");
+        return GK_ERR_BOOT;
+    }
+    return GK_OK;
 }
 
 static int launcher_finalize(struct gk__boot *boot)
