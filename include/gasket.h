@@ -82,7 +82,8 @@ GK_API const char *gk_version(void);
  * Starts the runtime: reads the GK_* environment, joins the job started by
  * gasket-run (or runs as a single PE when started without it), creates this
  * PE's symmetric heap and maps the heaps of the PEs on the same node.
- * Collective. Returns GK_ERR_ALREADY_INIT if called twice.
+ * Collective. Returns GK_ERR_ALREADY_INIT if called twice, or again after
+ * gk_finalize() (a process is one PE, once).
  */
 GK_API int gk_init(void);
 

@@ -139,6 +139,10 @@ int gk_init(void)
 {
     if (gk__rt.initialized)
         return GK_ERR_ALREADY_INIT;
+    if (gk__rt.finalized) {
+        gk__error("gk_init after gk_finalize: a PE is initialized once per process");
+        return GK_ERR_ALREADY_INIT;
+    }
     /* Errors before the bootstrap should carry the PE number too. */
     const char *rank = gk__config_getenv(NULL, "RANK");
     gk__log_set_pe(rank != NULL ? atoi(rank) : 0);
@@ -207,6 +211,7 @@ int gk_finalize(void)
     if (status == GK_OK)
         status = boot_status;
     gk__rt.initialized = 0;
+    gk__rt.finalized = 1;
     gk__rt.n_pes = 0;
     gk__rt.my_pe = -1;
     gk__heap_alloc_fini(&gk__rt.heap_alloc);

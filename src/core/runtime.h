@@ -22,6 +22,7 @@
 
 struct gk__runtime {
     int initialized;
+    int finalized; /* once finalized, the launcher socket is gone for good */
     int my_pe;
     int n_pes; /* 0 until initialized: every PE check fails before init */
     struct gk__config config;

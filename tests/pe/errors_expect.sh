@@ -29,6 +29,7 @@ expect "gk_malloc: out of symmetric heap: asked for 2097152 bytes, [0-9]+ of 104
 expect "gk_calloc: [0-9]+ x 4 bytes overflows size_t"
 expect "gk_align: alignment 3 is not a power of two"
 expect "gk_barrier called before gk_init\(\)"
+expect "gk_init after gk_finalize: a PE is initialized once per process"
 expect "errors_test: all error codes as documented"
 [ "$(grep -c 'errors_test: all error codes' "$err")" -eq 2 ] || fail "not both PEs finished"
 

@@ -81,6 +81,7 @@ int main(void)
     gk_free(block);
     CHECK_OK(gk_finalize());
     CHECK_STATUS(gk_barrier(), GK_ERR_NOT_INIT);
+    CHECK_STATUS(gk_init(), GK_ERR_ALREADY_INIT);
     fprintf(stderr, "errors_test: all error codes as documented\n");
     return 0;
 }
