@@ -48,7 +48,18 @@ static inline long bench_bw_loops(size_t size, int window)
     return loops < 5 ? 5 : loops > 20000 ? 20000 : (long)loops;
 }
 
-/* Powers of two from lo to hi inclusive. */
-#define BENCH_FOR_SIZES(size, lo, hi) for (size_t size = (lo); size <= (hi); size *= 2)
+/*
+ * Powers of two from lo to hi inclusive, stopping early at BENCH_MAX_SIZE
+ * when it is set: compare.py runs one size of ours and of the peer back to
+ * back, tens of milliseconds apart, so both see the machine in one state.
+ */
+static inline size_t bench_size_limit(size_t hi)
+{
+    const char *text = getenv("BENCH_MAX_SIZE");
+    size_t limit = text ? (size_t)strtoull(text, NULL, 10) : 0;
+    return limit != 0 && limit < hi ? limit : hi;
+}
+#define BENCH_FOR_SIZES(size, lo, hi)                                          \
+    for (size_t size = (lo), size##_hi_ = bench_size_limit(hi); size <= size##_hi_; size *= 2)
 
 #endif /* GK_BENCH_COMMON_H */
