@@ -94,6 +94,26 @@ def main():
             if name == "signal_pingpong" and have_mpi:
                 add("mpi", run(mpi_cmd + ["pingpong"], env=MPI_ENV))
 
+    # The collectives at more PEs than cores (4 and 8 on this machine):
+    # oversubscribed, unpinned, ours then Open MPI's, the 8-byte row.
+    if not args.quick:
+        for npes in (4, 8):
+            ours_n = [os.path.join(b, "tools/gasket-run"), "-n", str(npes),
+                      os.path.join(b, "bench/gk-bench")]
+            mpi_n = ["mpirun", "--oversubscribe", "-n", str(npes),
+                     os.path.join(b, "bench/mpi-peer")]
+            for rep in range(reps):
+                for name in ("barrier_lat", "bcast_lat", "allreduce_lat"):
+                    small = {"BENCH_MAX_SIZE": "8"}
+                    for impl, cmd, env in (("gasket", ours_n, small),
+                                           ("mpi", mpi_n, dict(MPI_ENV, **small))):
+                        if impl == "mpi" and not have_mpi:
+                            continue
+                        table = run(cmd + [name], env=env).get(name, {})
+                        value = table.get(8, table.get(npes))
+                        if value is not None:
+                            samples.setdefault(("np%d" % npes, impl, name), []).append(value)
+
     # Tight pairs for the small-message targets: one size of ours, then one
     # of the peer, each a few tens of milliseconds, repeated. Whole-table
     # runs take seconds, long enough for this kind of VM to change state
@@ -210,6 +230,19 @@ def main():
                paired_ratio("gasket", "allreduce_lat", "mpi", "allreduce_lat", 8), 0.7)
         target("broadcast 8 B / MPI_Bcast",
                paired_ratio("gasket", "bcast_lat", "mpi", "bcast_lat", 8), 0.7)
+    if not args.quick:
+        out("### Collectives at more PEs than the 2 cores (8 B; barrier per call)")
+        out("")
+        out("| PEs | operation | gasket (us) | Open MPI (us) | ratio of medians |")
+        out("|---:|---|---:|---:|---:|")
+        for npes in (4, 8):
+            for name in ("barrier_lat", "bcast_lat", "allreduce_lat"):
+                a = samples.get(("np%d" % npes, "gasket", name))
+                m = samples.get(("np%d" % npes, "mpi", name))
+                if a and m:
+                    ma, mm = statistics.median(a), statistics.median(m)
+                    out("| %d | %s | %.2f | %.2f | %.2f |" % (npes, name, ma, mm, ma / mm))
+        out("")
     for bench in ("flag_pingpong", "signal_pingpong"):
         values = samples.get(("tight", bench))
         if values:
