@@ -14,7 +14,8 @@
  * (gk__rt_defer_wake): the check needs a full fence, and a put is usually
  * followed by something that fences and checks anyway (a flag, a signal,
  * quiet, a barrier). Owed checks are made by gk_quiet, by any later
- * notifying write to the same PE, and before this PE blocks; meanwhile a
+ * notifying write to the same PE, before this PE blocks or polls a peer
+ * (gets, atomic fetches); meanwhile a
  * sleeping target still wakes on its own within GK_SLEEP_MS. OpenSHMEM
  * promises a put's delivery only after quiet, so nothing is lost. A put
  * whose own signal follows says GK__XFER_NO_WAKE: the signal checks.
@@ -55,6 +56,9 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
         return status;
     if (GK__UNLIKELY(nbytes == 0))
         return GK_OK;
+    /* A PE polling a peer with gets may be waiting for an answer to a put
+     * whose wake-up it still owes: pay it now (one branch when none). */
+    gk__rt_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
         gk__shm_get(peer, dst, offset, nbytes);
