@@ -137,6 +137,18 @@ static void stencil_rows(const struct stencil *s, double *y, int first, int last
     }
 }
 
+/* Waits for the flags of iteration `it` from the neighbours there are. */
+static int stencil_wait_flags(struct stencil *s, int parity, uint64_t it, int has_up,
+                              int has_down)
+{
+    int status = GK_OK;
+    if (has_up)
+        status = gk_wait_until_u64(&s->flags[parity * 2 + 0], GK_CMP_GE, it);
+    if (status == GK_OK && has_down)
+        status = gk_wait_until_u64(&s->flags[parity * 2 + 1], GK_CMP_GE, it);
+    return status;
+}
+
 #define CHECK(call)                                                            \
     do {                                                                       \
         int status_ = (call);                                                  \
@@ -182,10 +194,7 @@ int stencil_spmv(struct stencil *s, enum stencil_variant variant, double *y,
         }
         t1 = stencil_now();
         t->send += t1 - t0;
-        if (has_up)
-            CHECK(gk_wait_until_u64(&s->flags[parity * 2 + 0], GK_CMP_GE, it));
-        if (has_down)
-            CHECK(gk_wait_until_u64(&s->flags[parity * 2 + 1], GK_CMP_GE, it));
+        CHECK(stencil_wait_flags(s, parity, it, has_up, has_down));
         t0 = stencil_now();
         t->recv_wait += t0 - t1;
         break;
@@ -224,10 +233,7 @@ int stencil_spmv(struct stencil *s, enum stencil_variant variant, double *y,
                 CHECK(gk_put_u64(down, &s->flags[parity * 2 + 0], it));
             t1 = stencil_now();
             t->send += t1 - t0;
-            if (has_up)
-                CHECK(gk_wait_until_u64(&s->flags[parity * 2 + 0], GK_CMP_GE, it));
-            if (has_down)
-                CHECK(gk_wait_until_u64(&s->flags[parity * 2 + 1], GK_CMP_GE, it));
+            CHECK(stencil_wait_flags(s, parity, it, has_up, has_down));
         } else {
             t1 = t0;
             if (has_up)

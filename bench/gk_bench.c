@@ -213,30 +213,24 @@ static void pingpong(const char *name, enum pingpong_kind kind, size_t lo, size_
     check(gk_sem_free_all(sem), "gk_sem_free_all");
 }
 
-static void bcast_lat(void)
+/* One broadcast from PE 0, or one all-reduce (sum) of size/8 doubles. */
+static void one_bcast(size_t size)
 {
-    if (me == 0)
-        bench_header("bcast_lat", "gasket", npes, "us per broadcast from PE 0");
-    BENCH_FOR_SIZES(size, 8, 65536) {
-        long iters = bench_iters(size, 20000);
-        check(gk_barrier(), "gk_barrier");
-        double t0 = 0;
-        for (long i = -iters / 10; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
-            check(gk_broadcast(priv, priv + MAX_MSG, size, 0), "gk_broadcast");
-        }
-        /* The root is done first; time until everyone is done: */
-        check(gk_barrier(), "gk_barrier");
-        if (me == 0)
-            bench_row(size, (bench_now_us() - t0) / (double)iters);
-    }
+    check(gk_broadcast(priv, priv + MAX_MSG, size, 0), "gk_broadcast");
 }
 
-static void allreduce_lat(void)
+static void one_allreduce(size_t size)
+{
+    check(gk_allreduce(priv, priv + MAX_MSG, size / 8, GK_DTYPE_DOUBLE, GK_OP_SUM),
+          "gk_allreduce");
+}
+
+/* Back-to-back collectives, then a barrier so the time is until everyone
+ * is done (a broadcast's root finishes first). */
+static void collective_lat(const char *name, const char *unit, void (*one)(size_t))
 {
     if (me == 0)
-        bench_header("allreduce_lat", "gasket", npes, "us per all-reduce of doubles (sum)");
+        bench_header(name, "gasket", npes, unit);
     BENCH_FOR_SIZES(size, 8, 65536) {
         long iters = bench_iters(size, 20000);
         check(gk_barrier(), "gk_barrier");
@@ -244,9 +238,9 @@ static void allreduce_lat(void)
         for (long i = -iters / 10; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
-            check(gk_allreduce(priv, priv + MAX_MSG, size / 8, GK_DTYPE_DOUBLE, GK_OP_SUM),
-                  "gk_allreduce");
+            one(size);
         }
+        check(gk_barrier(), "gk_barrier");
         if (me == 0)
             bench_row(size, (bench_now_us() - t0) / (double)iters);
     }
@@ -271,8 +265,9 @@ static int run(const char *name)
     BENCH("signal_pingpong", pingpong("signal_pingpong", PP_SIGNAL, 1, 16384));
     BENCH("nbi_flag_pingpong", pingpong("nbi_flag_pingpong", PP_NBI_FLAG, 1, 16384));
     BENCH("barrier_pingpong", pingpong("barrier_pingpong", PP_BARRIER, 1, 16384));
-    BENCH("bcast_lat", bcast_lat());
-    BENCH("allreduce_lat", allreduce_lat());
+    BENCH("bcast_lat", collective_lat("bcast_lat", "us per broadcast from PE 0", one_bcast));
+    BENCH("allreduce_lat", collective_lat("allreduce_lat", "us per all-reduce of doubles (sum)",
+                                          one_allreduce));
 #undef BENCH
     return ran;
 }
