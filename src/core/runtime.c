@@ -255,10 +255,6 @@ void gk_abort(int exit_code, const char *why)
     _exit(exit_code);
 }
 
-void gk__rt_fatal(const char *why)
-{
-    gk_abort(1, why);
-}
 
 int gk__rt_pool_take(size_t *seg_offset_p)
 {

@@ -138,7 +138,4 @@ static inline void gk__rt_flush_wakes(void)
         gk__rt_flush_wakes_slow();
 }
 
-/* Ends the job after an unrecoverable internal error. */
-void gk__rt_fatal(const char *why) __attribute__((cold, noreturn));
-
 #endif /* GK_CORE_RUNTIME_H */
