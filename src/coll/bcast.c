@@ -13,9 +13,11 @@
  * finished with the chunk that used it before (its bcast_consumed word has
  * reached s - COLL_BCAST_SLOTS). Every PE, the root included, advances its
  * consumed word after each chunk, since next time it may be anyone's child.
- * The parent reads that word in the child's memory: the one place a
- * collective polls remote memory, and it only waits when a child lags a
- * whole slot behind.
+ * The parent reads that word in the child's memory (the one place a
+ * collective polls remote memory), and only when the value it read last
+ * time does not already prove the slot free: with COLL_BCAST_SLOTS slots a
+ * parent reads a child's word about once every that many chunks, and waits
+ * only when the child lags that far behind.
  */
 #include <string.h>
 
@@ -34,21 +36,26 @@ static int bcast_consumed_reached(const void *arg)
     return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
 }
 
-/* Waits until PE pe has finished with chunk `seq` (no wait when seq == 0). */
+/* Waits until PE pe has finished with chunk `seq` (no wait when seq == 0).
+ * What we read last time often proves it already: then no remote read. */
 static int bcast_wait_consumed(int pe, uint64_t seq)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (seq == 0)
+    if (seq == 0 || gk__rt.bcast_consumed_seen[pe] >= seq)
         return GK_OK;
     if (peer->seg_base == NULL)
         return GK_ERR_UNREACHABLE;
     struct bcast_consumed_wait w = {
         (const _Atomic uint64_t *)(peer->seg_base + GK__COLL_OFFSET(bcast_consumed.value)),
         seq};
-    if (bcast_consumed_reached(&w))
-        return GK_OK;
-    gk__rt_flush_wakes();
-    return gk__wait_poll(bcast_consumed_reached, &w);
+    int status = GK_OK;
+    if (!bcast_consumed_reached(&w)) {
+        gk__rt_flush_wakes();
+        status = gk__wait_poll(bcast_consumed_reached, &w);
+    }
+    if (status == GK_OK)
+        gk__rt.bcast_consumed_seen[pe] = atomic_load_explicit(w.word, memory_order_acquire);
+    return status;
 }
 
 static int bcast_check(const char *op, const void *dst, const void *src, size_t nbytes,

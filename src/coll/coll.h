@@ -20,7 +20,7 @@
 #include "core/runtime.h"
 #include "mem/segment.h"
 
-#define COLL_BCAST_SLOTS 2
+#define COLL_BCAST_SLOTS 8
 #define COLL_BCAST_CHUNK ((size_t)64 * 1024)
 #define COLL_REDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
 #define COLL_REDUCE_CHUNK ((size_t)4096)

@@ -181,6 +181,11 @@ int gk_init(void)
     gk__rt.pending_wake_pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
+    gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
+    if (gk__rt.bcast_consumed_seen == NULL) {
+        status = GK_ERR_NOMEM;
+        goto err_fini_heap;
+    }
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
@@ -215,6 +220,8 @@ int gk_finalize(void)
     gk__rt.n_pes = 0;
     gk__rt.my_pe = -1;
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
+    free(gk__rt.bcast_consumed_seen);
+    gk__rt.bcast_consumed_seen = NULL;
     rt_detach_peers();
     gk__seg_detach(&gk__rt.my_seg);
     gk__rt.heap = NULL;

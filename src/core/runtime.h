@@ -36,6 +36,9 @@ struct gk__runtime {
     /* Sequence numbers of the collectives (coll/): every PE counts the same. */
     uint64_t bcast_seq;
     uint64_t reduce_seq;
+    /* The last bcast_consumed value read from each PE (a lower bound, as it
+     * only grows), so a parent reads a child's word only when it must. */
+    uint64_t *bcast_consumed_seen;
     /*
      * Puts copy without waking the target (see xfer.h); the PE whose wake-up
      * check is owed: -1 none, a PE number, or -2 for several.
