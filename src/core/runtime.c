@@ -188,6 +188,9 @@ int gk_init(void)
     }
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
+    gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
+              gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
+              boot->node_size > sysconf(_SC_NPROCESSORS_ONLN) ? " (oversubscribed)" : "");
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
              boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
              boot->ops->name);
@@ -211,6 +214,7 @@ int gk_finalize(void)
 {
     if (!gk__rt.initialized)
         return gk__rt_report_pe("gk_finalize", 0);
+    gk__debug("finalizing");
     int status = gk_barrier();
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)

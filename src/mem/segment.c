@@ -93,6 +93,8 @@ int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg
     h->heap_size = heap_size;
     h->total_size = size;
     __atomic_store_n(&h->magic, GK__SEG_MAGIC, __ATOMIC_RELEASE);
+    gk__debug("created segment %s: %zu bytes (heap %zu) at %p", name, size, heap_size,
+              (void *)seg->base);
     return GK_OK;
 
 err_unlink:
@@ -136,6 +138,7 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
         gk__seg_detach(seg);
         goto err_close;
     }
+    gk__debug("mapped PE %d's segment %s at %p", pe, name, (void *)seg->base);
     status = GK_OK;
 err_close:
     close(fd);
