@@ -447,6 +447,12 @@ static void serve_message(struct job *job, int rank)
 
 /* ---- exits ---- */
 
+static int socket_readable_now(int fd)
+{
+    struct pollfd pfd = {fd, POLLIN, 0};
+    return poll(&pfd, 1, 0) > 0;
+}
+
 static void reap(struct job *job)
 {
     int status;
@@ -460,9 +466,10 @@ static void reap(struct job *job)
             continue;
         struct pe *pe = &job->pes[rank];
         /* A PE's last messages (FINALIZE, ABORT) may still sit in its socket:
-         * read them all before judging how it ended. It is dead, so the
-         * socket ends in EOF and this cannot block. */
-        while (pe->sock >= 0)
+         * read them before judging how it ended. Only what is there now: a
+         * process the PE forked may still hold the socket open, so waiting
+         * for end-of-file could block the launcher. */
+        while (pe->sock >= 0 && socket_readable_now(pe->sock))
             serve_message(job, rank);
         pe->state = PE_EXITED;
         job->running--;

@@ -3,6 +3,7 @@
  * talks to the launcher over the inherited socket (launcher_proto.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,6 +123,14 @@ int gk__boot_launcher_open(struct gk__boot *boot)
     const char *key = gk__config_getenv(NULL, "JOB_KEY");
     if (key == NULL || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32) {
         gk__error("bootstrap: GK_JOB_KEY=%s is not 32 hex digits", key ? key : "(unset)");
+        return GK_ERR_BOOT;
+    }
+    /* Programs this PE runs (system(), exec) must not inherit the socket:
+     * they would keep it open after the PE dies. */
+    int fd_flags = fcntl((int)fd, F_GETFD);
+    if (fd_flags < 0 || fcntl((int)fd, F_SETFD, fd_flags | FD_CLOEXEC) != 0) {
+        gk__error("bootstrap: GK_BOOT_FD=%ld is not an open descriptor: %s", fd,
+                  strerror(errno));
         return GK_ERR_BOOT;
     }
     boot->ops = &launcher_ops;

@@ -4,7 +4,8 @@
  * others block in a collective allocation or a wait that only the victim
  * could satisfy. The launcher must end the job and say why.
  *
- *   modes: kill (SIGKILL), nofin (exit 0 without gk_finalize), abort
+ *   modes: kill (SIGKILL), kill-with-child (SIGKILL, leaving a process it
+ *   started behind), nofin (exit 0 without gk_finalize), abort
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
  *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
  *   ok (everyone finishes), late3 (exit 3 after gk_finalize)
@@ -29,6 +30,12 @@ int main(int argc, char **argv)
     if (me == 1 || gk_n_pes() == 1) {
         if (strcmp(mode, "kill") == 0)
             raise(SIGKILL);
+        if (strcmp(mode, "kill-with-child") == 0) {
+            /* A grandchild that outlives us must not keep the job alive. */
+            if (system("sleep 5 &") != 0)
+                return 9;
+            raise(SIGKILL);
+        }
         if (strcmp(mode, "nofin") == 0)
             exit(0);
         if (strcmp(mode, "abort") == 0)

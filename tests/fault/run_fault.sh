@@ -13,7 +13,7 @@ ms() { echo $(( $(date +%s%N) / 1000000 )); }
 expect_status=; expect_line=; limit_ms=5000
 start=$(ms)
 case $case_name in
-  kill|nofin|abort|exit3|gkabort|segv|ok|late3)
+  kill|kill-with-child|nofin|abort|exit3|gkabort|segv|ok|late3)
     "$launcher" -n 4 "$prog" "$case_name" >"$out" 2>"$err"; status=$? ;;
   timeout)
     "$launcher" -n 4 --timeout 1 "$prog" hang >"$out" 2>"$err"; status=$? ;;
@@ -37,7 +37,8 @@ esac
 elapsed=$(( $(ms) - start ))
 
 case $case_name in
-  kill)    expect_status=137; expect_line='^gasket-run: PE 1 \(pid [0-9]+\) was killed by signal 9 \(SIGKILL\); stopping the job$' ;;
+  kill|kill-with-child)
+           expect_status=137; expect_line='^gasket-run: PE 1 \(pid [0-9]+\) was killed by signal 9 \(SIGKILL\); stopping the job$' ;;
   nofin)   expect_status=1;   expect_line='^gasket-run: PE 1 \(pid [0-9]+\) exited without calling gk_finalize; stopping the job$' ;;
   abort)   expect_status=134; expect_line='^gasket-run: PE 1 \(pid [0-9]+\) was killed by signal 6 \(SIGABRT\); stopping the job$' ;;
   exit3)   expect_status=3;   expect_line='^gasket-run: PE 1 \(pid [0-9]+\) exited with status 3 before gk_finalize; stopping the job$' ;;
