@@ -11,6 +11,7 @@
 #include "core/runtime.h"
 
 #include <poll.h>
+#include <sys/statvfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,26 @@ static void rt_set_wait_policy(void)
         gk__wait_policy.spin_count = 20;
 }
 
+/*
+ * Segments are sparse: memory is taken as the heap is touched. If the node's
+ * heaps together could outgrow /dev/shm (a container's default is 64 MiB), a
+ * PE would later die of SIGBUS on a store, far from the cause: say so now.
+ */
+static void rt_check_shm_space(void)
+{
+    struct statvfs fs;
+    if (gk__rt.boot.node_index != 0 || statvfs("/dev/shm", &fs) != 0)
+        return;
+    unsigned long long avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    unsigned long long need =
+        (unsigned long long)gk__seg_size_for_heap(gk__rt.heap_size) * gk__rt.boot.node_size;
+    if (need > avail)
+        gk__warn("the %d PEs of this node may use %llu MiB of /dev/shm but it has %llu MiB "
+                 "free: a PE that fills its heap would die of SIGBUS; lower GK_HEAP_SIZE "
+                 "(now %zu) or enlarge /dev/shm",
+                 gk__rt.boot.node_size, need >> 20, avail >> 20, gk__rt.heap_size);
+}
+
 static void rt_detach_peers(void)
 {
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
@@ -156,6 +177,7 @@ int gk_init(void)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
     rt_set_wait_policy();
+    rt_check_shm_space();
 
     status = rt_agree(gk__seg_create(boot->job_key, boot->rank, gk__rt.heap_size,
                                      &gk__rt.my_seg));
