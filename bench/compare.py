@@ -138,10 +138,10 @@ def main():
     small = {"BENCH_MAX_SIZE": "8"}
     for rep in range(3 * reps):
         for key, ours_run, ours_bench, peer_run, peer_bench, peer_env in tight:
-            a = run(ours_run, env=small).get(ours_bench, {}).get(8)
-            b = run(peer_run, env=dict(peer_env, **small)).get(peer_bench, {}).get(8)
-            if a and b:
-                samples.setdefault(("tight", key), []).append(a / b)
+            ours_value = run(ours_run, env=small).get(ours_bench, {}).get(8)
+            peer_value = run(peer_run, env=dict(peer_env, **small)).get(peer_bench, {}).get(8)
+            if ours_value and peer_value:
+                samples.setdefault(("tight", key), []).append(ours_value / peer_value)
 
     def tight_ratio(bench):
         values = samples.get(("tight", bench))
