@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,13 +74,23 @@ static void launcher_abort(struct gk__boot *boot, int exit_code, const char *why
     launcher_send(boot, GK__LMSG_ABORT, msg, sizeof(code) + why_len);
 }
 
+/*
+ * The launcher is alive while its end of our socket is open. (Not "our
+ * parent is the launcher": a PE may run under a wrapper such as `sh -c` or
+ * `time`, whose child it is.) The launcher never writes unasked, so
+ * anything readable outside an exchange is its end-of-file.
+ */
 static int launcher_check_alive(struct gk__boot *boot)
 {
-    if (getppid() != boot->launcher_pid) {
-        gk__error("gasket-run (pid %d) is gone; ending this PE", (int)boot->launcher_pid);
-        return GK_ERR_BOOT;
-    }
-    return GK_OK;
+    struct pollfd pfd = {.fd = boot->fd, .events = POLLIN | POLLRDHUP};
+    if (poll(&pfd, 1, 0) <= 0)
+        return GK_OK;
+    char byte;
+    if ((pfd.revents & (POLLHUP | POLLRDHUP | POLLERR)) == 0 &&
+        recv(boot->fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT) != 0)
+        return GK_OK;
+    gk__error("gasket-run (pid %d) is gone; ending this PE", (int)boot->launcher_pid);
+    return GK_ERR_BOOT;
 }
 
 static void launcher_fini(struct gk__boot *boot)

@@ -36,7 +36,9 @@ static void *symheap_take(const char *op, size_t size, size_t alignment)
     else if (status != GK_OK)
         gk__error("%s: cannot allocate %zu bytes aligned to %zu: %s", op, size,
                   alignment, gk_strerror(status));
-    gk_barrier();
+    /* A failed barrier means the job is ending: report no memory. */
+    if (gk_barrier() != GK_OK)
+        return NULL;
     return status == GK_OK ? gk__rt.heap + offset : NULL;
 }
 

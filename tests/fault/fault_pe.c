@@ -8,13 +8,15 @@
  *   started behind), nofin (exit 0 without gk_finalize), abort
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
  *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
- *   ok (everyone finishes), late3 (exit 3 after gk_finalize)
+ *   ok (everyone finishes), late3 (exit 3 after gk_finalize), slow (PE 1
+ *   lingers 0.4 s before the collective, so PE 0's wait sleeps)
  */
 #include <gasket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -49,6 +51,12 @@ int main(int argc, char **argv)
             volatile int *volatile bad = (volatile int *)(uintptr_t)16;
             *bad = 1;
         }
+    }
+    if (strcmp(mode, "slow") == 0 && me == 1) {
+        /* Not synchronisation: keeps PE 0 waiting long enough that its
+         * barrier wait sleeps and checks the launcher is alive. */
+        struct timespec pause = {0, 400 * 1000 * 1000};
+        nanosleep(&pause, NULL);
     }
     uint64_t *word = gk_calloc(1, sizeof(uint64_t));
     if (strcmp(mode, "hang") == 0)

@@ -28,6 +28,10 @@ case $case_name in
     start=$(ms); kill -KILL $lpid; wait $lpid 2>/dev/null; status=$? ;;
   tag)
     "$launcher" -n 3 --tag "$prog" ok >"$out" 2>"$err"; status=$? ;;
+  wrapped)
+    # PEs that are the launcher's grandchildren (sh -c without exec) must
+    # not mistake that for the launcher's death when a wait sleeps.
+    "$launcher" -n 2 sh -c "\"$prog\" slow; exit \$?" >"$out" 2>"$err"; status=$? ;;
   bad-n)
     "$launcher" -n 0 "$prog" ok >"$out" 2>"$err"; status=$? ;;
   no-program)
@@ -50,11 +54,15 @@ case $case_name in
   sigterm) expect_status=143; expect_line='received SIGTERM' ;;
   launcher-killed) expect_status=137 ;;
   tag)     expect_status=0 ;;
+  wrapped) expect_status=0 ;;
   bad-n)   expect_status=2; expect_line='-n 0 is not valid' ;;
   no-program) expect_status=127; expect_line='cannot run /nonexistent/program' ;;
 esac
 
 [ "$status" = "$expect_status" ] || fail "exit status $status, expected $expect_status"
+if [ "$expect_status" = 0 ] && grep -q 'gasket\[PE [0-9?]*\] error' "$err"; then
+  fail "a job that should succeed logged an error"
+fi
 if [ -n "$expect_line" ]; then
   grep -Eq -e "$expect_line" "$err" || fail "no line matching /$expect_line/ on stderr"
   [ "$(grep -c '^gasket-run: ' "$err")" -eq 1 ] || fail "expected exactly one gasket-run line"
