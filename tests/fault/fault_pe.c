@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fault_common.h"
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -28,7 +30,14 @@ int main(int argc, char **argv)
     /* Print our pid so the no-orphans check can find us. */
     printf("fault_pe PE %d pid %d\n", me, (int)getpid());
     fflush(stdout);
+    fault_note_pid(me);
     gk_barrier();
+    fault_ready(me);
+    static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
+                                           "exit3", "gkabort",         "segv"};
+    for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
+        if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
+            fault_note_death();
     if (me == 1 || gk_n_pes() == 1) {
         if (strcmp(mode, "kill") == 0)
             raise(SIGKILL);
