@@ -43,7 +43,8 @@ void gk__wake_all(struct gk__wake *wake)
 void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
 {
     uint64_t watch = atomic_load_explicit(&wake->watch, memory_order_relaxed);
-    if (watch == GK__WAKE_WATCH_ANY || (watch >= lo && watch < hi))
+    /* The watched word is up to 8 bytes: wake on any overlap with it. */
+    if (watch == GK__WAKE_WATCH_ANY || (watch < hi && watch + 8 > lo))
         gk__wake_all(wake);
 }
 
@@ -66,6 +67,9 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
          * as a sleeper (the increment releases it). */
         atomic_store_explicit(&wake->watch, watch, memory_order_relaxed);
         atomic_fetch_add_explicit(&wake->sleepers, 1, memory_order_seq_cst);
+        /* Order the increment before our loads in C11 terms too (x86 and
+         * ARMv8 do already; POWER would not). Sleep path only. */
+        atomic_thread_fence(memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&wake->seq, memory_order_acquire);
         int done = pred(arg);
         if (!done)

@@ -17,7 +17,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
         atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + signal_offset), seq,
                                  memory_order_seq_cst);
         gk__wake_notify_after_rmw(&peer->header->wake, signal_offset, signal_offset + 8);
-        gk__rt_wake_done(pe);
+        gk__rt_wake_done(pe, signal_offset, signal_offset + 8);
         return GK_OK;
     }
     int status = peer->transport->put(peer, data_offset, src, n);

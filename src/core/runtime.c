@@ -66,8 +66,8 @@ static int rt_agree(int status)
 {
     int32_t mine = status;
     int32_t *all = calloc((size_t)gk__rt.boot.size, sizeof(*all));
-    if (all == NULL)
-        return GK_ERR_NOMEM;
+    if (all == NULL) /* cannot join the exchange the others wait in */
+        gk_abort(1, "out of memory during start-up");
     int exchanged = gk__boot_allgather(&gk__rt.boot, &mine, all, sizeof(mine));
     int agreed = exchanged;
     for (int pe = 0; agreed == GK_OK && pe < gk__rt.boot.size; pe++) {
@@ -193,7 +193,9 @@ int gk_init(void)
     status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size);
     if (status != GK_OK)
         goto err_detach_peers;
-    status = rt_agree(GK_OK);
+    gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
+    /* Every PE learns whether every PE got this far. */
+    status = rt_agree(gk__rt.bcast_consumed_seen ? GK_OK : GK_ERR_NOMEM);
     if (status != GK_OK)
         goto err_fini_heap;
 
@@ -203,11 +205,6 @@ int gk_init(void)
     gk__rt.pending_wake_pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
-    gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
-    if (gk__rt.bcast_consumed_seen == NULL) {
-        status = GK_ERR_NOMEM;
-        goto err_fini_heap;
-    }
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
     gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
@@ -219,6 +216,8 @@ int gk_init(void)
     return GK_OK;
 
 err_fini_heap:
+    free(gk__rt.bcast_consumed_seen);
+    gk__rt.bcast_consumed_seen = NULL;
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
 err_detach_peers:
     rt_detach_peers();
@@ -329,4 +328,15 @@ void gk__rt_flush_wakes_slow(void)
             atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
             gk__wake_if_watching(&peer->header->wake, lo, hi);
     }
+}
+
+void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)
+{
+    uint64_t owed_lo = gk__rt.pending_lo, owed_hi = gk__rt.pending_hi;
+    gk__rt.pending_wake_pe = -1;
+    if (owed_lo >= lo && owed_hi <= hi)
+        return; /* the caller's check covered it */
+    struct gk__wake *wake = &gk__rt.peers[pe].header->wake;
+    if (atomic_load_explicit(&wake->sleepers, memory_order_acquire) != 0)
+        gk__wake_if_watching(wake, owed_lo, owed_hi);
 }

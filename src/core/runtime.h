@@ -126,11 +126,17 @@ static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
     }
 }
 
-/* Notes that PE pe's wake-up check was just made (by a signal or flag). */
-static inline void gk__rt_wake_done(int pe)
+/*
+ * Notes that PE pe's wake-up check was just made (by a signal, flag or
+ * atomic) for its bytes [lo, hi), right after a full fence or seq_cst RMW.
+ * That check covered only [lo, hi): a sleeper watching a word of the owed
+ * range is checked for now (the fence already orders the owed copies).
+ */
+void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi) __attribute__((noinline));
+static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
 {
-    if (gk__rt.pending_wake_pe == pe)
-        gk__rt.pending_wake_pe = -1;
+    if (GK__UNLIKELY(gk__rt.pending_wake_pe == pe))
+        gk__rt_wake_done_slow(pe, lo, hi);
 }
 
 /* Makes the owed wake-up checks: one fence, then each target's sleepers. */

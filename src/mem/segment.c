@@ -69,6 +69,7 @@ int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg
     /* O_EXCL proved the name was free; fstat proves what we hold is ours,
      * new and private before we put anything in it. */
     struct stat st;
+    memset(&st, 0, sizeof(st)); /* reported as zeros if fstat itself fails */
     if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 0777) != 0600 ||
         st.st_size != 0) {
         gk__error("shm segment %s failed its ownership check (uid %d, mode %o, size %lld)",
@@ -117,6 +118,7 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
         goto err;
     }
     struct stat st;
+    memset(&st, 0, sizeof(st)); /* reported as zeros if fstat itself fails */
     if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 0777) != 0600 ||
         (size_t)st.st_size != size) {
         gk__error("PE %d's segment %s failed its check (uid %d, mode %o, size %lld, "

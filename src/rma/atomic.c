@@ -14,12 +14,11 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
     int status = gk__rt_check_word(op_name, pe, addr, width, &offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    if (op == GK__AMO_FETCH)
-        gk__rt_flush_wakes(); /* polling: see gk__xfer_get */
+    gk__rt_flush_wakes(); /* an atomic may be a poll: see gk__xfer_get */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     status = peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
     if (op != GK__AMO_FETCH)
-        gk__rt_wake_done(pe); /* the atomic made the wake-up check */
+        gk__rt_wake_done(pe, offset, offset + width); /* the atomic checked */
     return status;
 }
 

@@ -135,7 +135,7 @@ int gk_fence(void)
             __atomic_store_n((uint##bits##_t *)(peer->seg_base + offset),      \
                              value, __ATOMIC_RELAXED);                         \
             gk__wake_notify(&peer->header->wake, offset, offset + sizeof(value)); \
-            gk__rt_wake_done(pe);                                              \
+            gk__rt_wake_done(pe, offset, offset + sizeof(value));              \
             return GK_OK;                                                      \
         }                                                                      \
         return peer->transport->put(peer, offset, &value, sizeof(value));      \
@@ -143,6 +143,7 @@ int gk_fence(void)
     int gk_get_u##bits(int pe, const uint##bits##_t *src,                      \
                        uint##bits##_t *value_p)                                \
     {                                                                          \
+        gk__rt_flush_wakes(); /* a get in a loop is a poll */             \
         size_t offset = 0;                                                     \
         int status = gk__rt_check_word("gk_get_u" #bits, pe, src,              \
                                        sizeof(*value_p), &offset);             \

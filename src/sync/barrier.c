@@ -38,7 +38,7 @@ static int barrier_signal(int pe, int round, uint64_t epoch)
         atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + offset), epoch,
                                  memory_order_seq_cst);
         gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
-        gk__rt_wake_done(pe);
+        gk__rt_wake_done(pe, offset, offset + 8);
         return GK_OK;
     }
     return peer->transport->atomic(peer, GK__AMO_SET, 8, offset, epoch, 0, NULL);

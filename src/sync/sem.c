@@ -180,7 +180,7 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
     }
     gk__wake_notify_after_rmw(&gk__rt.peers[ref->pe].header->wake, ref->offset,
                               ref->offset + sizeof(uint64_t));
-    gk__rt_wake_done(ref->pe);
+    gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
     return GK_OK;
 }
 
@@ -322,6 +322,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
 static int sem_try(const char *op, gk_sem_t sem, uint64_t n, int *taken_p)
 {
     struct sem_ref ref;
+    gk__rt_flush_wakes(); /* a try in a loop is a wait */
     if (GK__UNLIKELY(taken_p == NULL))
         return gk__rt_report_null(op, "taken_p", 1);
     int status = sem_consumer_ref(op, sem, n, &ref);
@@ -355,6 +356,7 @@ int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
     struct sem_ref ref;
     if (value_p == NULL)
         return gk__rt_report_null("gk_sem_value", "value_p", 1);
+    gk__rt_flush_wakes(); /* a value read in a loop is a wait */
     int status = sem_decode("gk_sem_value", sem, &ref);
     if (status == GK_OK)
         *value_p = atomic_load_explicit(&ref.cell->count, memory_order_acquire);

@@ -47,6 +47,7 @@ int gk_put_with_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
 int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p)
 {
     size_t offset = 0;
+    gk__rt_flush_wakes(); /* a fetch in a loop is a wait */
     int status = gk__rt_check_word("gk_signal_fetch", gk__rt.my_pe, sig_addr,
                                    sizeof(uint64_t), &offset);
     if (status == GK_OK && value_p == NULL)

@@ -90,6 +90,7 @@ static int wait_until(const char *op, const struct wait_cond *c)
 static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
 {
     size_t offset;
+    gk__rt_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
     int status = wait_check(op, c, &offset);
     if (status == GK_OK && satisfied_p == NULL)
         status = gk__rt_report_null(op, "satisfied_p", 1);

@@ -40,6 +40,33 @@ int main(void)
     }
     if (longest > 2.0)
         PE_FAIL("a wait took %.3f s: a wake-up was lost", longest);
+
+    /* A plain put owes its wake-up; a flag to another word and a poll that
+     * follow must not lose it (PE 1 sleeps watching x while PE 0 puts x,
+     * then sets a different word, then polls for PE 1's answer). */
+    uint64_t *x = gk_calloc(1, sizeof(uint64_t));
+    uint64_t *other = gk_calloc(1, sizeof(uint64_t));
+    uint64_t *ack = gk_calloc(1, sizeof(uint64_t));
+    for (uint64_t round = 1; npes > 1 && round <= 20; round++) {
+        if (me == 0) {
+            CHECK_OK(gk_put(1, x, &round, sizeof(round)));
+            CHECK_OK(gk_put_u64(1, other, round));
+            int answered = 0;
+            while (!answered)
+                CHECK_OK(gk_test_u64(ack, GK_CMP_GE, round, &answered));
+        } else if (me == 1) {
+            double t0 = now_s();
+            CHECK_OK(gk_wait_until_u64(x, GK_CMP_GE, round));
+            if (now_s() - t0 > 2.0)
+                PE_FAIL("round %llu: the put's wake-up was lost (%.3f s)",
+                        (unsigned long long)round, now_s() - t0);
+            CHECK_OK(gk_put_u64(0, ack, round));
+        }
+    }
+    CHECK_OK(gk_barrier());
+    gk_free(ack);
+    gk_free(other);
+    gk_free(x);
     CHECK_OK(gk_barrier());
     gk_free(token);
     CHECK_OK(gk_finalize());
