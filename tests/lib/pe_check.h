@@ -10,6 +10,7 @@
  *   CHECK_EQ(a, b), CHECK_NE, CHECK_LT ...   any integers or pointers
  *   CHECK_EQ_U64(a, b)                       compared as uint64_t
  *   CHECK_TRUE(cond), CHECK_NULL(p), CHECK_NOT_NULL(p)
+ *   CHECK_OK_SILENT(call), CHECK_SILENT(expr)   no log line at all
  *   CHECK_LOGGED(GK_ERR_RANGE, gk_put(...), "needle", ...)
  *       the call returned the code and logged exactly one line, an error
  *       from this PE, containing every needle (see gk_capture.h)
@@ -28,22 +29,30 @@
 #include "gk_capture.h"
 #include "gk_check_value.h"
 
-static inline void pe_fail_end(void)
+/* One write per failure line, so lines from several PEs do not interleave. */
+static inline void pe_fail_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), noreturn));
+static inline void pe_fail_at(const char *file, int line, const char *fmt, ...)
 {
+    char buf[2048];
+    int len = snprintf(buf, sizeof(buf), "FAIL PE %d %s:%d: ", gk_my_pe(), file, line);
+    va_list ap;
+    va_start(ap, fmt);
+    if (len >= 0 && len < (int)sizeof(buf))
+        len += vsnprintf(buf + len, sizeof(buf) - (size_t)len, fmt, ap);
+    va_end(ap);
+    if (len < 0 || len > (int)sizeof(buf) - 2)
+        len = (int)sizeof(buf) - 2;
+    buf[len++] = '\n';
     fflush(stdout);
-    fflush(stderr);
+    ssize_t unused = write(2, buf, (size_t)len);
+    (void)unused;
     if (gk_initialized())
         gk_abort(1, "test assertion failed");
     exit(1);
 }
 
-#define PE_FAIL(...)                                                           \
-    do {                                                                       \
-        fprintf(stderr, "FAIL PE %d %s:%d: ", gk_my_pe(), __FILE__, __LINE__); \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        pe_fail_end();                                                         \
-    } while (0)
+#define PE_FAIL(...) pe_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* Progress and timings, on stdout, naming the PE. */
 #define PE_LOG(...)                                                            \
@@ -146,9 +155,17 @@ static inline const char *pe_check_report(const char *text, const char *const *n
         snprintf(why, sizeof(why), "%d log lines, expected exactly 1", lines);
         return why;
     }
+    /* The line names this PE. Outside gk_init..gk_finalize the library
+     * still knows it (from the launcher's GK_RANK), or prints "PE ?". */
     char prefix[64];
-    snprintf(prefix, sizeof(prefix), "gasket[PE %d] error: ", gk_my_pe() >= 0 ? gk_my_pe() : 0);
-    if (strncmp(text, prefix, strlen(prefix)) != 0) {
+    const char *rank = getenv("GK_RANK");
+    if (gk_my_pe() >= 0)
+        snprintf(prefix, sizeof(prefix), "gasket[PE %d] error: ", gk_my_pe());
+    else if (rank != NULL)
+        snprintf(prefix, sizeof(prefix), "gasket[PE %d] error: ", atoi(rank));
+    else
+        snprintf(prefix, sizeof(prefix), "gasket[PE ");
+    if (strncmp(text, prefix, strlen(prefix)) != 0 || strstr(text, "] error: ") == NULL) {
         snprintf(why, sizeof(why), "the line does not start with \"%s\"", prefix);
         return why;
     }
@@ -210,6 +227,14 @@ static inline const char *pe_check_report(const char *text, const char *const *n
             gk_capture_echo(text_);                                            \
             PE_FAIL("%s logged something, expected nothing", #call);           \
         }                                                                      \
+    } while (0)
+
+/* The call returns GK_OK and logs nothing. */
+#define CHECK_OK_SILENT(call)                                                  \
+    do {                                                                       \
+        int silent_status_ = -1;                                               \
+        CHECK_SILENT(silent_status_ = (call));                                 \
+        CHECK_OK(silent_status_);                                              \
     } while (0)
 
 static inline double pe_now(void)

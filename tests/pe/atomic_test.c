@@ -1,86 +1,259 @@
 /*
- * atomic_test: every atomic operation on i32, u32, i64 and u64: concurrent
- * adds from all PEs to PE 0's counter, concurrent or/xor/and of each PE's
- * own bit, fetch, set, swap, compare-and-swap that succeeds and one that
- * fails, unsigned wrap-around and negative signed values.
+ * atomic_test: every atomic operation on i32, u32, i64 and u64, from every
+ * PE at once, results checked on every PE.
+ *
+ *  - fetch_add / add: all PEs add to PE 0's counter many times; the total
+ *    is exact, and the old values fetch_add returned are all distinct (each
+ *    PE marks its olds in a bitmap on PE 0 with fetch_or and must find the
+ *    bit clear: two PEs seeing the same old value means a lost update).
+ *  - compare_swap: all PEs increment one counter by CAS loops (failures
+ *    return the current value, which is not the expected one); the total is
+ *    exact. A failing CAS leaves the word alone.
+ *  - swap: every PE swaps its number into one word; the old values and the
+ *    final value are exactly {initial, 0 .. n-1}.
+ *  - and/or/xor, fetching and not: each PE sets, flips and clears its own
+ *    bit of shared words concurrently; the final masks are exact and each
+ *    fetched old value shows the PE's own bit as it must be.
+ *  - fetch / set to every PE; unsigned wrap-around, signed negative values
+ *    and signed overflow (arithmetic wraps); and the words next to a 32-bit
+ *    atomic are never touched.
  */
+#include <limits.h>
+#include <stdlib.h>
+
 #include "pe_check.h"
 
-#define ROUNDS 2000
+#define ADDS 1000    /* per PE, to one counter */
+#define CAS_INCS 300 /* per PE */
 
-#define ATOMIC_CHECKS(T, ctype)                                                \
-    do {                                                                       \
-        ctype *w = gk_calloc(8, sizeof(ctype));                                \
-        ctype old = 0, v = 0;                                                  \
-        /* add / fetch_add: everyone adds to PE 0. */                          \
-        for (int i = 0; i < ROUNDS; i++) {                                     \
-            if (i & 1)                                                         \
+static int me, npes;
+
+/* Each PE's bit: spread over the word so high bits are exercised. */
+static unsigned bit_of(int pe, unsigned width)
+{
+    return width == 32 ? (unsigned)(pe * 3 + 1) % 32 : (unsigned)(pe * 7 + 5) % 64;
+}
+
+/* The bitmap of seen old values lives on PE 0: n_pes * ADDS bits. */
+static uint64_t *seen_bits;
+
+static void mark_seen(uint64_t old, const char *type)
+{
+    uint64_t total = (uint64_t)npes * ADDS;
+    if (old >= total)
+        PE_FAIL("%s fetch_add returned %llu, more than the %llu adds so far", type,
+                (unsigned long long)old, (unsigned long long)total);
+    uint64_t before = 0;
+    CHECK_OK(gk_atomic_fetch_or_u64(0, &seen_bits[old / 64], (uint64_t)1 << (old % 64), &before));
+    if (before & ((uint64_t)1 << (old % 64)))
+        PE_FAIL("%s fetch_add returned %llu twice (a lost update)", type,
+                (unsigned long long)old);
+}
+
+#define ATOMIC_TEST(T, ctype, utype, is_signed)                                \
+    static void test_##T(void)                                                 \
+    {                                                                          \
+        const unsigned width = 8 * sizeof(ctype);                              \
+        /* w[0] counter, w[1] cas counter, w[2] or/and mask, w[3] xor mask,     \
+         * w[4] swap word, w[8 ...] per-PE words (guarded). */                 \
+        ctype *w = gk_calloc(8 + 4 * (size_t)npes, sizeof(ctype));            \
+        ctype *olds = gk_calloc((size_t)npes, sizeof(ctype));                 \
+        CHECK_TRUE(w != NULL && olds != NULL);                                 \
+        memset(seen_bits, 0, ((size_t)npes * ADDS + 63) / 64 * 8);             \
+        w[4] = (ctype)(is_signed ? -1 : 1000);                                 \
+        CHECK_OK(gk_barrier());                                                \
+                                                                               \
+        /* fetch_add and add, concurrently, to PE 0. */                        \
+        for (int i = 0; i < ADDS; i++) {                                       \
+            ctype old = (ctype)0;                                              \
+            if (i % 3 == 2) {                                                  \
                 CHECK_OK(gk_atomic_add_##T(0, &w[0], (ctype)1));               \
-            else                                                               \
-                CHECK_OK(gk_atomic_fetch_add_##T(0, &w[0], (ctype)1, &old));   \
+                continue;                                                      \
+            }                                                                  \
+            CHECK_OK(gk_atomic_fetch_add_##T(0, &w[0], (ctype)1, &old));       \
+            mark_seen((uint64_t)(utype)old, #T);                               \
         }                                                                      \
-        /* or/xor/and on PE 0's words, one bit per PE (<= 31 PEs). */          \
-        if (me < 31) {                                                         \
-            ctype bit = (ctype)((ctype)1 << me);                               \
-            if (me & 1)                                                        \
-                CHECK_OK(gk_atomic_or_##T(0, &w[1], bit));                     \
-            else                                                               \
-                CHECK_OK(gk_atomic_fetch_or_##T(0, &w[1], bit, &old));         \
-            if (me & 1)                                                        \
-                CHECK_OK(gk_atomic_xor_##T(0, &w[2], bit));                    \
-            else                                                               \
-                CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[2], bit, &old));        \
+        /* compare_swap increments of PE 0's w[1]. */                          \
+        for (int i = 0; i < CAS_INCS; i++) {                                   \
+            ctype cur = (ctype)0, old = (ctype)0;                              \
+            CHECK_OK(gk_atomic_fetch_##T(0, &w[1], &cur));                     \
+            for (;;) {                                                         \
+                CHECK_OK(gk_atomic_compare_swap_##T(0, &w[1], cur,             \
+                                                    (ctype)(cur + 1), &old));  \
+                if (old == cur)                                                \
+                    break;                                                     \
+                cur = old; /* failed: old is the value that was there */       \
+            }                                                                  \
+        }                                                                      \
+        /* swap my number into PE 0's w[4]. */                                 \
+        ctype prev = (ctype)0;                                                 \
+        CHECK_OK(gk_atomic_swap_##T(0, &w[4], (ctype)me, &prev));              \
+        CHECK_OK(gk_put(0, &olds[me], &prev, sizeof(prev)));                   \
+        /* or and xor: my bit, once with the fetching form, once without. */   \
+        ctype bit = (ctype)((utype)1 << bit_of(me, width));                    \
+        ctype before = (ctype)0;                                               \
+        CHECK_OK(gk_atomic_fetch_or_##T(0, &w[2], bit, &before));              \
+        CHECK_EQ((utype)before & (utype)bit, 0);                               \
+        CHECK_OK(gk_atomic_or_##T(0, &w[2], bit)); /* idempotent */            \
+        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));             \
+        CHECK_EQ((utype)before & (utype)bit, 0);                               \
+        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit));                            \
+        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit)); /* set again */            \
+        CHECK_OK(gk_barrier());                                                \
+                                                                               \
+        utype all = 0;                                                         \
+        for (int pe = 0; pe < npes; pe++)                                      \
+            all |= (utype)1 << bit_of(pe, width);                              \
+        if (me == 0) {                                                         \
+            CHECK_EQ(w[0], (ctype)((utype)npes * ADDS));                       \
+            CHECK_EQ(w[1], (ctype)((utype)npes * CAS_INCS));                   \
+            CHECK_EQ((utype)w[2], all);                                        \
+            CHECK_EQ((utype)w[3], all);                                        \
+            /* swap: olds and the final value are {initial, 0..n-1}. */         \
+            int count[65] = {0};                                               \
+            ctype init = (ctype)(is_signed ? -1 : 1000);                       \
+            for (int pe = 0; pe <= npes; pe++) {                               \
+                ctype x = pe < npes ? olds[pe] : w[4];                         \
+                int idx = x == init ? npes : (int)x;                           \
+                if (idx < 0 || idx > npes)                                     \
+                    PE_FAIL(#T " swap produced %lld", (long long)x);           \
+                count[idx]++;                                                  \
+            }                                                                  \
+            for (int i = 0; i <= npes; i++)                                    \
+                if (count[i] != 1)                                             \
+                    PE_FAIL(#T " swap: value %d seen %d times", i, count[i]);  \
         }                                                                      \
         CHECK_OK(gk_barrier());                                                \
-        if (me < 31) {                                                         \
-            ctype mask = (ctype)~((ctype)1 << me);                             \
-            if (me & 1)                                                        \
-                CHECK_OK(gk_atomic_and_##T(0, &w[1], mask));                   \
-            else                                                               \
-                CHECK_OK(gk_atomic_fetch_and_##T(0, &w[1], mask, &old));       \
+                                                                               \
+        /* and: everyone clears their bit of w[2], half with fetch_and. */     \
+        ctype mask = (ctype)~(utype)bit;                                       \
+        if (me & 1) {                                                          \
+            CHECK_OK(gk_atomic_and_##T(0, &w[2], mask));                       \
+        } else {                                                               \
+            CHECK_OK(gk_atomic_fetch_and_##T(0, &w[2], mask, &before));        \
+            CHECK_EQ((utype)before & (utype)bit, (utype)bit);                  \
         }                                                                      \
+        /* xor: clear my bit of w[3] again. */                                 \
+        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));             \
+        CHECK_EQ((utype)before & (utype)bit, (utype)bit);                      \
         CHECK_OK(gk_barrier());                                                \
         if (me == 0) {                                                         \
-            CHECK_EQ_U64(w[0], (ctype)(npes * ROUNDS));                        \
-            ctype all = npes >= 31 ? (ctype)0x7fffffff : (ctype)((1u << npes) - 1); \
-            CHECK_EQ_U64(w[2], all);                                           \
-            CHECK_EQ_U64(w[1], 0);                                             \
+            CHECK_EQ(w[2], 0);                                                 \
+            CHECK_EQ(w[3], 0);                                                 \
         }                                                                      \
         CHECK_OK(gk_barrier());                                                \
-        /* Each PE on its right neighbour's w[3 + 0..]: set, fetch, swap, cswap. */ \
-        int right = (me + 1) % npes;                                           \
-        CHECK_OK(gk_atomic_set_##T(right, &w[3], (ctype)-5));                  \
-        CHECK_OK(gk_atomic_fetch_##T(right, &w[3], &v));                       \
-        CHECK_EQ_U64(v, (ctype)-5);                                            \
-        CHECK_OK(gk_atomic_swap_##T(right, &w[3], (ctype)42, &old));           \
-        CHECK_EQ_U64(old, (ctype)-5);                                          \
-        CHECK_OK(gk_atomic_compare_swap_##T(right, &w[3], (ctype)41, (ctype)7, &old)); \
-        CHECK_EQ_U64(old, 42); /* failed: value stays */                       \
-        CHECK_OK(gk_atomic_compare_swap_##T(right, &w[3], (ctype)42, (ctype)7, &old)); \
-        CHECK_EQ_U64(old, 42);                                                 \
-        CHECK_OK(gk_atomic_fetch_##T(right, &w[3], &v));                       \
-        CHECK_EQ_U64(v, 7);                                                    \
-        /* Wrap-around and negatives. */                                       \
-        CHECK_OK(gk_atomic_set_##T(right, &w[4], (ctype)((ctype)0 - 1)));      \
-        CHECK_OK(gk_atomic_fetch_add_##T(right, &w[4], (ctype)2, &old));       \
-        CHECK_EQ_U64(old, (ctype)((ctype)0 - 1));                              \
-        CHECK_OK(gk_atomic_fetch_##T(right, &w[4], &v));                       \
-        CHECK_EQ_U64(v, 1);                                                    \
-        CHECK_OK(gk_atomic_add_##T(right, &w[5], (ctype)-3));                  \
-        CHECK_OK(gk_atomic_fetch_##T(right, &w[5], &v));                       \
-        CHECK_TRUE(v == (ctype)-3);                                            \
+                                                                               \
+        /* Each PE works on its own word (w[8 + 4 * me + 1]) on every PE;      \
+         * the words beside it are guards. */                                  \
+        for (int step = 0; step < npes; step++) {                              \
+            int pe = (me + step) % npes;                                       \
+            ctype *mine = &w[8 + 4 * me + 1];                                  \
+            ctype v = (ctype)0, old = (ctype)0;                                \
+            CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype)-5));                  \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
+            CHECK_EQ(v, (ctype)-5);                                            \
+            CHECK_OK(gk_atomic_swap_##T(pe, mine, (ctype)42, &old));           \
+            CHECK_EQ(old, (ctype)-5);                                          \
+            /* compare_swap that fails: the word stays. */                     \
+            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)41, (ctype)7, &old)); \
+            CHECK_EQ(old, (ctype)42);                                          \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
+            CHECK_EQ(v, (ctype)42);                                            \
+            /* ... and one that succeeds. */                                   \
+            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)42, (ctype)7, &old)); \
+            CHECK_EQ(old, (ctype)42);                                          \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
+            CHECK_EQ(v, (ctype)7);                                             \
+            if (is_signed) {                                                   \
+                /* Negative operands, negative results, overflow wraps. */     \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)-10, &old)); \
+                CHECK_EQ(old, (ctype)7);                                       \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, (ctype)-3);                                        \
+                CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)-3,       \
+                                                    (ctype)-100, &old));       \
+                CHECK_EQ(old, (ctype)-3);                                      \
+                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype)-1));              \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, (ctype)-101);                                      \
+                ctype max = (ctype)((utype)-1 >> 1), min = (ctype)(-max - 1);  \
+                CHECK_OK(gk_atomic_set_##T(pe, mine, max));                    \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)1, &old));   \
+                CHECK_EQ(old, max);                                            \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, min);                                              \
+                CHECK_OK(gk_atomic_xor_##T(pe, mine, (ctype)-1));              \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, max);                                              \
+            } else {                                                           \
+                /* Wrap-around both ways. */                                   \
+                CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype)((utype)0 - 1)));  \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)2, &old));   \
+                CHECK_EQ(old, (ctype)((utype)0 - 1));                          \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, 1);                                                \
+                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype)((utype)0 - 3)));  \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, (ctype)((utype)0 - 2));                            \
+                CHECK_OK(gk_atomic_fetch_and_##T(pe, mine, (ctype)0xf0, &old)); \
+                CHECK_EQ(old, (ctype)((utype)0 - 2));                          \
+                CHECK_OK(gk_atomic_fetch_or_##T(pe, mine, (ctype)0x0f, &old)); \
+                CHECK_EQ(old, (ctype)0xf0);                                    \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
+                CHECK_EQ(v, (ctype)0xff);                                      \
+            }                                                                  \
+        }                                                                      \
         CHECK_OK(gk_barrier());                                                \
+        /* The guards beside every PE's word were never touched. */            \
+        for (int pe = 0; pe < npes; pe++) {                                    \
+            CHECK_EQ(w[8 + 4 * pe], 0);                                        \
+            CHECK_EQ(w[8 + 4 * pe + 2], 0);                                    \
+        }                                                                      \
+        CHECK_OK(gk_barrier());                                                \
+        gk_free(olds);                                                         \
         gk_free(w);                                                            \
-    } while (0)
+    }
+
+ATOMIC_TEST(i32, int32_t, uint32_t, 1)
+ATOMIC_TEST(u32, uint32_t, uint32_t, 0)
+ATOMIC_TEST(i64, int64_t, uint64_t, 1)
+ATOMIC_TEST(u64, uint64_t, uint64_t, 0)
+
+/* The fetch_add old values, all PEs together: exactly the 2/3 of 0..total-1
+ * that were fetched, none twice (checked as they were marked). */
+static void check_seen_count(void)
+{
+    CHECK_OK(gk_barrier());
+    if (me == 0) {
+        uint64_t total = (uint64_t)npes * ADDS, marked = 0;
+        for (uint64_t i = 0; i < (total + 63) / 64; i++)
+            marked += (uint64_t)__builtin_popcountll(seen_bits[i]);
+        CHECK_EQ(marked, (uint64_t)npes * (ADDS - ADDS / 3));
+    }
+    CHECK_OK(gk_barrier());
+}
 
 int main(void)
 {
     CHECK_OK(gk_init());
-    int me = gk_my_pe(), npes = gk_n_pes();
-    ATOMIC_CHECKS(i32, int32_t);
-    ATOMIC_CHECKS(u32, uint32_t);
-    ATOMIC_CHECKS(i64, int64_t);
-    ATOMIC_CHECKS(u64, uint64_t);
+    me = gk_my_pe();
+    npes = gk_n_pes();
+    seen_bits = gk_calloc(((size_t)npes * ADDS + 63) / 64, sizeof(uint64_t));
+    CHECK_NOT_NULL(seen_bits);
+    double t0 = pe_now();
+    test_i32();
+    check_seen_count();
+    test_u32();
+    check_seen_count();
+    test_i64();
+    check_seen_count();
+    test_u64();
+    check_seen_count();
+    if (me == 0)
+        PE_LOG("atomics: %.3f s", pe_now() - t0);
+    gk_free(seen_bits);
     CHECK_OK(gk_finalize());
+    if (me == 0)
+        printf("atomic_test: %d PEs ok\n", npes);
     return 0;
 }
