@@ -1,65 +1,80 @@
 /*
- * bench_common.h: what gk-bench and the peer programs share so their
- * tables line up: the clock, iteration counts by size, OSU-style output
- * (`#` header lines, then `size value` rows), and the size sweep.
+ * bench_common.h: what gk-bench and the peer programs (mpi-peer, raw-floor)
+ * share, so that their tables line up and compare.py can read all of them
+ * with one parser: the clock, the command line, the iteration counts by
+ * message size, the size sweep and the OSU-style output (`#` header lines,
+ * then `size value` rows).
+ *
+ * Nothing here knows about gasket or MPI; the peers link bench_common.c
+ * without the library.
  */
 #ifndef GK_BENCH_COMMON_H
 #define GK_BENCH_COMMON_H
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
+#include <stddef.h>
 
-static inline double bench_now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
-}
+/* The largest message of the size sweeps (4 MiB) and the bandwidth window. */
+#define BENCH_MAX_MSG ((size_t)4 << 20)
+#define BENCH_BW_WINDOW 64
 
-/* Iterations for a latency measurement of `size` bytes: many for small
- * messages, fewer as the copy time grows, so each size takes ~10-50 ms. */
-static inline long bench_iters(size_t size, long base)
-{
-    if (size <= 4096)
-        return base;
-    long iters = (long)((double)base * 4096.0 / (double)size);
-    return iters < 20 ? 20 : iters;
-}
+#define BENCH_MAX_ARGS 8
 
-static inline void bench_header(const char *name, const char *impl, int npes,
-                                const char *unit)
-{
-    printf("# %s (%s), %d PEs\n# %-10s %s\n", name, impl, npes, "size", unit);
-}
-
-static inline void bench_row(size_t size, double value)
-{
-    printf("%-12zu %.3f\n", size, value);
-    fflush(stdout);
-}
-
-/* Windows of `window` transfers of `size` bytes for a bandwidth run: about
- * 1 GiB in all (tens of milliseconds), at least 5 and at most 20000. */
-static inline long bench_bw_loops(size_t size, int window)
-{
-    double loops = (double)(1u << 30) / ((double)size * window);
-    return loops < 5 ? 5 : loops > 20000 ? 20000 : (long)loops;
-}
+/* The command line every program takes: NAME [--iters N] [--warmup N]
+ * [--max-size BYTES] [--digits D] [extra positional arguments]. */
+struct bench_opts {
+    const char *name; /* the benchmark to run */
+    long iters;       /* --iters: base count for small messages; 0: default */
+    long warmup;      /* --warmup: base warm-up count; -1: default */
+    size_t max_size;  /* --max-size: end every sweep here; 0: no limit */
+    int digits;       /* --digits: decimals of latencies (2, as OSU) */
+    int n_args;       /* positional arguments after NAME */
+    const char *args[BENCH_MAX_ARGS];
+};
 
 /*
- * Powers of two from lo to hi inclusive, stopping early at BENCH_MAX_SIZE
- * when it is set: compare.py runs one size of ours and of the peer back to
- * back, tens of milliseconds apart, so both see the machine in one state.
+ * Parses argv into *opts_p. On a bad command line prints `usage` (the
+ * program's own lines) to stderr and returns 2; returns 0 otherwise.
  */
-static inline size_t bench_size_limit(size_t hi)
-{
-    const char *text = getenv("BENCH_MAX_SIZE");
-    size_t limit = text ? (size_t)strtoull(text, NULL, 10) : 0;
-    return limit != 0 && limit < hi ? limit : hi;
-}
-#define BENCH_FOR_SIZES(size, lo, hi)                                          \
-    for (size_t size = (lo), size##_hi_ = bench_size_limit(hi); size <= size##_hi_; size *= 2)
+int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opts_p);
+
+/* Microseconds on CLOCK_MONOTONIC. */
+double bench_now_us(void);
+
+/*
+ * Iterations at `size` bytes: `base` (or --iters) up to 4 KiB, then scaled
+ * down in proportion to the size (the copy dominates there), never below 20
+ * (or the base, if smaller). bench_warmup() is the same for the warm-up
+ * (default a tenth of the iterations, at least 2).
+ */
+long bench_iters(const struct bench_opts *opts, size_t size, long base);
+long bench_warmup(const struct bench_opts *opts, size_t size, long base);
+
+/*
+ * Windows of BENCH_BW_WINDOW transfers for a bandwidth run: about 1 GiB in
+ * all, between 5 and 20000 windows; --iters sets the window count for small
+ * messages instead (scaled down like bench_iters()).
+ */
+long bench_bw_loops(const struct bench_opts *opts, size_t size);
+
+/* The last size of a sweep from `lo` to `hi`: hi, or --max-size if smaller
+ * (but never below lo, so each sweep prints at least one row). */
+size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi);
+
+#define BENCH_FOR_SIZES(opts, size, lo, hi)                                    \
+    for (size_t size = (lo), size##_last_ = bench_last_size((opts), (lo), (hi));    \
+         size <= size##_last_; size *= 2)
+
+/*
+ * The header of a table:
+ *   # NAME (IMPL), N PEs
+ *   # NOTE                      (only when note is not NULL)
+ *   # size    UNIT
+ */
+void bench_header(const char *name, const char *impl, int npes, const char *note,
+                  const char *unit);
+
+/* A latency row (us, --digits decimals) and a bandwidth row (MB/s, 2). */
+void bench_row_lat(const struct bench_opts *opts, size_t size, double us);
+void bench_row_bw(size_t size, double mb_per_s);
 
 #endif /* GK_BENCH_COMMON_H */

@@ -1,315 +1,486 @@
 #!/usr/bin/env python3
 """compare.py: gasket's micro-benchmarks beside Open MPI and the raw floor.
 
-Runs gk-bench (through gasket-run --bind), mpi-peer (mpirun --bind-to core,
-osc/sm forced) and raw-floor (pinned to the same two CPUs) alternately,
---reps times each, parses their OSU-style tables, and prints for each
-benchmark and size the median of ours, the median of the peer, and the
-ratio; then checks the targets of the issues. Standard library only; with
---plot it also draws the signaling-put latency figure (needs matplotlib).
-
     python3 bench/compare.py [--build build] [--reps 5] [--quick]
-                             [--markdown docs/perf-run.md] [--plot docs/x.png]
+                             [--markdown FILE] [--plot PNG] [--strict]
+
+Runs, in each of --reps repetitions and for each benchmark, ours
+(gasket-run -n 2 --bind build/bench/gk-bench NAME) and its peer back to back:
+mpi-peer under mpirun -n 2 --bind-to core --mca osc sm, or raw-floor pinned
+to the same two CPUs that gasket-run --bind uses (the first two this process
+may run on). The order of ours and the peer flips every repetition, so a
+drift of the machine does not always favour the same side.
+
+For the four small-message targets it also runs "sandwiches", three per
+repetition: only the 8-byte row (--max-size 8) of ours, the peer, and ours
+again (or peer, ours, peer), each run a few tens of milliseconds. On a
+virtual machine whose vCPUs change state every few seconds (two cores,
+or two hyperthreads of one core: 5x apart in latency) a ratio of two runs
+taken in different states means nothing; a sandwich whose outer runs
+differ by more than 25% is such a case and is set aside (counted in the
+report). Those targets are checked on the median ratio of the kept
+sandwiches.
+
+Prints, per benchmark and size, our median, the peer's median, the ratio of
+the medians, and the median of the per-repetition (paired) ratios; then the
+targets, each checked on the median of the paired ratios, with PASS or
+FAIL. --quick runs only what the targets need, 3 repetitions (unless --reps
+is given). --markdown also writes the report to FILE. --plot draws the
+ping-pong latency figure (needs matplotlib). Exit status 0, or with
+--strict 1 when a target is not met or not measured.
+
+Standard library only (matplotlib only for --plot).
 """
 import argparse
 import os
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import time
 
-MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMPI_MCA_osc": "sm", "OMPI_MCA_btl": "self,vader"}
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+DIGITS = ["--digits", "4"]  # the programs print 2 decimals by default, as OSU
+
+# Targets: label, (ours impl, bench), (peer impl, bench), size, limit,
+# higher is better, the source of the pairs ("tight" or "table").
+KiB = 1024
+TARGETS = [
+    ("put 8 B + quiet <= 0.8x osc/sm MPI_Put + MPI_Win_flush",
+     ("gasket", "put_lat"), ("mpi", "put_lat"), 8, 0.8, False, "tight"),
+    ("fetch-add <= 1.0x osc/sm MPI_Fetch_and_op",
+     ("gasket", "fadd_lat"), ("mpi", "fadd_lat"), 8, 1.0, False, "tight"),
+    ("flag_pingpong one-way 8 B <= 1.3x raw flag ping-pong",
+     ("gasket", "flag_pingpong"), ("raw", "flag_pingpong"), 8, 1.3, False, "tight"),
+    ("barrier <= 0.5x Open MPI MPI_Barrier",
+     ("gasket", "barrier_lat"), ("mpi", "barrier_lat"), 2, 0.5, False, "tight"),
+] + [
+    ("put_bw %s >= 0.95x memcpy" % (("%d KiB" % (s // KiB)) if s < 1024 * KiB
+                                    else "%d MiB" % (s // (1024 * KiB))),
+     ("gasket", "put_bw"), ("raw", "memcpy_bw"), s, 0.95, True, "table")
+    for s in (64 * KiB, 128 * KiB, 256 * KiB, 512 * KiB, 1024 * KiB, 2048 * KiB, 4096 * KiB)
+]
+
+# Shown with their issue-3 limits for information; not checked here.
+INFO = [
+    ("flag_pingpong 8 B / raw ping-pong, one segment per side",
+     ("gasket", "flag_pingpong"), ("raw", "flag_pingpong_owned"), 8, 1.3, False, "table"),
+    ("signal_pingpong 8 B / MPI_Send+MPI_Recv one-way",
+     ("gasket", "signal_pingpong"), ("mpi", "pingpong"), 8, 0.5, False, "table"),
+    ("bcast 8 B / MPI_Bcast", ("gasket", "bcast_lat"), ("mpi", "bcast_lat"), 8, 0.7, False,
+     "table"),
+    ("allreduce 1 double / MPI_Allreduce",
+     ("gasket", "allreduce_lat"), ("mpi", "allreduce_lat"), 8, 0.7, False, "table"),
+]
+
+# The comparison tables: title, ours, peer.
+TABLES = [
+    ("put_lat: gk_put + gk_quiet vs MPI_Put + MPI_Win_flush (us)",
+     ("gasket", "put_lat"), ("mpi", "put_lat")),
+    ("get_lat: gk_get + gk_quiet vs MPI_Get + MPI_Win_flush (us)",
+     ("gasket", "get_lat"), ("mpi", "get_lat")),
+    ("put_bw: gk_put_nbi windows vs memcpy (MB/s)", ("gasket", "put_bw"), ("raw", "memcpy_bw")),
+    ("put_bw: gk_put_nbi windows vs MPI_Put windows (MB/s)", ("gasket", "put_bw"),
+     ("mpi", "put_bw")),
+    ("get_bw: gk_get_nbi windows vs MPI_Get windows (MB/s)", ("gasket", "get_bw"),
+     ("mpi", "get_bw")),
+    ("fadd_lat: gk_atomic_fetch_add_u64 vs MPI_Fetch_and_op + flush (us)",
+     ("gasket", "fadd_lat"), ("mpi", "fadd_lat")),
+    ("cswap_lat: gk_atomic_compare_swap_u64 vs MPI_Compare_and_swap + flush (us)",
+     ("gasket", "cswap_lat"), ("mpi", "cswap_lat")),
+    ("barrier_lat: gk_barrier vs MPI_Barrier (us; size is the PE count)",
+     ("gasket", "barrier_lat"), ("mpi", "barrier_lat")),
+    ("flag_pingpong: put + fence + flag vs raw store + flag (us one-way)",
+     ("gasket", "flag_pingpong"), ("raw", "flag_pingpong")),
+    ("flag_pingpong vs raw, one segment per side (us one-way)",
+     ("gasket", "flag_pingpong"), ("raw", "flag_pingpong_owned")),
+    ("signal_pingpong: gk_put_signal + gk_sem_wait vs MPI_Send/MPI_Recv (us one-way)",
+     ("gasket", "signal_pingpong"), ("mpi", "pingpong")),
+    ("nbi_flag_pingpong: put_nbi + quiet + flag vs MPI_Send/MPI_Recv (us one-way)",
+     ("gasket", "nbi_flag_pingpong"), ("mpi", "pingpong")),
+    ("bcast_lat: gk_broadcast vs MPI_Bcast (us)", ("gasket", "bcast_lat"), ("mpi", "bcast_lat")),
+    ("allreduce_lat: gk_allreduce vs MPI_Allreduce (us)",
+     ("gasket", "allreduce_lat"), ("mpi", "allreduce_lat")),
+]
+
+HIGHER_IS_BETTER = {"put_bw", "get_bw", "memcpy_bw"}
 
 
-def parse_table(text):
-    """Returns {name: {size: value}} from one program's output."""
+def parse_tables(text):
+    """{bench: {size: value}} from a program's OSU-style output."""
     tables, name = {}, None
     for line in text.splitlines():
-        if line.startswith("# ") and "(" in line and "PEs" in line:
-            name = line[2:].split(" ")[0]
-            tables.setdefault(name, {})
-        elif line and not line.startswith("#") and name is not None:
-            parts = line.split()
-            if len(parts) == 2:
+        if line.startswith("#"):
+            words = line[1:].split()
+            # A table starts with "# NAME (IMPL), N PEs".
+            if len(words) >= 4 and words[1].startswith("(") and words[-1] == "PEs":
+                name = words[0]
+                tables.setdefault(name, {})
+            continue
+        parts = line.split()
+        if name is not None and len(parts) == 2:
+            try:
                 tables[name][int(parts[0])] = float(parts[1])
+            except ValueError:
+                pass
     return tables
 
 
-def run(cmd, env=None, timeout=600):
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env, timeout=timeout)
-    if proc.returncode != 0:
-        sys.stderr.write("warning: %s exited %d\n%s" % (" ".join(cmd), proc.returncode,
-                                                        proc.stderr[-2000:]))
-    return parse_table(proc.stdout)
+class Runner:
+    def __init__(self, args):
+        b = args.build
+        self.failures = []
+        self.state_us = args.state_us
+        cpus = sorted(os.sched_getaffinity(0))
+        self.cpus = [cpus[0], cpus[1 % len(cpus)]]
+        self.ours = [os.path.join(b, "tools", "gasket-run"), "-n", "2", "--bind",
+                     os.path.join(b, "bench", "gk-bench")]
+        self.mpi = ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "osc", "sm",
+                    os.path.join(b, "bench", "mpi-peer")]
+        self.raw = [os.path.join(b, "bench", "raw-floor")]
+        for path in (self.ours[0], self.ours[-1], self.raw[0]):
+            if not os.access(path, os.X_OK):
+                sys.exit("compare.py: %s is missing; build first (cmake --build %s)" % (path, b))
+        self.have_mpi = (os.access(self.mpi[-1], os.X_OK) and shutil.which("mpirun") is not None)
+        if not self.have_mpi:
+            sys.stderr.write("compare.py: no mpi-peer or mpirun; the MPI comparisons are "
+                             "skipped\n")
 
+    def command(self, impl, bench, extra=()):
+        if impl == "gasket":
+            return self.ours + [bench] + DIGITS + list(extra), {}
+        if impl == "mpi":
+            return self.mpi + [bench] + DIGITS + list(extra), MPI_ENV
+        cpus = [str(self.cpus[0])] if bench == "memcpy_bw" else [str(c) for c in self.cpus]
+        return self.raw + [bench] + cpus + DIGITS + list(extra), {}
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--reps", type=int, default=5)
-    ap.add_argument("--quick", action="store_true", help="fewer benchmarks, 3 reps")
-    ap.add_argument("--markdown", help="also write the report here")
-    ap.add_argument("--plot", help="draw the ping-pong latency figure into this PNG")
-    args = ap.parse_args()
-    reps = 3 if args.quick else args.reps
-    b = args.build
-    launcher = [os.path.join(b, "tools/gasket-run"), "-n", "2", "--bind"]
-    ours_cmd = launcher + [os.path.join(b, "bench/gk-bench")]
-    mpi_cmd = ["mpirun", "-n", "2", "--bind-to", "core", os.path.join(b, "bench/mpi-peer")]
-    raw = os.path.join(b, "bench/raw-floor")
-
-    # signal_pingpong right after flag_pingpong: they are compared.
-    ours_names = ["put_lat", "get_lat", "put_bw", "fadd_lat", "cswap_lat", "barrier_lat",
-                  "flag_pingpong", "signal_pingpong", "nbi_flag_pingpong", "barrier_pingpong",
-                  "bcast_lat", "allreduce_lat"]
-    mpi_names = ["put_lat", "get_lat", "put_bw", "fadd_lat", "cswap_lat", "barrier_lat",
-                 "pingpong", "bcast_lat", "allreduce_lat"]
-    if args.quick:
-        ours_names = ["put_lat", "put_bw", "fadd_lat", "barrier_lat", "flag_pingpong"]
-        mpi_names = ["put_lat", "fadd_lat", "barrier_lat"]
-
-    samples = {}  # (impl, bench) -> {size: [values]}
-
-    def add(impl, tables):
-        for bench, rows in tables.items():
-            for size, value in rows.items():
-                samples.setdefault((impl, bench), {}).setdefault(size, []).append(value)
-
-    have_mpi = os.path.exists(os.path.join(b, "bench/mpi-peer"))
-    for rep in range(reps):
-        sys.stderr.write("rep %d/%d\n" % (rep + 1, reps))
-        # Alternate: ours, peer, floor, for each benchmark, so drift in the
-        # machine's load hits all of them alike.
-        for name in ours_names:
-            add("gasket", run(ours_cmd + [name]))
-            if have_mpi and name in mpi_names:
-                add("mpi", run(mpi_cmd + [name], env=MPI_ENV))
-            if name == "flag_pingpong":
-                add("raw", run([raw, "flag_pingpong", "0", "1"]))
-                add("raw", run([raw, "flag_pingpong_owned", "0", "1"]))
-            if name == "put_bw":
-                add("raw", run([raw, "memcpy_bw", "0"]))
-            if name == "signal_pingpong" and have_mpi:
-                add("mpi", run(mpi_cmd + ["pingpong"], env=MPI_ENV))
-
-    # The collectives at more PEs than cores (4 and 8 on this machine):
-    # oversubscribed, unpinned, ours then Open MPI's, the 8-byte row.
-    if not args.quick:
-        for npes in (4, 8):
-            ours_n = [os.path.join(b, "tools/gasket-run"), "-n", str(npes),
-                      os.path.join(b, "bench/gk-bench")]
-            mpi_n = ["mpirun", "--oversubscribe", "-n", str(npes),
-                     os.path.join(b, "bench/mpi-peer")]
-            for rep in range(reps):
-                for name in ("barrier_lat", "bcast_lat", "allreduce_lat"):
-                    small = {"BENCH_MAX_SIZE": "8"}
-                    for impl, cmd, env in (("gasket", ours_n, small),
-                                           ("mpi", mpi_n, dict(MPI_ENV, **small))):
-                        if impl == "mpi" and not have_mpi:
-                            continue
-                        table = run(cmd + [name], env=env).get(name, {})
-                        value = table.get(8, table.get(npes))
-                        if value is not None:
-                            samples.setdefault(("np%d" % npes, impl, name), []).append(value)
-
-    # Tight pairs for the small-message targets: one size of ours, then one
-    # of the peer, each a few tens of milliseconds, repeated. Whole-table
-    # runs take seconds, long enough for this kind of VM to change state
-    # between ours and the peer's.
-    raw_flag = [raw, "flag_pingpong", "0", "1"]
-    tight = [  # key, ours, ours' table, peer, peer's table, peer's environment
-        ("flag/raw", ours_cmd + ["flag_pingpong"], "flag_pingpong", raw_flag, "flag_pingpong", {})]
-    if not args.quick:
-        tight += [
-            ("signal/raw", ours_cmd + ["signal_pingpong"], "signal_pingpong", raw_flag,
-             "flag_pingpong", {}),
-            ("signal/flag", ours_cmd + ["signal_pingpong"], "signal_pingpong",
-             ours_cmd + ["flag_pingpong"], "flag_pingpong", {})]
-        if have_mpi:
-            tight += [
-                ("signal/mpi", ours_cmd + ["signal_pingpong"], "signal_pingpong",
-                 mpi_cmd + ["pingpong"], "pingpong", MPI_ENV),
-                ("bcast/mpi", ours_cmd + ["bcast_lat"], "bcast_lat",
-                 mpi_cmd + ["bcast_lat"], "bcast_lat", MPI_ENV),
-                ("allreduce/mpi", ours_cmd + ["allreduce_lat"], "allreduce_lat",
-                 mpi_cmd + ["allreduce_lat"], "allreduce_lat", MPI_ENV)]
-    small = {"BENCH_MAX_SIZE": "8"}
-    for rep in range(3 * reps):
-        for key, ours_run, ours_bench, peer_run, peer_bench, peer_env in tight:
-            ours_value = run(ours_run, env=small).get(ours_bench, {}).get(8)
-            peer_value = run(peer_run, env=dict(peer_env, **small)).get(peer_bench, {}).get(8)
-            if ours_value and peer_value:
-                samples.setdefault(("tight", key), []).append(ours_value / peer_value)
-
-    def tight_ratio(bench):
-        values = samples.get(("tight", bench))
-        return statistics.median(values) if values else None
-
-    def med(impl, bench, size):
-        values = samples.get((impl, bench), {}).get(size)
-        return statistics.median(values) if values else None
-
-    def paired_ratio(impl_a, bench_a, impl_b, bench_b, size):
-        """Median over repetitions of a[rep] / b[rep]. The runs of one
-        repetition are seconds apart, so they share the machine's state (on
-        a VM the two vCPUs may sit on one physical core or on two, which
-        moves latencies by 5x); ratios of overall medians would mix states."""
-        a = samples.get((impl_a, bench_a), {}).get(size)
-        b = samples.get((impl_b, bench_b), {}).get(size)
-        if not a or not b or len(a) != len(b):
+    def probe_state(self):
+        """The machine's state now, from the raw floor's 8-byte one-way
+        time: "ht" below --state-us (the two CPUs share a core, as
+        hyperthreads do), "cores" above it, None if it could not run."""
+        table = self.run("raw", "flag_pingpong", extra=["--max-size", "8", "--iters", "20000"])
+        if 8 not in table:
             return None
-        return statistics.median(x / y for x, y in zip(a, b) if y)
+        return "ht" if table[8] < self.state_us else "cores"
 
+    def run(self, impl, bench, extra=(), npes=None):
+        """One program run; returns its table for `bench` ({} on failure)."""
+        if impl == "mpi" and not self.have_mpi:
+            return {}
+        cmd, env = self.command(impl, bench, extra)
+        if npes is not None:  # more PEs than cores: no pinning
+            if impl == "gasket":
+                cmd = [self.ours[0], "-n", str(npes), self.ours[-1]] + cmd[len(self.ours):]
+            else:
+                cmd = ["mpirun", "--oversubscribe", "-n", str(npes), self.mpi[-1]] + \
+                      cmd[len(self.mpi):]
+        full_env = dict(os.environ)
+        full_env.update(env)
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env,
+                                  timeout=300)
+        except subprocess.TimeoutExpired:
+            self.failures.append("%s: timed out" % " ".join(cmd))
+            return {}
+        table = parse_tables(proc.stdout).get(bench, {})
+        if proc.returncode != 0 or not table:
+            self.failures.append("%s: exit %d\n%s" % (" ".join(cmd), proc.returncode,
+                                                      proc.stderr[-1500:]))
+            sys.stderr.write("warning: %s\n" % self.failures[-1])
+        return table
+
+
+class Samples:
+    """Values by (impl, bench, size), and pairs of (ours, peer) values taken
+    back to back, by (ours key, peer key, size, source)."""
+
+    def __init__(self):
+        self.values = {}
+        self.pairs = {}
+        self.unstable = {}  # sandwiches set aside, by pair key
+        self.sandwiches = {}  # kept sandwiches' (ours, peer) values, by pair key
+
+    def add(self, impl, bench, table):
+        for size, value in table.items():
+            self.values.setdefault((impl, bench, size), []).append(value)
+
+    def pair(self, ours, peer, ours_table, peer_table, source):
+        for size, value in ours_table.items():
+            if size in peer_table and peer_table[size] > 0:
+                self.pairs.setdefault((ours, peer, size, source), []).append(
+                    value / peer_table[size])
+
+    def sandwich(self, ours, peer, outer, first, middle, last, state):
+        """Pairs `middle` with the mean of `first` and `last` (the other
+        side's runs around it), size by size, when those two agree.
+        `state` is the machine's state around the sandwich, or None."""
+        for size, value in middle.items():
+            a, b = first.get(size), last.get(size)
+            if not a or not b or value <= 0:
+                continue
+            key = (ours, peer, size, "tight")
+            if max(a, b) / min(a, b) > SANDWICH_SPREAD:
+                self.unstable[key] = self.unstable.get(key, 0) + 1
+                continue
+            around = (a + b) / 2
+            ours_value, peer_value = (around, value) if outer == ours else (value, around)
+            self.pairs.setdefault(key, []).append(ours_value / peer_value)
+            self.sandwiches.setdefault(key, []).append((ours_value, peer_value, state))
+
+    def median(self, impl, bench, size):
+        v = self.values.get((impl, bench, size))
+        return statistics.median(v) if v else None
+
+    def sizes(self, impl, bench):
+        return sorted(s for (i, b, s) in self.values if i == impl and b == bench)
+
+    def paired(self, ours, peer, size, source="table"):
+        v = self.pairs.get((ours, peer, size, source))
+        return (statistics.median(v), min(v), max(v), len(v)) if v else None
+
+
+def plan(quick):
+    """Groups run back to back in one repetition: ours, then its peers."""
+    groups = [
+        ("put_lat", [("mpi", "put_lat")]),
+        ("put_bw", [("raw", "memcpy_bw")] + ([] if quick else [("mpi", "put_bw")])),
+        ("fadd_lat", [("mpi", "fadd_lat")]),
+        ("barrier_lat", [("mpi", "barrier_lat")]),
+        ("flag_pingpong", [("raw", "flag_pingpong")] +
+         ([] if quick else [("raw", "flag_pingpong_owned")])),
+    ]
+    if not quick:
+        groups[1:1] = [("get_lat", [("mpi", "get_lat")])]
+        groups += [
+            ("get_bw", [("mpi", "get_bw")]),
+            ("cswap_lat", [("mpi", "cswap_lat")]),
+            ("signal_pingpong", [("mpi", "pingpong")]),
+            ("nbi_flag_pingpong", []),
+            ("barrier_pingpong", []),
+            ("bcast_lat", [("mpi", "bcast_lat")]),
+            ("allreduce_lat", [("mpi", "allreduce_lat")]),
+        ]
+    return groups
+
+
+# The sandwiched targets: ours, the peer.
+TIGHT = [(("gasket", "put_lat"), ("mpi", "put_lat")),
+         (("gasket", "fadd_lat"), ("mpi", "fadd_lat")),
+         (("gasket", "barrier_lat"), ("mpi", "barrier_lat")),
+         (("gasket", "flag_pingpong"), ("raw", "flag_pingpong"))]
+SANDWICH_SPREAD = 1.25  # outer runs further apart than this: set aside
+
+
+def measure(runner, samples, reps, quick):
+    groups = plan(quick)
+    small = ["--max-size", "8"]
+    for rep in range(reps):
+        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+        flip = rep % 2 == 1
+        for bench, peers in groups:
+            # Ours first in even repetitions, last in odd ones.
+            order = [("gasket", bench)] + peers
+            if flip:
+                order = order[1:] + order[:1]
+            tables = {}
+            for impl, name in order:
+                tables[(impl, name)] = runner.run(impl, name)
+                samples.add(impl, name, tables[(impl, name)])
+            for peer in peers:
+                samples.pair(("gasket", bench), peer, tables[("gasket", bench)],
+                             tables[peer], "table")
+        for ours, peer in TIGHT:
+            for k in range(3):
+                outer, inner = (ours, peer) if (rep + k) % 2 == 0 else (peer, ours)
+                before = runner.probe_state()
+                first = runner.run(*outer, extra=small)
+                middle = runner.run(*inner, extra=small)
+                last = runner.run(*outer, extra=small)
+                after = runner.probe_state()
+                samples.sandwich(ours, peer, outer, first, middle, last,
+                                 before if before == after else None)
+    if quick:
+        return
+    # Collectives with more PEs than the two cores: oversubscribed, unpinned.
+    for npes in (4, 8):
+        for rep in range(reps):
+            for bench in ("barrier_lat", "bcast_lat", "allreduce_lat"):
+                t = {}
+                for impl in ("gasket", "mpi"):
+                    t[impl] = runner.run(impl, bench, extra=small, npes=npes)
+                    samples.add(impl, "%s@%d" % (bench, npes), t[impl])
+                samples.pair(("gasket", "%s@%d" % (bench, npes)),
+                             ("mpi", "%s@%d" % (bench, npes)), t["gasket"], t["mpi"], "table")
+
+
+def fmt(value, bench):
+    if value is None:
+        return "-"
+    return "%.1f" % value if bench in HIGHER_IS_BETTER else "%.4f" % value
+
+
+def machine_lines():
+    model, cores = platform.processor() or "unknown", os.cpu_count()
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                model = line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    mpi = "-"
+    if shutil.which("mpirun"):
+        mpi = subprocess.run(["mpirun", "--version"], capture_output=True,
+                             text=True).stdout.splitlines()[0]
+    return ["Machine: %s, %d CPUs (%d allowed), Linux %s; %s; %s." %
+            (model, cores, len(os.sched_getaffinity(0)), platform.release(), mpi,
+             time.strftime("%Y-%m-%d %H:%M"))]
+
+
+def report(samples, reps, quick, runner):
     lines = []
     out = lines.append
-    out("Medians of %d runs, 2 PEs pinned to CPUs 0 and 1 (gasket-run --bind, "
-        "mpirun --bind-to core, Open MPI osc/sm forced; raw floor pinned the same). "
-        "Ratios are medians of per-repetition ratios (ours and the peer run back to "
-        "back in each repetition)." % reps)
+    out("## Results")
     out("")
-    comparisons = [
-        ("put_lat", "gasket", "mpi", "put_lat", "put + quiet vs MPI_Put + MPI_Win_flush (us)"),
-        ("get_lat", "gasket", "mpi", "get_lat", "get vs MPI_Get + MPI_Win_flush (us)"),
-        ("fadd_lat", "gasket", "mpi", "fadd_lat", "fetch-add vs MPI_Fetch_and_op (us)"),
-        ("cswap_lat", "gasket", "mpi", "cswap_lat", "compare-swap vs MPI_Compare_and_swap (us)"),
-        ("barrier_lat", "gasket", "mpi", "barrier_lat", "barrier vs MPI_Barrier (us)"),
-        ("flag_pingpong", "gasket", "raw", "flag_pingpong",
-         "put+fence+flag ping-pong vs raw store/flag ping-pong (us one-way)"),
-        ("flag_pingpong", "gasket", "raw", "flag_pingpong_owned",
-         "put+fence+flag ping-pong vs raw ping-pong with one segment per side (us one-way)"),
-        ("put_bw", "gasket", "raw", "memcpy_bw", "put bandwidth vs memcpy (MB/s)"),
-        ("signal_pingpong", "gasket", "mpi", "pingpong",
-         "signaling put ping-pong vs MPI_Send/Recv (us one-way)"),
-        ("bcast_lat", "gasket", "mpi", "bcast_lat", "broadcast vs MPI_Bcast (us)"),
-        ("allreduce_lat", "gasket", "mpi", "allreduce_lat", "all-reduce vs MPI_Allreduce (us)"),
-    ]
-    for ours_bench, ours_impl, peer_impl, peer_bench, title in comparisons:
-        ours_rows = samples.get((ours_impl, ours_bench))
-        peer_rows = samples.get((peer_impl, peer_bench))
-        if not ours_rows or not peer_rows:
+    out(machine_lines()[0])
+    out("")
+    out("%d repetitions; in each, ours and the peer ran back to back (gasket-run -n 2 --bind; "
+        "mpirun -n 2 --bind-to core --mca osc sm; raw-floor on CPUs %d and %d). "
+        "\"median\" columns are medians over repetitions; \"ratio\" is ours' median over "
+        "the peer's; \"paired\" is the median of the per-repetition ratios ours/peer "
+        "(for bandwidth, higher is better)." % (reps, runner.cpus[0], runner.cpus[1]))
+    out("")
+    for title, ours, peer in TABLES:
+        sizes = [s for s in samples.sizes(*ours) if samples.median(*peer, s) is not None]
+        if not sizes:
             continue
         out("### %s" % title)
         out("")
-        out("| size | gasket | %s | ratio (paired) |" % ("Open MPI" if peer_impl == "mpi" else "floor"))
-        out("|---:|---:|---:|---:|")
-        for size in sorted(ours_rows):
-            o, p = med(ours_impl, ours_bench, size), med(peer_impl, peer_bench, size)
-            r = paired_ratio(ours_impl, ours_bench, peer_impl, peer_bench, size)
-            if o is None or p is None or r is None:
-                continue
-            out("| %d | %.3f | %.3f | %.2f |" % (size, o, p, r))
+        out("| size | gasket | %s | ratio | paired |" % ("Open MPI" if peer[0] == "mpi"
+                                                         else "raw floor"))
+        out("|---:|---:|---:|---:|---:|")
+        for size in sizes:
+            o, p = samples.median(*ours, size), samples.median(*peer, size)
+            pr = samples.paired(ours, peer, size)
+            out("| %d | %s | %s | %.2f | %s |" % (size, fmt(o, ours[1]), fmt(p, peer[1]),
+                                                  o / p, "%.2f" % pr[0] if pr else "-"))
         out("")
-
-    targets = []
-
-    def target(label, value, limit, higher_is_better=False):
-        if value is None:
-            targets.append((label, None, limit, "not measured"))
-            return
-        ok = value >= limit if higher_is_better else value <= limit
-        targets.append((label, value, limit, "PASS" if ok else "FAIL"))
-
-
-    target("put 8 B + quiet / osc/sm MPI_Put + MPI_Win_flush",
-           paired_ratio("gasket", "put_lat", "mpi", "put_lat", 8), 0.8)
-    target("fetch-add / osc/sm MPI_Fetch_and_op",
-           paired_ratio("gasket", "fadd_lat", "mpi", "fadd_lat", 8), 1.0)
-    target("flag_pingpong 8 B / raw flag ping-pong (tight pairs)",
-           tight_ratio("flag/raw"), 1.3)
-    target("(info) the same from the whole-table runs",
-           paired_ratio("gasket", "flag_pingpong", "raw", "flag_pingpong", 8), 1.3)
-    # Not a target of the issue: the same floor with gasket's memory layout.
-    target("(info) flag_pingpong 8 B / raw, one segment per side",
-           paired_ratio("gasket", "flag_pingpong", "raw", "flag_pingpong_owned", 8), 1.3)
-    target("barrier / MPI_Barrier",
-           paired_ratio("gasket", "barrier_lat", "mpi", "barrier_lat", 2), 0.5)
-    size = 65536
-    while size <= 4 << 20:
-        target("put_bw %d B / memcpy" % size,
-               paired_ratio("gasket", "put_bw", "raw", "memcpy_bw", size), 0.95,
-               higher_is_better=True)
-        size *= 2
-    if not args.quick:
-        target("signal_pingpong 8 B / raw flag ping-pong (tight pairs)",
-               tight_ratio("signal/raw"), 1.3)
-        target("signal_pingpong 8 B / flag_pingpong 8 B (tight pairs)",
-               tight_ratio("signal/flag"), 0.7)
-        target("signal_pingpong 8 B / MPI send/recv (tight pairs)",
-               tight_ratio("signal/mpi"), 0.5)
-        target("allreduce 1 double / MPI_Allreduce (tight pairs)",
-               tight_ratio("allreduce/mpi"), 0.7)
-        target("broadcast 8 B / MPI_Bcast (tight pairs)", tight_ratio("bcast/mpi"), 0.7)
-        target("(info) signal / MPI send/recv, whole-table runs",
-               paired_ratio("gasket", "signal_pingpong", "mpi", "pingpong", 8), 0.5)
-        target("(info) allreduce / MPI_Allreduce, whole-table runs",
-               paired_ratio("gasket", "allreduce_lat", "mpi", "allreduce_lat", 8), 0.7)
-        target("(info) broadcast / MPI_Bcast, whole-table runs",
-               paired_ratio("gasket", "bcast_lat", "mpi", "bcast_lat", 8), 0.7)
-    if not args.quick:
-        out("### Collectives at more PEs than the 2 cores (8 B; barrier per call)")
-        out("")
-        out("| PEs | operation | gasket (us) | Open MPI (us) | ratio of medians |")
-        out("|---:|---|---:|---:|---:|")
+    if not quick:
+        rows = []
         for npes in (4, 8):
-            for name in ("barrier_lat", "bcast_lat", "allreduce_lat"):
-                a = samples.get(("np%d" % npes, "gasket", name))
-                m = samples.get(("np%d" % npes, "mpi", name))
-                if a and m:
-                    ma, mm = statistics.median(a), statistics.median(m)
-                    out("| %d | %s | %.2f | %.2f | %.2f |" % (npes, name, ma, mm, ma / mm))
-        out("")
-    for key, *_ in tight:
-        values = samples.get(("tight", key))
-        if values:
-            out("Tight pairs %s (8 B), each pair: %s" %
-                (key, " ".join("%.2f" % v for v in values)))
+            for bench in ("barrier_lat", "bcast_lat", "allreduce_lat"):
+                key = "%s@%d" % (bench, npes)
+                size = npes if bench == "barrier_lat" else 8
+                o, p = samples.median("gasket", key, size), samples.median("mpi", key, size)
+                pr = samples.paired(("gasket", key), ("mpi", key), size)
+                if o is not None and p is not None:
+                    rows.append("| %d | %s | %.3f | %.3f | %.2f | %s |" %
+                                (npes, bench, o, p, o / p, "%.2f" % pr[0] if pr else "-"))
+        if rows:
+            out("### Collectives at more PEs than cores (8 B; oversubscribed, unpinned; us)")
             out("")
-    out("### Targets")
+            out("| PEs | benchmark | gasket | Open MPI | ratio | paired |")
+            out("|---:|---|---:|---:|---:|---:|")
+            lines.extend(rows)
+            out("")
+
+    def check_rows(targets):
+        verdicts = []
+        out("| target | ratio (median) | range | from | limit | result |")
+        out("|---|---:|---:|---:|---:|---|")
+        for label, ours, peer, size, limit, higher, source in targets:
+            pr = samples.paired(ours, peer, size, source)
+            set_aside = samples.unstable.get((ours, peer, size, source), 0)
+            how = ("%d sandwiches (%d set aside)" if source == "tight" else "%d pairs")
+            if pr is None:
+                verdict = "not measured"
+                out("| %s | - | - | %s | %s %.2f | %s |" %
+                    (label, how % ((0, set_aside) if source == "tight" else (0,)),
+                     ">=" if higher else "<=", limit, verdict))
+            else:
+                ok = pr[0] >= limit if higher else pr[0] <= limit
+                verdict = "PASS" if ok else "FAIL"
+                out("| %s | %.2f | %.2f-%.2f | %s | %s %.2f | %s |" %
+                    (label, pr[0], pr[1], pr[2],
+                     how % ((pr[3], set_aside) if source == "tight" else (pr[3],)),
+                     ">=" if higher else "<=", limit, verdict))
+            verdicts.append(verdict)
+        out("")
+        return verdicts
+
+    out("## Targets")
     out("")
-    out("| target | ratio | limit | result |")
-    out("|---|---:|---:|---|")
-    for label, value, limit, verdict in targets:
-        out("| %s | %s | %s%.2f | %s |" % (label, "-" if value is None else "%.2f" % value,
-                                           ">= " if "put_bw" in label else "<= ", limit, verdict))
-    report = "\n".join(lines)
-    print(report)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(report + "\n")
-    if args.plot:
-        plot(args.plot, samples, med)
-        # The seed's other two charts: SPMV and CG time breakdowns.
-        subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__),
-                                                     "apps_breakdown.py"),
-                        "--build", b, "--plot-dir", os.path.dirname(args.plot) or "."],
-                       check=False)
-    return 0
+    out("Each ratio is ours / the peer's value at that size, the median over pairs of runs. "
+        "The latency targets use sandwiches: the 8-byte row only, ours between two runs of the "
+        "peer or the peer between two of ours, three per repetition; a sandwich whose outer "
+        "runs differ by more than %d%% (the machine changed state) is set aside. The bandwidth "
+        "targets use the whole-table runs of each repetition." %
+        round((SANDWICH_SPREAD - 1) * 100))
+    out("")
+    verdicts = check_rows([t for t in TARGETS
+                           if quick is False or t[1][1] in ("put_lat", "fadd_lat",
+                                                            "flag_pingpong", "barrier_lat",
+                                                            "put_bw")])
+    out("By the machine's state, probed before and after each sandwich with the raw floor's "
+        "8-byte one-way time: \"ht\" below %.2f us (the two CPUs behave as hyperthreads of "
+        "one core), \"cores\" above (two cores); a sandwich whose two probes disagree counts "
+        "only above." % runner.state_us)
+    out("")
+    out("| target | ht: ratio | sandwiches | cores: ratio | sandwiches |")
+    out("|---|---:|---:|---:|---:|")
+    for ours, peer in TIGHT:
+        size = 2 if ours[1] == "barrier_lat" else 8
+        kept = samples.sandwiches.get((ours, peer, size, "tight"), [])
+        cells = []
+        for state in ("ht", "cores"):
+            ratios = [o / p for o, p, st in kept if st == state]
+            cells += ["%.2f" % statistics.median(ratios) if ratios else "-", str(len(ratios))]
+        out("| %s vs %s %s | %s |" % (ours[1], "Open MPI" if peer[0] == "mpi" else "raw",
+                                     peer[1], " | ".join(cells)))
+    out("")
+    out("Every kept sandwich, ours / peer in us (state):")
+    out("")
+    for ours, peer in TIGHT:
+        size = 2 if ours[1] == "barrier_lat" else 8
+        kept = sorted(samples.sandwiches.get((ours, peer, size, "tight"), []),
+                      key=lambda item: (str(item[2]), item[1]))
+        if kept:
+            out("- %s: %s" % (ours[1], " ".join("%.4f/%.4f (%s)" % (o, p, st or "?")
+                                                for o, p, st in kept)))
+    out("")
+    if not quick:
+        out("For information (issue-3 limits, not checked by this script):")
+        out("")
+        check_rows(INFO)
+    if runner.failures:
+        out("Runs that failed:")
+        out("")
+        for failure in runner.failures:
+            out("    " + failure.replace("\n", "\n    "))
+        out("")
+    return "\n".join(lines), verdicts
 
 
-def plot(path, samples, med):
+def plot(path, samples):
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        sys.stderr.write("matplotlib is not installed (apt-get install python3-matplotlib); "
-                         "no figure\n")
+        sys.stderr.write("compare.py: matplotlib is not installed; no figure\n")
         return
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    series = [("gasket", "signal_pingpong", "signaling put + semaphore"),
-              ("gasket", "flag_pingpong", "put + fence + flag"),
-              ("gasket", "nbi_flag_pingpong", "non-blocking put + quiet + flag"),
-              ("gasket", "barrier_pingpong", "put + barrier"),
-              ("mpi", "pingpong", "Open MPI send/recv"),
-              ("raw", "flag_pingpong", "raw store + flag (floor)")]
-    for impl, bench, label in series:
-        rows = samples.get((impl, bench))
-        if not rows:
-            continue
-        sizes = sorted(s for s in rows if s <= 16384)
-        ax.plot(sizes, [med(impl, bench, s) for s in sizes], marker="o", label=label)
+    for impl, bench, label in [("gasket", "signal_pingpong", "signaling put + semaphore"),
+                               ("gasket", "flag_pingpong", "put + fence + flag"),
+                               ("gasket", "nbi_flag_pingpong", "put_nbi + quiet + flag"),
+                               ("gasket", "barrier_pingpong", "put + barrier"),
+                               ("mpi", "pingpong", "Open MPI send/recv"),
+                               ("raw", "flag_pingpong", "raw store + flag (floor)")]:
+        sizes = [s for s in samples.sizes(impl, bench) if s <= 16384]
+        if sizes:
+            ax.plot(sizes, [samples.median(impl, bench, s) for s in sizes], marker="o",
+                    label=label)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("payload (bytes)")
     ax.set_ylabel("one-way latency (us)")
@@ -318,6 +489,38 @@ def plot(path, samples, med):
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", default="build", help="the build directory (build)")
+    ap.add_argument("--reps", type=int, help="repetitions (5; 3 with --quick)")
+    ap.add_argument("--quick", action="store_true", help="only what the targets need")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    ap.add_argument("--plot", metavar="PNG", help="draw the ping-pong figure (matplotlib)")
+    ap.add_argument("--state-us", type=float, default=0.1,
+                    help="raw one-way time (us) that splits the VM's states (0.1)")
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 when a target is not met or not measured")
+    args = ap.parse_args()
+    reps = args.reps if args.reps else (3 if args.quick else 5)
+    if reps < 1:
+        ap.error("--reps must be at least 1")
+    runner = Runner(args)
+    samples = Samples()
+    start = time.time()
+    measure(runner, samples, reps, args.quick)
+    text, verdicts = report(samples, reps, args.quick, runner)
+    text += "\n(%.0f s)\n" % (time.time() - start)
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if args.plot:
+        plot(args.plot, samples)
+    if args.strict and any(v != "PASS" for v in verdicts):
+        return 1
+    return 0
 
 
 if __name__ == "__main__":

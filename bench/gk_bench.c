@@ -1,30 +1,58 @@
 /*
- * gk-bench: gasket's micro-benchmarks, OSU style. Run on 2 PEs (bandwidth,
- * latency, ping-pongs) or any number (barrier, bcast, allreduce):
+ * gk-bench: gasket's micro-benchmarks, OSU style, one driver for all:
  *
- *   gasket-run -n 2 --bind build/bench/gk-bench NAME
+ *   gasket-run -n 2 --bind build/bench/gk-bench NAME [--iters N] [--warmup N]
+ *                                                     [--max-size BYTES] [--digits D]
  *
- * NAME: put_lat get_lat put_bw get_bw fadd_lat cswap_lat barrier_lat
- * flag_pingpong signal_pingpong nbi_flag_pingpong barrier_pingpong
- * bcast_lat allreduce_lat, or all. Latencies are microseconds per
- * operation (one-way for the ping-pongs), bandwidths MB/s (10^6 bytes).
+ * Point-to-point benchmarks run between PEs 0 and 1 (other PEs wait in the
+ * barriers); barrier and the collectives use every PE. Latencies are
+ * microseconds per operation (one-way for the ping-pongs), bandwidths MB/s
+ * (10^6 bytes per second). Tables: `#` header lines, then `size value`
+ * rows; compare.py reads them beside the peers' (bench/peers/).
  */
 #include <gasket.h>
 
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "bench_common.h"
 
-#define MAX_MSG ((size_t)4 << 20)
-#define BW_WINDOW 64
+static const char usage[] =
+    "usage: gasket-run -n 2 [--bind] gk-bench NAME [--iters N] [--warmup N]\n"
+    "                                       [--max-size BYTES] [--digits D]\n"
+    "  put_lat        gk_put + gk_quiet, 1 B to 4 MiB (us)\n"
+    "  get_lat        gk_get + gk_quiet, 1 B to 4 MiB (us)\n"
+    "  put_bw         windows of 64 gk_put_nbi, then gk_quiet (MB/s)\n"
+    "  get_bw         windows of 64 gk_get_nbi, then gk_quiet (MB/s)\n"
+    "  fadd_lat       gk_atomic_fetch_add_u64 (us)\n"
+    "  cswap_lat      gk_atomic_compare_swap_u64 (us)\n"
+    "  barrier_lat    gk_barrier over all PEs (us; size is the PE count)\n"
+    "  flag_pingpong  put, gk_fence, gk_put_u64 flag; gk_wait_until_u64, 8 B to\n"
+    "                 64 KiB (us one-way)\n"
+    "  all            every benchmark above, then the ones below\n"
+    "  signal_pingpong, nbi_flag_pingpong, barrier_pingpong: the ping-pong with\n"
+    "                 gk_put_signal + gk_sem_wait, put_nbi + quiet + flag, or\n"
+    "                 put + barrier, 1 B to 16 KiB\n"
+    "  bcast_lat, allreduce_lat: gk_broadcast from PE 0, gk_allreduce of\n"
+    "                 doubles (sum), 8 B to 64 KiB (us)\n"
+    "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
+    "scale down with the size); --digits the decimals of latencies (2).\n";
 
 static int me, npes;
-static unsigned char *sym;  /* symmetric: MAX_MSG * 2 */
-static unsigned char *priv; /* private source/destination */
+static unsigned char *sym;  /* symmetric: 2 * BENCH_MAX_MSG */
+static unsigned char *priv; /* private source and destination */
 
+/* Any error ends the job: a benchmark that goes on after one measures nothing. */
 static void check(int status, const char *what)
 {
     if (status != GK_OK) {
-        fprintf(stderr, "gk-bench: %s failed: %s\n", what, gk_strerror(status));
-        gk_abort(1, what);
+        char why[256];
+        snprintf(why, sizeof(why), "gk-bench: %s failed: %s (%d)", what, gk_strerror(status),
+                 status);
+        fprintf(stderr, "%s\n", why);
+        gk_abort(1, why);
     }
 }
 
@@ -32,116 +60,241 @@ static int need_two(const char *name)
 {
     if (npes < 2) {
         if (me == 0)
-            printf("# %s needs 2 PEs\n", name);
+            printf("# %s needs 2 PEs; skipped\n", name);
         return 0;
     }
     return 1;
 }
 
-/* put_lat / get_lat: PE 0 does one operation and completes it (quiet for
- * puts), iters times; PE 1 waits in the barrier. */
-static void rma_lat(const char *name, int is_put)
+/*
+ * put_lat / get_lat: PE 0 does one blocking put (get) of `size` bytes to
+ * PE 1 and gk_quiet(), iters times; PE 1 waits in the next barrier.
+ */
+static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
 {
     if (!need_two(name))
         return;
     if (me == 0)
-        bench_header(name, "gasket", npes, is_put ? "us per put + quiet" : "us per get");
-    BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long iters = bench_iters(size, 20000);
+        bench_header(name, "gasket", npes, NULL,
+                     is_put ? "us per gk_put + gk_quiet" : "us per gk_get + gk_quiet");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long iters = bench_iters(opts, size, 200000);
+        long warmup = bench_warmup(opts, size, 200000);
         check(gk_barrier(), "gk_barrier");
-        if (me == 0) {
-            for (long i = 0; i < iters / 10; i++) /* warm-up */
-                check(is_put ? gk_put(1, sym, priv, size) : gk_get(1, priv, sym, size), name);
-            double t0 = bench_now_us();
-            for (long i = 0; i < iters; i++) {
-                if (is_put) {
-                    check(gk_put(1, sym, priv, size), "gk_put");
-                    check(gk_quiet(), "gk_quiet");
-                } else {
-                    check(gk_get(1, priv, sym, size), "gk_get");
-                }
-            }
-            bench_row(size, (bench_now_us() - t0) / (double)iters);
+        if (me != 0)
+            continue;
+        double t0 = 0;
+        for (long i = -warmup; i < iters; i++) {
+            if (i == 0)
+                t0 = bench_now_us();
+            if (is_put)
+                check(gk_put(1, sym, priv, size), "gk_put");
+            else
+                check(gk_get(1, priv, sym, size), "gk_get");
+            check(gk_quiet(), "gk_quiet");
         }
+        bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
     }
+    check(gk_barrier(), "gk_barrier");
 }
 
-/* put_bw / get_bw: windows of non-blocking operations, then quiet. */
-static void rma_bw(const char *name, int is_put)
+/* put_bw / get_bw: windows of non-blocking operations, each closed by quiet. */
+static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
 {
     if (!need_two(name))
         return;
     if (me == 0)
-        bench_header(name, "gasket", npes, "MB/s");
-    BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_bw_loops(size, BW_WINDOW);
+        bench_header(name, "gasket", npes, "windows of 64 non-blocking operations, then gk_quiet",
+                     "MB/s");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long loops = bench_bw_loops(opts, size);
+        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
         check(gk_barrier(), "gk_barrier");
-        if (me == 0) {
-            double t0 = 0;
-            for (long l = -2; l < loops; l++) { /* two warm-up windows */
-                if (l == 0)
-                    t0 = bench_now_us();
-                for (int w = 0; w < BW_WINDOW; w++)
-                    check(is_put ? gk_put_nbi(1, sym, priv, size)
-                                 : gk_get_nbi(1, priv, sym, size),
-                          name);
-                check(gk_quiet(), "gk_quiet");
+        if (me != 0)
+            continue;
+        double t0 = 0;
+        for (long l = -warmup; l < loops; l++) {
+            if (l == 0)
+                t0 = bench_now_us();
+            for (int w = 0; w < BENCH_BW_WINDOW; w++) {
+                if (is_put)
+                    check(gk_put_nbi(1, sym, priv, size), "gk_put_nbi");
+                else
+                    check(gk_get_nbi(1, priv, sym, size), "gk_get_nbi");
             }
-            double us = bench_now_us() - t0;
-            bench_row(size, (double)size * BW_WINDOW * (double)loops / us);
+            check(gk_quiet(), "gk_quiet");
         }
+        double us = bench_now_us() - t0;
+        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
     }
+    check(gk_barrier(), "gk_barrier");
 }
 
-static void amo_lat(const char *name, int is_fadd)
+/* fadd_lat / cswap_lat: PE 0 updates one word on PE 1; every compare-and-swap
+ * succeeds (it expects the value the previous one left). */
+static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd)
 {
     if (!need_two(name))
         return;
-    uint64_t *word = (uint64_t *)(void *)sym, old;
-    long iters = 200000;
+    uint64_t *word = (uint64_t *)(void *)(sym + BENCH_MAX_MSG);
+    uint64_t old = 0;
+    long iters = bench_iters(opts, 8, 1000000);
+    long warmup = bench_warmup(opts, 8, 1000000);
     check(gk_barrier(), "gk_barrier");
     if (me == 0) {
-        bench_header(name, "gasket", npes, "us per operation");
-        for (long i = 0; i < 1000; i++)
-            check(gk_atomic_fetch_add_u64(1, word, 1, &old), name);
-        double t0 = bench_now_us();
-        for (long i = 0; i < iters; i++) {
-            if (is_fadd)
-                check(gk_atomic_fetch_add_u64(1, word, 1, &old), name);
-            else
-                check(gk_atomic_compare_swap_u64(1, word, old, old + 1, &old), name);
+        bench_header(name, "gasket", npes, NULL,
+                     is_fadd ? "us per gk_atomic_fetch_add_u64"
+                             : "us per gk_atomic_compare_swap_u64");
+        check(gk_atomic_fetch_u64(1, word, &old), "gk_atomic_fetch_u64");
+        double t0 = 0;
+        for (long i = -warmup; i < iters; i++) {
+            if (i == 0)
+                t0 = bench_now_us();
+            if (is_fadd) {
+                check(gk_atomic_fetch_add_u64(1, word, 1, &old), "gk_atomic_fetch_add_u64");
+            } else {
+                uint64_t seen;
+                check(gk_atomic_compare_swap_u64(1, word, old, old + 1, &seen),
+                      "gk_atomic_compare_swap_u64");
+                if (seen != old) {
+                    fprintf(stderr, "gk-bench: compare-and-swap saw %llu, expected %llu\n",
+                            (unsigned long long)seen, (unsigned long long)old);
+                    gk_abort(1, "gk-bench: compare-and-swap failed");
+                }
+                old = seen + 1;
+            }
         }
-        bench_row(8, (bench_now_us() - t0) / (double)iters);
+        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
     }
     check(gk_barrier(), "gk_barrier");
 }
 
-static void barrier_lat(void)
+static void barrier_lat(const struct bench_opts *opts, const char *name)
 {
-    long iters = npes > 4 ? 20000 : 100000;
+    /* More PEs than cores: each barrier round may wait for a time slice. */
+    long base = npes > 4 ? 20000 : 200000;
+    long iters = bench_iters(opts, 8, base), warmup = bench_warmup(opts, 8, base);
     if (me == 0)
-        bench_header("barrier_lat", "gasket", npes, "us per barrier (size is the PE count)");
-    for (long i = 0; i < 1000; i++)
+        bench_header(name, "gasket", npes, "size is the number of PEs", "us per gk_barrier");
+    check(gk_barrier(), "gk_barrier");
+    double t0 = 0;
+    for (long i = -warmup; i < iters; i++) {
+        if (i == 0)
+            t0 = bench_now_us();
         check(gk_barrier(), "gk_barrier");
-    double t0 = bench_now_us();
-    for (long i = 0; i < iters; i++)
-        check(gk_barrier(), "gk_barrier");
+    }
     double us = (bench_now_us() - t0) / (double)iters;
     if (me == 0)
-        bench_row((size_t)npes, us);
+        bench_row_lat(opts, (size_t)npes, us);
 }
 
 /*
  * The ping-pongs: PE 0 sends `size` bytes to PE 1, PE 1 answers the same
  * way; one-way time is half the round trip. The mechanisms:
- *   flag:     put payload, fence, put flag; wait on the flag
- *   nbi_flag: put_nbi payload, quiet, put flag; wait on the flag
- *   signal:   put_signal payload + semaphore; sem_wait
- *   barrier:  put payload, barrier (both sides)
+ *   flag:     gk_put payload, gk_fence, gk_put_u64 flag; gk_wait_until_u64
+ *   nbi_flag: gk_put_nbi payload, gk_quiet, gk_put_u64 flag; the same wait
+ *   signal:   gk_put_signal payload + semaphore; gk_sem_wait
+ *   barrier:  gk_put payload, gk_barrier (both sides)
+ * The flag carries a sequence number that grows by one per message, so no
+ * one resets it. The loop has the raw floor's shape (bench/peers/
+ * raw_floor.c), and is compiled once per mechanism, so that only the
+ * communication calls differ between the two.
  */
 enum pingpong_kind { PP_FLAG, PP_NBI_FLAG, PP_SIGNAL, PP_BARRIER };
 
-static void pingpong(const char *name, enum pingpong_kind kind, size_t lo, size_t hi)
+struct pingpong {
+    int peer;
+    unsigned char *inbox;          /* symmetric: where the peer's payload lands */
+    uint64_t *flag, *peer_flag;    /* symmetric: mine to wait on, the peer's */
+    gk_sem_t sem, peer_sem;        /* PP_SIGNAL: mine, and the peer's */
+};
+
+static inline __attribute__((always_inline)) void
+pingpong_send(enum pingpong_kind kind, const struct pingpong *pp, size_t size, uint64_t seq)
+{
+    switch (kind) {
+    case PP_FLAG:
+        check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
+        check(gk_fence(), "gk_fence");
+        check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
+        break;
+    case PP_NBI_FLAG:
+        check(gk_put_nbi(pp->peer, pp->inbox, priv, size), "gk_put_nbi");
+        check(gk_quiet(), "gk_quiet");
+        check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
+        break;
+    case PP_SIGNAL:
+        check(gk_put_signal(pp->peer, pp->inbox, priv, size, pp->peer_sem, 1), "gk_put_signal");
+        break;
+    case PP_BARRIER:
+        check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
+        check(gk_barrier(), "gk_barrier");
+        break;
+    }
+}
+
+static inline __attribute__((always_inline)) void
+pingpong_receive(enum pingpong_kind kind, const struct pingpong *pp, uint64_t seq)
+{
+    switch (kind) {
+    case PP_FLAG:
+    case PP_NBI_FLAG:
+        check(gk_wait_until_u64(pp->flag, GK_CMP_GE, seq), "gk_wait_until_u64");
+        break;
+    case PP_SIGNAL:
+        check(gk_sem_wait(pp->sem), "gk_sem_wait");
+        break;
+    case PP_BARRIER:
+        check(gk_barrier(), "gk_barrier");
+        break;
+    }
+}
+
+/* `iters` round trips; *seq counts the messages (both PEs count alike). */
+static inline __attribute__((always_inline)) void
+pingpong_loop(enum pingpong_kind kind, const struct pingpong *pp, size_t size, long iters,
+              uint64_t *seq)
+{
+    uint64_t s = *seq;
+    if (me >= 2) { /* bystanders take part in barriers only */
+        for (long i = 0; kind == PP_BARRIER && i < 2 * iters; i++)
+            check(gk_barrier(), "gk_barrier");
+        *seq = s + 2 * (uint64_t)iters;
+        return;
+    }
+    for (long i = 0; i < iters; i++) {
+        for (int turn = 0; turn < 2; turn++) { /* PE 0 sends, then PE 1 */
+            ++s;
+            if (turn == me)
+                pingpong_send(kind, pp, size, s);
+            else
+                pingpong_receive(kind, pp, s);
+        }
+    }
+    *seq = s;
+}
+
+static void pingpong_run(enum pingpong_kind kind, const struct pingpong *pp, size_t size,
+                         long iters, uint64_t *seq)
+{
+    switch (kind) {
+    case PP_FLAG:
+        pingpong_loop(PP_FLAG, pp, size, iters, seq);
+        break;
+    case PP_NBI_FLAG:
+        pingpong_loop(PP_NBI_FLAG, pp, size, iters, seq);
+        break;
+    case PP_SIGNAL:
+        pingpong_loop(PP_SIGNAL, pp, size, iters, seq);
+        break;
+    case PP_BARRIER:
+        pingpong_loop(PP_BARRIER, pp, size, iters, seq);
+        break;
+    }
+}
+
+static void pingpong(const struct bench_opts *opts, const char *name, enum pingpong_kind kind,
+                     size_t lo, size_t hi)
 {
     if (!need_two(name))
         return;
@@ -149,159 +302,158 @@ static void pingpong(const char *name, enum pingpong_kind kind, size_t lo, size_
      * line 1-r of its peer. With one shared slot, a PE's store to the
      * peer's flag and its load of its own would sit at the same page
      * offset, and the CPU's 4 KiB alias check can stall that load. */
-    uint64_t *flags = (uint64_t *)(void *)(sym + 2 * MAX_MSG - 128);
-    uint64_t *flag = me < 2 ? &flags[me * 8] : &flags[0];
-    uint64_t *peer_flag = me < 2 ? &flags[(1 - me) * 8] : &flags[0];
-    unsigned char *inbox = sym;
-    int peer = 1 - me;
-    gk_sem_t sem, peer_sem;
-    check(gk_sem_alloc_all(GK_SEM_SINGLE_PRODUCER | GK_SEM_SINGLE_CONSUMER, &sem), "sem");
-    check(gk_sem_on(sem, me < 2 ? peer : 0, &peer_sem), "gk_sem_on");
+    uint64_t *flags = (uint64_t *)(void *)(sym + 2 * BENCH_MAX_MSG - 128);
+    struct pingpong pp = {
+        .peer = me < 2 ? 1 - me : 0,
+        .inbox = sym,
+        .flag = me < 2 ? &flags[me * 8] : &flags[0],
+        .peer_flag = me < 2 ? &flags[(1 - me) * 8] : &flags[0],
+        .sem = GK_SEM_NULL,
+        .peer_sem = GK_SEM_NULL,
+    };
+    if (kind == PP_SIGNAL) {
+        check(gk_sem_alloc_all(GK_SEM_SINGLE_PRODUCER | GK_SEM_SINGLE_CONSUMER, &pp.sem),
+              "gk_sem_alloc_all");
+        check(gk_sem_on(pp.sem, pp.peer, &pp.peer_sem), "gk_sem_on");
+    }
     flags[0] = flags[8] = 0;
+    check(gk_barrier(), "gk_barrier");
     uint64_t seq = 0;
     if (me == 0)
-        bench_header(name, "gasket", npes, "us one-way");
-    BENCH_FOR_SIZES(size, lo, hi) {
-        long iters = bench_iters(size, 100000);
+        bench_header(name, "gasket", npes, NULL, "us one-way");
+    BENCH_FOR_SIZES(opts, size, lo, hi) {
+        long iters = bench_iters(opts, size, 100000);
+        long warmup = bench_warmup(opts, size, 100000);
         check(gk_barrier(), "gk_barrier");
-        double t0 = 0;
-        for (long i = -iters / 10; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
-            for (int turn = 0; turn < 2; turn++) {
-                int sender = turn; /* PE 0 sends first, then PE 1 answers */
-                seq++;
-                if (me >= 2) { /* bystanders only take part in barriers */
-                    if (kind == PP_BARRIER)
-                        check(gk_barrier(), "gk_barrier");
-                    continue;
-                }
-                if (me == sender) {
-                    switch (kind) {
-                    case PP_FLAG:
-                        check(gk_put(peer, inbox, priv, size), "gk_put");
-                        check(gk_fence(), "gk_fence");
-                        check(gk_put_u64(peer, peer_flag, seq), "gk_put_u64");
-                        break;
-                    case PP_NBI_FLAG:
-                        check(gk_put_nbi(peer, inbox, priv, size), "gk_put_nbi");
-                        check(gk_quiet(), "gk_quiet");
-                        check(gk_put_u64(peer, peer_flag, seq), "gk_put_u64");
-                        break;
-                    case PP_SIGNAL:
-                        check(gk_put_signal(peer, inbox, priv, size, peer_sem, 1), "put_signal");
-                        break;
-                    case PP_BARRIER:
-                        check(gk_put(peer, inbox, priv, size), "gk_put");
-                        check(gk_barrier(), "gk_barrier");
-                        break;
-                    }
-                } else {
-                    switch (kind) {
-                    case PP_FLAG:
-                    case PP_NBI_FLAG:
-                        check(gk_wait_until_u64(flag, GK_CMP_GE, seq), "gk_wait_until");
-                        break;
-                    case PP_SIGNAL:
-                        check(gk_sem_wait(sem), "gk_sem_wait");
-                        break;
-                    case PP_BARRIER:
-                        check(gk_barrier(), "gk_barrier");
-                        break;
-                    }
-                }
-            }
-        }
+        pingpong_run(kind, &pp, size, warmup, &seq);
+        double t0 = bench_now_us();
+        pingpong_run(kind, &pp, size, iters, &seq);
+        double us = bench_now_us() - t0;
         if (me == 0)
-            bench_row(size, (bench_now_us() - t0) / (double)iters / 2.0);
+            bench_row_lat(opts, size, us / (double)iters / 2.0);
     }
     check(gk_barrier(), "gk_barrier");
-    check(gk_sem_free_all(sem), "gk_sem_free_all");
+    if (kind == PP_SIGNAL)
+        check(gk_sem_free_all(pp.sem), "gk_sem_free_all");
 }
 
-/* One broadcast from PE 0, or one all-reduce (sum) of size/8 doubles. */
-static void one_bcast(size_t size)
-{
-    check(gk_broadcast(priv, priv + MAX_MSG, size, 0), "gk_broadcast");
-}
-
-static void one_allreduce(size_t size)
-{
-    check(gk_allreduce(priv, priv + MAX_MSG, size / 8, GK_DTYPE_DOUBLE, GK_OP_SUM),
-          "gk_allreduce");
-}
-
-/* Back-to-back collectives, then a barrier so the time is until everyone
+/* Back-to-back collectives, then a barrier, so the time runs until every PE
  * is done (a broadcast's root finishes first). */
-static void collective_lat(const char *name, const char *unit, void (*one)(size_t))
+static void collective_lat(const struct bench_opts *opts, const char *name, int is_bcast)
 {
     if (me == 0)
-        bench_header(name, "gasket", npes, unit);
-    BENCH_FOR_SIZES(size, 8, 65536) {
-        long iters = bench_iters(size, 20000);
+        bench_header(name, "gasket", npes, NULL,
+                     is_bcast ? "us per gk_broadcast from PE 0"
+                              : "us per gk_allreduce of doubles (sum)");
+    BENCH_FOR_SIZES(opts, size, 8, 65536) {
+        long iters = bench_iters(opts, size, 20000);
+        long warmup = bench_warmup(opts, size, 20000);
         check(gk_barrier(), "gk_barrier");
         double t0 = 0;
-        for (long i = -iters / 10; i < iters; i++) {
+        for (long i = -warmup; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
-            one(size);
+            if (is_bcast)
+                check(gk_broadcast(priv, priv + BENCH_MAX_MSG, size, 0), "gk_broadcast");
+            else
+                check(gk_allreduce(priv, priv + BENCH_MAX_MSG, size / 8, GK_DTYPE_DOUBLE,
+                                   GK_OP_SUM),
+                      "gk_allreduce");
         }
         check(gk_barrier(), "gk_barrier");
         if (me == 0)
-            bench_row(size, (bench_now_us() - t0) / (double)iters);
+            bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
     }
 }
 
-static int run(const char *name)
+static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
+static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
+static void run_put_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 1); }
+static void run_get_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 0); }
+static void run_fadd(const struct bench_opts *o, const char *n) { amo_lat(o, n, 1); }
+static void run_cswap(const struct bench_opts *o, const char *n) { amo_lat(o, n, 0); }
+static void run_flag(const struct bench_opts *o, const char *n)
 {
-    int all = strcmp(name, "all") == 0, ran = 0;
-#define BENCH(n, call)                                                         \
-    if (all || strcmp(name, n) == 0) {                                         \
-        call;                                                                  \
-        ran = 1;                                                               \
-    }
-    BENCH("put_lat", rma_lat("put_lat", 1));
-    BENCH("get_lat", rma_lat("get_lat", 0));
-    BENCH("put_bw", rma_bw("put_bw", 1));
-    BENCH("get_bw", rma_bw("get_bw", 0));
-    BENCH("fadd_lat", amo_lat("fadd_lat", 1));
-    BENCH("cswap_lat", amo_lat("cswap_lat", 0));
-    BENCH("barrier_lat", barrier_lat());
-    BENCH("flag_pingpong", pingpong("flag_pingpong", PP_FLAG, 8, 65536));
-    BENCH("signal_pingpong", pingpong("signal_pingpong", PP_SIGNAL, 1, 16384));
-    BENCH("nbi_flag_pingpong", pingpong("nbi_flag_pingpong", PP_NBI_FLAG, 1, 16384));
-    BENCH("barrier_pingpong", pingpong("barrier_pingpong", PP_BARRIER, 1, 16384));
-    BENCH("bcast_lat", collective_lat("bcast_lat", "us per broadcast from PE 0", one_bcast));
-    BENCH("allreduce_lat", collective_lat("allreduce_lat", "us per all-reduce of doubles (sum)",
-                                          one_allreduce));
-#undef BENCH
-    return ran;
+    pingpong(o, n, PP_FLAG, 8, 65536);
 }
+static void run_signal(const struct bench_opts *o, const char *n)
+{
+    pingpong(o, n, PP_SIGNAL, 1, 16384);
+}
+static void run_nbi_flag(const struct bench_opts *o, const char *n)
+{
+    pingpong(o, n, PP_NBI_FLAG, 1, 16384);
+}
+static void run_barrier_pp(const struct bench_opts *o, const char *n)
+{
+    pingpong(o, n, PP_BARRIER, 1, 16384);
+}
+static void run_bcast(const struct bench_opts *o, const char *n) { collective_lat(o, n, 1); }
+static void run_allreduce(const struct bench_opts *o, const char *n) { collective_lat(o, n, 0); }
+
+static const struct {
+    const char *name;
+    void (*run)(const struct bench_opts *opts, const char *name);
+} benches[] = {
+    {"put_lat", run_put_lat},
+    {"get_lat", run_get_lat},
+    {"put_bw", run_put_bw},
+    {"get_bw", run_get_bw},
+    {"fadd_lat", run_fadd},
+    {"cswap_lat", run_cswap},
+    {"barrier_lat", barrier_lat},
+    {"flag_pingpong", run_flag},
+    {"signal_pingpong", run_signal},
+    {"nbi_flag_pingpong", run_nbi_flag},
+    {"barrier_pingpong", run_barrier_pp},
+    {"bcast_lat", run_bcast},
+    {"allreduce_lat", run_allreduce},
+};
+#define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 
 int main(int argc, char **argv)
 {
-    if (argc != 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: gasket-run -n 2 gk-bench NAME (see the source's header)\n");
+    struct bench_opts opts;
+    if (bench_parse(argc, argv, usage, &opts) != 0)
+        return 2;
+    int all = strcmp(opts.name, "all") == 0, known = all;
+    for (size_t b = 0; b < N_BENCHES; b++)
+        known |= strcmp(opts.name, benches[b].name) == 0;
+    /* Checked before gk_init, so that every PE exits alike; PE 0 says why
+     * (gasket-run sets GK_RANK). */
+    if (!known || opts.n_args != 0) {
+        const char *rank = getenv("GK_RANK");
+        if (rank != NULL && strcmp(rank, "0") != 0)
+            return 2;
+        fprintf(stderr, "gk-bench: %s %s\n%s",
+                known ? "unexpected argument" : "unknown benchmark",
+                known ? opts.args[0] : opts.name, usage);
         return 2;
     }
+
     check(gk_init(), "gk_init");
     me = gk_my_pe();
     npes = gk_n_pes();
-    sym = gk_malloc(2 * MAX_MSG);
+    sym = gk_malloc(2 * BENCH_MAX_MSG);
     /* Page-aligned like the heap, so copies are not slowed by a relative
      * misalignment that memcpy's floor would not have. */
-    if (posix_memalign((void **)&priv, 4096, 2 * MAX_MSG) != 0)
+    if (posix_memalign((void **)&priv, 4096, 2 * BENCH_MAX_MSG) != 0)
         priv = NULL;
     if (sym == NULL || priv == NULL)
         gk_abort(1, "gk-bench: no memory for the buffers (raise GK_HEAP_SIZE)");
-    memset(priv, 1, 2 * MAX_MSG);
-    memset(sym, 0, 2 * MAX_MSG);
+    memset(priv, 1, 2 * BENCH_MAX_MSG);
+    memset(sym, 0, 2 * BENCH_MAX_MSG);
     check(gk_barrier(), "gk_barrier");
-    int ran = run(argv[1]);
-    if (!ran && me == 0)
-        fprintf(stderr, "gk-bench: unknown benchmark %s\n", argv[1]);
+
+    for (size_t b = 0; b < N_BENCHES; b++) {
+        if (all || strcmp(opts.name, benches[b].name) == 0) {
+            benches[b].run(&opts, benches[b].name);
+            check(gk_barrier(), "gk_barrier");
+        }
+    }
+
     gk_free(sym);
     free(priv);
     check(gk_finalize(), "gk_finalize");
-    return ran ? 0 : 2;
+    return 0;
 }

@@ -1,195 +1,311 @@
 /*
- * mpi-peer: the MPI side of the comparison, with the same benchmark names
- * and table format as gk-bench:
+ * mpi-peer: the MPI side of the comparison, with gk-bench's benchmark names,
+ * command line and table format:
  *
  *   mpirun -n 2 --bind-to core --mca osc sm build/bench/mpi-peer NAME
+ *          [--iters N] [--warmup N] [--max-size BYTES] [--digits D]
  *
- * put_lat / get_lat: MPI_Put (MPI_Get) + MPI_Win_flush in a passive
- * MPI_Win_lock_all epoch on a window from MPI_Win_allocate; put_bw: a window
- * of MPI_Put then one flush; fadd_lat: MPI_Fetch_and_op (MPI_SUM) + flush;
- * cswap_lat: MPI_Compare_and_swap + flush; barrier_lat: MPI_Barrier;
- * pingpong: MPI_Send/MPI_Recv one-way; bcast_lat: MPI_Bcast;
- * allreduce_lat: MPI_Allreduce of doubles.
+ * The RMA benchmarks use a window from MPI_Win_allocate (so that Open MPI's
+ * osc/sm can serve it when forced with --mca osc sm) in one passive
+ * MPI_Win_lock_all epoch; rank 0 targets rank 1.
  */
 #include <mpi.h>
+
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "../bench_common.h"
 
-#define MAX_MSG ((size_t)4 << 20)
-#define BW_WINDOW 64
+static const char usage[] =
+    "usage: mpirun -n 2 --bind-to core --mca osc sm mpi-peer NAME [--iters N]\n"
+    "              [--warmup N] [--max-size BYTES] [--digits D]\n"
+    "  put_lat      MPI_Put + MPI_Win_flush, 1 B to 4 MiB (us)\n"
+    "  get_lat      MPI_Get + MPI_Win_flush, 1 B to 4 MiB (us)\n"
+    "  put_bw       windows of 64 MPI_Put, then MPI_Win_flush (MB/s)\n"
+    "  get_bw       windows of 64 MPI_Get, then MPI_Win_flush (MB/s)\n"
+    "  fadd_lat     MPI_Fetch_and_op (MPI_SUM) + MPI_Win_flush (us)\n"
+    "  cswap_lat    MPI_Compare_and_swap + MPI_Win_flush (us)\n"
+    "  barrier_lat  MPI_Barrier (us; size is the number of ranks)\n"
+    "  pingpong     MPI_Send/MPI_Recv, 8 B to 64 KiB (us one-way)\n"
+    "  bcast_lat, allreduce_lat: MPI_Bcast from rank 0, MPI_Allreduce of\n"
+    "               doubles (sum), 8 B to 64 KiB (us)\n"
+    "  all          every benchmark above\n";
 
 static int me, npes;
 static unsigned char *base, *priv;
 static MPI_Win win;
 
-static void rma_lat(const char *name, int is_put)
+/* Errors return (MPI_ERRORS_RETURN) and end the job here, with MPI's text. */
+static void check(int rc, const char *what)
 {
-    if (me == 0)
-        bench_header(name, "MPI", npes, is_put ? "us per MPI_Put + MPI_Win_flush"
-                                               : "us per MPI_Get + MPI_Win_flush");
-    BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long iters = bench_iters(size, 20000);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (me == 0) {
-            double t0 = 0;
-            for (long i = -iters / 10; i < iters; i++) {
-                if (i == 0)
-                    t0 = bench_now_us();
-                if (is_put)
-                    MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
-                else
-                    MPI_Get(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
-                MPI_Win_flush(1, win);
-            }
-            bench_row(size, (bench_now_us() - t0) / (double)iters);
-        }
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        fprintf(stderr, "mpi-peer: %s failed: %s\n", what, text);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 
-static void put_bw(void)
+static int need_two(const char *name)
 {
-    if (me == 0)
-        bench_header("put_bw", "MPI", npes, "MB/s");
-    BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_bw_loops(size, BW_WINDOW);
-        MPI_Barrier(MPI_COMM_WORLD);
-        if (me == 0) {
-            double t0 = 0;
-            for (long l = -2; l < loops; l++) {
-                if (l == 0)
-                    t0 = bench_now_us();
-                for (int w = 0; w < BW_WINDOW; w++)
-                    MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win);
-                MPI_Win_flush(1, win);
-            }
-            bench_row(size, (double)size * BW_WINDOW * (double)loops / (bench_now_us() - t0));
-        }
+    if (npes < 2) {
+        if (me == 0)
+            printf("# %s needs 2 ranks; skipped\n", name);
+        return 0;
     }
+    return 1;
 }
 
-static void amo_lat(const char *name, int is_fadd)
+static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
 {
-    long iters = 200000;
-    uint64_t one = 1, old = 0, cmp = 0;
-    MPI_Barrier(MPI_COMM_WORLD);
-    if (me == 0) {
-        bench_header(name, "MPI", npes, "us per operation + MPI_Win_flush");
+    if (!need_two(name))
+        return;
+    if (me == 0)
+        bench_header(name, "MPI", npes, NULL,
+                     is_put ? "us per MPI_Put + MPI_Win_flush" : "us per MPI_Get + MPI_Win_flush");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long iters = bench_iters(opts, size, 200000);
+        long warmup = bench_warmup(opts, size, 200000);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        if (me != 0)
+            continue;
         double t0 = 0;
-        for (long i = -1000; i < iters; i++) {
+        for (long i = -warmup; i < iters; i++) {
+            if (i == 0)
+                t0 = bench_now_us();
+            if (is_put)
+                check(MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                      "MPI_Put");
+            else
+                check(MPI_Get(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                      "MPI_Get");
+            check(MPI_Win_flush(1, win), "MPI_Win_flush");
+        }
+        bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
+{
+    if (!need_two(name))
+        return;
+    if (me == 0)
+        bench_header(name, "MPI", npes,
+                     is_put ? "windows of 64 MPI_Put, then MPI_Win_flush"
+                            : "windows of 64 MPI_Get, then MPI_Win_flush",
+                     "MB/s");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long loops = bench_bw_loops(opts, size);
+        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        if (me != 0)
+            continue;
+        double t0 = 0;
+        for (long l = -warmup; l < loops; l++) {
+            if (l == 0)
+                t0 = bench_now_us();
+            for (int w = 0; w < BENCH_BW_WINDOW; w++) {
+                if (is_put)
+                    check(MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                          "MPI_Put");
+                else
+                    check(MPI_Get(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                          "MPI_Get");
+            }
+            check(MPI_Win_flush(1, win), "MPI_Win_flush");
+        }
+        double us = bench_now_us() - t0;
+        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+/* Every compare-and-swap succeeds: it expects the value the previous left. */
+static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd)
+{
+    if (!need_two(name))
+        return;
+    long iters = bench_iters(opts, 8, 1000000);
+    long warmup = bench_warmup(opts, 8, 1000000);
+    const MPI_Aint disp = (MPI_Aint)BENCH_MAX_MSG; /* the word after the data */
+    uint64_t one = 1, old = 0, expected = 0;
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    if (me == 0) {
+        bench_header(name, "MPI", npes, NULL,
+                     is_fadd ? "us per MPI_Fetch_and_op + MPI_Win_flush"
+                             : "us per MPI_Compare_and_swap + MPI_Win_flush");
+        check(MPI_Fetch_and_op(&one, &expected, MPI_UINT64_T, 1, disp, MPI_NO_OP, win),
+              "MPI_Fetch_and_op");
+        check(MPI_Win_flush(1, win), "MPI_Win_flush");
+        double t0 = 0;
+        for (long i = -warmup; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
             if (is_fadd) {
-                MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, 0, MPI_SUM, win);
+                check(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, disp, MPI_SUM, win),
+                      "MPI_Fetch_and_op");
+                check(MPI_Win_flush(1, win), "MPI_Win_flush");
             } else {
-                uint64_t next = cmp + 1;
-                MPI_Compare_and_swap(&next, &cmp, &old, MPI_UINT64_T, 1, 0, win);
+                uint64_t desired = expected + 1;
+                check(MPI_Compare_and_swap(&desired, &expected, &old, MPI_UINT64_T, 1, disp,
+                                           win),
+                      "MPI_Compare_and_swap");
+                check(MPI_Win_flush(1, win), "MPI_Win_flush");
+                if (old != expected) {
+                    fprintf(stderr, "mpi-peer: compare-and-swap saw %llu, expected %llu\n",
+                            (unsigned long long)old, (unsigned long long)expected);
+                    MPI_Abort(MPI_COMM_WORLD, 1);
+                }
+                expected = desired;
             }
-            MPI_Win_flush(1, win);
-            cmp = old;
         }
-        bench_row(8, (bench_now_us() - t0) / (double)iters);
+        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
-static void barrier_lat(void)
+static void barrier_lat(const struct bench_opts *opts, const char *name)
 {
-    long iters = npes > 4 ? 20000 : 100000;
+    long b = npes > 4 ? 20000 : 200000;
+    long iters = bench_iters(opts, 8, b), warmup = bench_warmup(opts, 8, b);
     if (me == 0)
-        bench_header("barrier_lat", "MPI", npes, "us per MPI_Barrier (size is the PE count)");
-    for (long i = 0; i < 1000; i++)
-        MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = bench_now_us();
-    for (long i = 0; i < iters; i++)
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_header(name, "MPI", npes, "size is the number of ranks", "us per MPI_Barrier");
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    double t0 = 0;
+    for (long i = -warmup; i < iters; i++) {
+        if (i == 0)
+            t0 = bench_now_us();
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    }
+    double us = (bench_now_us() - t0) / (double)iters;
     if (me == 0)
-        bench_row((size_t)npes, (bench_now_us() - t0) / (double)iters);
+        bench_row_lat(opts, (size_t)npes, us);
 }
 
-static void pingpong(void)
+static void pingpong(const struct bench_opts *opts, const char *name)
 {
+    if (!need_two(name))
+        return;
     if (me == 0)
-        bench_header("pingpong", "MPI", npes, "us one-way (MPI_Send/MPI_Recv)");
-    BENCH_FOR_SIZES(size, 1, 65536) {
-        long iters = bench_iters(size, 20000);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_header(name, "MPI", npes, NULL, "us one-way (MPI_Send/MPI_Recv)");
+    BENCH_FOR_SIZES(opts, size, 8, 65536) {
+        long iters = bench_iters(opts, size, 100000);
+        long warmup = bench_warmup(opts, size, 100000);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         double t0 = 0;
-        for (long i = -iters / 10; i < iters && me < 2; i++) {
+        for (long i = -warmup; i < iters && me < 2; i++) {
             if (i == 0)
                 t0 = bench_now_us();
             if (me == 0) {
-                MPI_Send(priv, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD);
-                MPI_Recv(priv, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                check(MPI_Send(priv, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD), "MPI_Send");
+                check(MPI_Recv(priv + BENCH_MAX_MSG, (int)size, MPI_BYTE, 1, 1, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE),
+                      "MPI_Recv");
             } else {
-                MPI_Recv(priv, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-                MPI_Send(priv, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+                check(MPI_Recv(priv + BENCH_MAX_MSG, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE),
+                      "MPI_Recv");
+                check(MPI_Send(priv, (int)size, MPI_BYTE, 0, 1, MPI_COMM_WORLD), "MPI_Send");
             }
         }
         if (me == 0)
-            bench_row(size, (bench_now_us() - t0) / (double)iters / 2.0);
+            bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters / 2.0);
     }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
 
-static void collective_lat(const char *name, int is_bcast)
+static void collective_lat(const struct bench_opts *opts, const char *name, int is_bcast)
 {
     if (me == 0)
-        bench_header(name, "MPI", npes, is_bcast ? "us per MPI_Bcast from rank 0"
-                                                 : "us per MPI_Allreduce of doubles (sum)");
-    BENCH_FOR_SIZES(size, 8, 65536) {
-        long iters = bench_iters(size, 20000);
-        MPI_Barrier(MPI_COMM_WORLD);
+        bench_header(name, "MPI", npes, NULL,
+                     is_bcast ? "us per MPI_Bcast from rank 0"
+                              : "us per MPI_Allreduce of doubles (sum)");
+    BENCH_FOR_SIZES(opts, size, 8, 65536) {
+        long iters = bench_iters(opts, size, 20000);
+        long warmup = bench_warmup(opts, size, 20000);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         double t0 = 0;
-        for (long i = -iters / 10; i < iters; i++) {
+        for (long i = -warmup; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
             if (is_bcast)
-                MPI_Bcast(priv, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD);
+                check(MPI_Bcast(priv, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
             else
-                MPI_Allreduce(priv + MAX_MSG, priv, (int)(size / 8), MPI_DOUBLE, MPI_SUM,
-                              MPI_COMM_WORLD);
+                check(MPI_Allreduce(priv + BENCH_MAX_MSG, priv, (int)(size / 8), MPI_DOUBLE,
+                                    MPI_SUM, MPI_COMM_WORLD),
+                      "MPI_Allreduce");
         }
-        if (is_bcast)
-            MPI_Barrier(MPI_COMM_WORLD);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         if (me == 0)
-            bench_row(size, (bench_now_us() - t0) / (double)iters);
+            bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
     }
 }
 
+static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
+static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
+static void run_put_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 1); }
+static void run_get_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 0); }
+static void run_fadd(const struct bench_opts *o, const char *n) { amo_lat(o, n, 1); }
+static void run_cswap(const struct bench_opts *o, const char *n) { amo_lat(o, n, 0); }
+static void run_bcast(const struct bench_opts *o, const char *n) { collective_lat(o, n, 1); }
+static void run_allreduce(const struct bench_opts *o, const char *n) { collective_lat(o, n, 0); }
+
+static const struct {
+    const char *name;
+    void (*run)(const struct bench_opts *opts, const char *name);
+} benches[] = {
+    {"put_lat", run_put_lat},     {"get_lat", run_get_lat},     {"put_bw", run_put_bw},
+    {"get_bw", run_get_bw},       {"fadd_lat", run_fadd},       {"cswap_lat", run_cswap},
+    {"barrier_lat", barrier_lat}, {"pingpong", pingpong},       {"bcast_lat", run_bcast},
+    {"allreduce_lat", run_allreduce},
+};
+#define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
+
 int main(int argc, char **argv)
 {
+    struct bench_opts opts;
+    if (bench_parse(argc, argv, usage, &opts) != 0)
+        return 2;
+    int all = strcmp(opts.name, "all") == 0, known = all;
+    for (size_t b = 0; b < N_BENCHES; b++)
+        known |= strcmp(opts.name, benches[b].name) == 0;
+    if (!known || opts.n_args != 0) {
+        fprintf(stderr, "mpi-peer: %s %s\n%s", known ? "unexpected argument" : "unknown benchmark",
+                known ? opts.args[0] : opts.name, usage);
+        return 2;
+    }
+
     MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &npes);
-    const char *name = argc > 1 ? argv[1] : "all";
-    int all = strcmp(name, "all") == 0;
-    MPI_Win_allocate((MPI_Aint)MAX_MSG, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-    priv = malloc(2 * MAX_MSG);
-    memset(priv, 1, 2 * MAX_MSG);
-    memset(base, 0, MAX_MSG);
-    MPI_Win_lock_all(0, win);
-    MPI_Barrier(MPI_COMM_WORLD);
-    int two = npes >= 2;
-    if (two && (all || !strcmp(name, "put_lat")))
-        rma_lat("put_lat", 1);
-    if (two && (all || !strcmp(name, "get_lat")))
-        rma_lat("get_lat", 0);
-    if (two && (all || !strcmp(name, "put_bw")))
-        put_bw();
-    if (two && (all || !strcmp(name, "fadd_lat")))
-        amo_lat("fadd_lat", 1);
-    if (two && (all || !strcmp(name, "cswap_lat")))
-        amo_lat("cswap_lat", 0);
-    if (all || !strcmp(name, "barrier_lat"))
-        barrier_lat();
-    if (two && (all || !strcmp(name, "pingpong")))
-        pingpong();
-    if (all || !strcmp(name, "bcast_lat"))
-        collective_lat("bcast_lat", 1);
-    if (all || !strcmp(name, "allreduce_lat"))
-        collective_lat("allreduce_lat", 0);
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
+    /* The data, then one 8-byte word for the atomics. */
+    check(MPI_Win_allocate((MPI_Aint)BENCH_MAX_MSG + 64, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base,
+                           &win),
+          "MPI_Win_allocate");
+    check(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+    if (posix_memalign((void **)&priv, 4096, 2 * BENCH_MAX_MSG) != 0) {
+        fprintf(stderr, "mpi-peer: no memory for the buffers\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    memset(priv, 1, 2 * BENCH_MAX_MSG);
+    memset(base, 0, BENCH_MAX_MSG + 64);
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+
+    for (size_t b = 0; b < N_BENCHES; b++) {
+        if (all || strcmp(opts.name, benches[b].name) == 0) {
+            benches[b].run(&opts, benches[b].name);
+            check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        }
+    }
+
+    check(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+    check(MPI_Win_free(&win), "MPI_Win_free");
     free(priv);
     MPI_Finalize();
     return 0;

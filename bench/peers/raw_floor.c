@@ -1,51 +1,102 @@
 /*
- * raw-floor: what the hardware gives without any runtime, the floor for
- * gasket's numbers.
+ * raw-floor: what the hardware gives without any runtime; the floor under
+ * gasket's numbers. Same command line and tables as gk-bench:
  *
- *   raw-floor flag_pingpong [CPU0 CPU1]   two processes sharing an anonymous
- *       MAP_SHARED mapping, each pinned to its own CPU: copy the payload,
- *       release-store a flag; the other spins on an acquire load and
- *       answers the same way. One-way time, 8 B to 64 KiB.
- *   raw-floor flag_pingpong_owned [CPU0 CPU1]   the same, but each side's
- *       flag and mailbox live in a shared-memory segment of its own (two
- *       shm_open objects), as in any runtime where the receiver owns the
- *       memory it is signalled in. On the 2-vCPU EPYC VM this layout alone
- *       costs ~10 ns per one-way over the single mapping above.
- *   raw-floor memcpy_bw [CPU]             memcpy of size bytes between two
- *       buffers, repeated like put_bw's window: MB/s, 1 B to 4 MiB; pinned
- *       to CPU (default 0, where gasket-run --bind puts PE 0).
+ *   raw-floor flag_pingpong [CPU0 CPU1] [--iters N] [--warmup N] [--max-size B]
+ *       Two processes (fork) share an anonymous MAP_SHARED mapping, each
+ *       pinned to its own CPU (default: the first two CPUs this process may
+ *       use, which is where gasket-run --bind puts PEs 0 and 1). The sender
+ *       memcpy's the payload into the peer's mailbox and release-stores a
+ *       sequence number into the peer's flag; the receiver spins on an
+ *       acquire load of its flag, then answers the same way. One-way time
+ *       (half the round trip), 8 B to 64 KiB.
+ *   raw-floor flag_pingpong_owned [CPU0 CPU1] ...
+ *       The same, but each side's flag and mailbox live in a shared-memory
+ *       object of their own (two shm_open segments), as in a runtime where
+ *       the receiver owns the memory it is signalled in. For information.
+ *   raw-floor memcpy_bw [CPU] ...
+ *       memcpy of `size` bytes between two page-aligned buffers, in windows
+ *       of 64 copies to the same destination, as put_bw does: MB/s, 1 B to
+ *       4 MiB, pinned to CPU (default: the first allowed CPU, PE 0's).
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../bench_common.h"
 
-#define MAX_MSG ((size_t)4 << 20)
+static const char usage[] =
+    "usage: raw-floor flag_pingpong [CPU0 CPU1] [--iters N] [--warmup N] [--max-size BYTES]\n"
+    "       raw-floor flag_pingpong_owned [CPU0 CPU1] [options]\n"
+    "       raw-floor memcpy_bw [CPU] [options]\n"
+    "CPUs default to the first two this process may run on.\n";
 
-/* Each side's flag and mailbox on lines of their own. */
+#define PP_MAX 65536
+
+/* Each side's flag on a line of its own, and each side's mailbox. */
 struct shared {
     struct {
         _Alignas(64) _Atomic uint64_t flag;
     } line[2];
-    _Alignas(64) unsigned char box[2][65536];
+    _Alignas(64) unsigned char box[2][PP_MAX];
 };
+
+static void die(const char *what)
+{
+    fprintf(stderr, "raw-floor: %s failed: %s\n", what, strerror(errno));
+    exit(1);
+}
 
 static void pin(int cpu)
 {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
+    if (sched_setaffinity(0, sizeof(set), &set) != 0)
+        die("sched_setaffinity");
+}
+
+/* The n-th CPU (from 0) this process may run on, as gasket-run --bind picks. */
+static int allowed_cpu(int n)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0)
+        die("sched_getaffinity");
+    int count = CPU_COUNT(&set);
+    if (count == 0)
+        return 0;
+    n %= count;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++)
+        if (CPU_ISSET(cpu, &set) && n-- == 0)
+            return cpu;
+    return 0;
+}
+
+static int cpu_arg(const struct bench_opts *opts, int index)
+{
+    if (index < opts->n_args) {
+        char *end;
+        long cpu = strtol(opts->args[index], &end, 10);
+        if (*end != '\0' || cpu < 0 || cpu >= CPU_SETSIZE) {
+            fprintf(stderr, "raw-floor: bad CPU number %s\n%s", opts->args[index], usage);
+            exit(2);
+        }
+        return (int)cpu;
+    }
+    return allowed_cpu(index);
 }
 
 /* Side s waits on segs[s]->line[s] and writes segs[1-s]'s line and box. */
 static void pingpong_side(struct shared *segs[2], int side, size_t size, long iters,
-                          uint64_t *seq, unsigned char *src)
+                          uint64_t *seq, const unsigned char *src)
 {
     struct shared *mine = segs[side], *peer = segs[1 - side];
     for (long i = 0; i < iters; i++) {
@@ -69,74 +120,97 @@ static struct shared *owned_segment(int side)
     snprintf(name, sizeof(name), "/gk-raw-floor-%d-%d", (int)getpid(), side);
     int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
     if (fd < 0)
-        return NULL;
+        die("shm_open");
     shm_unlink(name);
-    struct shared *seg = NULL;
+    struct shared *seg = MAP_FAILED;
     if (ftruncate(fd, sizeof(struct shared)) == 0)
         seg = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    return seg == MAP_FAILED ? NULL : seg;
+    if (seg == MAP_FAILED)
+        die("mapping the segment");
+    return seg;
 }
 
-static void flag_pingpong(const char *name, int cpu0, int cpu1, int owned)
+static void flag_pingpong(const struct bench_opts *opts, int owned)
 {
-    struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-                             MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    struct shared *segs[2] = {sh, sh};
+    int cpu0 = cpu_arg(opts, 0), cpu1 = cpu_arg(opts, 1);
+    struct shared *segs[2];
     if (owned) {
         segs[0] = owned_segment(0);
         segs[1] = owned_segment(1);
-        if (segs[0] == NULL || segs[1] == NULL) {
-            fprintf(stderr, "raw-floor: cannot create the segments\n");
-            exit(1);
-        }
+    } else {
+        segs[0] = mmap(NULL, sizeof(struct shared), PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (segs[0] == MAP_FAILED)
+            die("mmap");
+        segs[1] = segs[0];
     }
-    unsigned char src[65536];
+    static unsigned char src[PP_MAX];
     memset(src, 1, sizeof(src));
-    bench_header(name, owned ? "raw, one segment per side" : "raw shared memory", 2,
-                 "us one-way");
-    BENCH_FOR_SIZES(size, 8, 65536) {
-        long iters = bench_iters(size, 100000);
+    char note[96];
+    snprintf(note, sizeof(note), "%s; CPUs %d and %d",
+             owned ? "one shared-memory segment per side" : "one anonymous shared mapping",
+             cpu0, cpu1);
+    bench_header(opts->name, "raw", 2, note, "us one-way");
+    BENCH_FOR_SIZES(opts, size, 8, PP_MAX) {
+        long iters = bench_iters(opts, size, 100000);
+        long warmup = bench_warmup(opts, size, 100000);
         atomic_store(&segs[0]->line[0].flag, 0);
         atomic_store(&segs[1]->line[1].flag, 0);
+        fflush(stdout);
         pid_t child = fork();
+        if (child < 0)
+            die("fork");
         if (child == 0) {
             pin(cpu1);
             uint64_t seq = 0;
-            pingpong_side(segs, 1, size, iters / 10 + iters, &seq, src);
+            pingpong_side(segs, 1, size, warmup + iters, &seq, src);
             _exit(0);
         }
         pin(cpu0);
         uint64_t seq = 0;
-        pingpong_side(segs, 0, size, iters / 10, &seq, src);
+        pingpong_side(segs, 0, size, warmup, &seq, src);
         double t0 = bench_now_us();
         pingpong_side(segs, 0, size, iters, &seq, src);
         double us = bench_now_us() - t0;
-        waitpid(child, NULL, 0);
-        bench_row(size, us / (double)iters / 2.0);
+        int status;
+        if (waitpid(child, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "raw-floor: the second process failed\n");
+            exit(1);
+        }
+        bench_row_lat(opts, size, us / (double)iters / 2.0);
     }
 }
 
-static void memcpy_bw(void)
+static void memcpy_bw(const struct bench_opts *opts)
 {
+    int cpu = cpu_arg(opts, 0);
     unsigned char *src, *dst;
-    if (posix_memalign((void **)&src, 4096, MAX_MSG) || posix_memalign((void **)&dst, 4096, MAX_MSG))
-        return;
-    memset(src, 1, MAX_MSG);
-    memset(dst, 0, MAX_MSG);
-    bench_header("memcpy_bw", "memcpy", 1, "MB/s");
-    BENCH_FOR_SIZES(size, 1, MAX_MSG) {
-        long loops = bench_bw_loops(size, 64);
+    pin(cpu);
+    if (posix_memalign((void **)&src, 4096, BENCH_MAX_MSG) != 0 ||
+        posix_memalign((void **)&dst, 4096, BENCH_MAX_MSG) != 0) {
+        fprintf(stderr, "raw-floor: no memory for the buffers\n");
+        exit(1);
+    }
+    memset(src, 1, BENCH_MAX_MSG);
+    memset(dst, 0, BENCH_MAX_MSG);
+    char note[96];
+    snprintf(note, sizeof(note), "windows of 64 memcpy to one buffer; CPU %d", cpu);
+    bench_header("memcpy_bw", "raw", 1, note, "MB/s");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long loops = bench_bw_loops(opts, size);
+        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
         double t0 = 0;
-        for (long l = -2; l < loops; l++) {
+        for (long l = -warmup; l < loops; l++) {
             if (l == 0)
                 t0 = bench_now_us();
-            for (int w = 0; w < 64; w++) {
+            for (int w = 0; w < BENCH_BW_WINDOW; w++) {
                 memcpy(dst, src, size);
+                /* Keep every copy: the compiler may not merge or drop them. */
                 __asm__ __volatile__("" ::"r"(dst) : "memory");
             }
         }
-        bench_row(size, (double)size * 64 * (double)loops / (bench_now_us() - t0));
+        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / (bench_now_us() - t0));
     }
     free(src);
     free(dst);
@@ -144,16 +218,23 @@ static void memcpy_bw(void)
 
 int main(int argc, char **argv)
 {
-    const char *name = argc > 1 ? argv[1] : "";
-    if (strcmp(name, "flag_pingpong") == 0 || strcmp(name, "flag_pingpong_owned") == 0) {
-        flag_pingpong(name, argc > 3 ? atoi(argv[2]) : 0, argc > 3 ? atoi(argv[3]) : 1,
-                      strcmp(name, "flag_pingpong_owned") == 0);
-    } else if (strcmp(name, "memcpy_bw") == 0) {
-        /* On the CPU gk-bench's PE 0 uses: the CPUs of a VM differ. */
-        pin(argc > 2 ? atoi(argv[2]) : 0);
-        memcpy_bw();
+    struct bench_opts opts;
+    if (bench_parse(argc, argv, usage, &opts) != 0)
+        return 2;
+    if (strcmp(opts.name, "flag_pingpong") == 0 || strcmp(opts.name, "flag_pingpong_owned") == 0) {
+        if (opts.n_args != 0 && opts.n_args != 2) {
+            fprintf(stderr, "raw-floor: %s takes two CPUs or none\n%s", opts.name, usage);
+            return 2;
+        }
+        flag_pingpong(&opts, strcmp(opts.name, "flag_pingpong_owned") == 0);
+    } else if (strcmp(opts.name, "memcpy_bw") == 0) {
+        if (opts.n_args > 1) {
+            fprintf(stderr, "raw-floor: memcpy_bw takes one CPU or none\n%s", usage);
+            return 2;
+        }
+        memcpy_bw(&opts);
     } else {
-        fprintf(stderr, "usage: raw-floor flag_pingpong[_owned] [CPU0 CPU1] | memcpy_bw [CPU]\n");
+        fprintf(stderr, "raw-floor: unknown benchmark %s\n%s", opts.name, usage);
         return 2;
     }
     return 0;

@@ -33,8 +33,8 @@ static inline void gk_capture_die(const char *what)
     /* stderr may be the capture file: say it on the saved descriptor too. */
     char line[256];
     int len = snprintf(line, sizeof(line), "gk_capture: %s failed\n", what);
-    ssize_t unused = write(gk_capture_saved_fd >= 0 ? gk_capture_saved_fd : 2, line,
-                           (size_t)len);
+    ssize_t unused =
+        write(gk_capture_saved_fd >= 0 ? gk_capture_saved_fd : 2, line, (size_t)len);
     (void)unused;
     _exit(99);
 }

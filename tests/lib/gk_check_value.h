@@ -39,25 +39,26 @@ __attribute__((access(none, 1)))
 #endif
 static inline struct gk_check_value gk_check_from_pointer(const void *p)
 {
-    return (struct gk_check_value){GK_CHECK_POINTER, 0, (unsigned long long)(uintptr_t)p, p};
+    return (struct gk_check_value){GK_CHECK_POINTER, 0, (unsigned long long)(uintptr_t)p,
+                                   p};
 }
 
 /* Every integer type by name (enums are compatible with one of them);
  * anything else must be a pointer. */
-#define GK_CHECK_VALUE(x)                                                      \
-    _Generic((x),                                                              \
-        _Bool: gk_check_from_unsigned,                                         \
-        char: gk_check_from_signed,                                            \
-        signed char: gk_check_from_signed,                                     \
-        short: gk_check_from_signed,                                           \
-        int: gk_check_from_signed,                                             \
-        long: gk_check_from_signed,                                            \
-        long long: gk_check_from_signed,                                       \
-        unsigned char: gk_check_from_unsigned,                                 \
-        unsigned short: gk_check_from_unsigned,                                \
-        unsigned int: gk_check_from_unsigned,                                  \
-        unsigned long: gk_check_from_unsigned,                                 \
-        unsigned long long: gk_check_from_unsigned,                            \
+#define GK_CHECK_VALUE(x)                                                                \
+    _Generic((x),                                                                        \
+        _Bool: gk_check_from_unsigned,                                                   \
+        char: gk_check_from_signed,                                                      \
+        signed char: gk_check_from_signed,                                               \
+        short: gk_check_from_signed,                                                     \
+        int: gk_check_from_signed,                                                       \
+        long: gk_check_from_signed,                                                      \
+        long long: gk_check_from_signed,                                                 \
+        unsigned char: gk_check_from_unsigned,                                           \
+        unsigned short: gk_check_from_unsigned,                                          \
+        unsigned int: gk_check_from_unsigned,                                            \
+        unsigned long: gk_check_from_unsigned,                                           \
+        unsigned long long: gk_check_from_unsigned,                                      \
         default: gk_check_from_pointer)(x)
 
 /* Mathematical comparison: -1, 0 or 1. Pointers compare as addresses. */

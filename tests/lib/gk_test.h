@@ -39,36 +39,36 @@ static struct gk_test_case gk_test_cases[GK_TEST_MAX];
 static int gk_test_count;
 
 /* Cases register themselves before main (in source order). */
-#define GK_TEST(name)                                                          \
-    static void gk_test_fn_##name(void);                                       \
-    __attribute__((constructor)) static void gk_test_register_##name(void)     \
-    {                                                                          \
-        if (gk_test_count < GK_TEST_MAX)                                       \
-            gk_test_cases[gk_test_count++] =                                   \
-                (struct gk_test_case){#name, __FILE__, gk_test_fn_##name};     \
-    }                                                                          \
+#define GK_TEST(name)                                                                    \
+    static void gk_test_fn_##name(void);                                                 \
+    __attribute__((constructor)) static void gk_test_register_##name(void)               \
+    {                                                                                    \
+        if (gk_test_count < GK_TEST_MAX)                                                 \
+            gk_test_cases[gk_test_count++] =                                             \
+                (struct gk_test_case){#name, __FILE__, gk_test_fn_##name};               \
+    }                                                                                    \
     static void gk_test_fn_##name(void)
 
 /* Ends the case (the child) with a message naming the place. */
-#define GK_TEST_FAIL(...)                                                      \
-    do {                                                                       \
-        fflush(stdout);                                                        \
-        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                      \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        exit(1);                                                               \
+#define GK_TEST_FAIL(...)                                                                \
+    do {                                                                                 \
+        fflush(stdout);                                                                  \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                \
+        fprintf(stderr, __VA_ARGS__);                                                    \
+        fprintf(stderr, "\n");                                                           \
+        exit(1);                                                                         \
     } while (0)
 
-#define GK_TEST_CMP_(actual, expected, op, opname)                             \
-    do {                                                                       \
-        struct gk_check_value a_ = GK_CHECK_VALUE(actual);                     \
-        struct gk_check_value e_ = GK_CHECK_VALUE(expected);                   \
-        if (!(gk_check_cmp(a_, e_) op 0)) {                                    \
-            char abuf_[64], ebuf_[64];                                         \
-            GK_TEST_FAIL(opname "(%s, %s) failed: %s is %s, %s is %s", #actual, \
-                         #expected, #actual, gk_check_format(a_, abuf_, 64),   \
-                         #expected, gk_check_format(e_, ebuf_, 64));           \
-        }                                                                      \
+#define GK_TEST_CMP_(actual, expected, op, opname)                                       \
+    do {                                                                                 \
+        struct gk_check_value a_ = GK_CHECK_VALUE(actual);                               \
+        struct gk_check_value e_ = GK_CHECK_VALUE(expected);                             \
+        if (!(gk_check_cmp(a_, e_) op 0)) {                                              \
+            char abuf_[64], ebuf_[64];                                                   \
+            GK_TEST_FAIL(opname "(%s, %s) failed: %s is %s, %s is %s", #actual,          \
+                         #expected, #actual, gk_check_format(a_, abuf_, 64), #expected,  \
+                         gk_check_format(e_, ebuf_, 64));                                \
+        }                                                                                \
     } while (0)
 
 #define ASSERT_EQ(actual, expected) GK_TEST_CMP_(actual, expected, ==, "ASSERT_EQ")
@@ -78,32 +78,32 @@ static int gk_test_count;
 #define ASSERT_GT(actual, expected) GK_TEST_CMP_(actual, expected, >, "ASSERT_GT")
 #define ASSERT_GE(actual, expected) GK_TEST_CMP_(actual, expected, >=, "ASSERT_GE")
 
-#define ASSERT_TRUE(cond)                                                      \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            GK_TEST_FAIL("ASSERT_TRUE(%s) failed", #cond);                     \
+#define ASSERT_TRUE(cond)                                                                \
+    do {                                                                                 \
+        if (!(cond))                                                                     \
+            GK_TEST_FAIL("ASSERT_TRUE(%s) failed", #cond);                               \
     } while (0)
-#define ASSERT_FALSE(cond)                                                     \
-    do {                                                                       \
-        if (cond)                                                              \
-            GK_TEST_FAIL("ASSERT_FALSE(%s) failed", #cond);                    \
+#define ASSERT_FALSE(cond)                                                               \
+    do {                                                                                 \
+        if (cond)                                                                        \
+            GK_TEST_FAIL("ASSERT_FALSE(%s) failed", #cond);                              \
     } while (0)
 
-#define ASSERT_STREQ(actual, expected)                                         \
-    do {                                                                       \
-        const char *a_ = (actual), *e_ = (expected);                           \
-        if (a_ == NULL || e_ == NULL || strcmp(a_, e_) != 0)                   \
-            GK_TEST_FAIL("ASSERT_STREQ(%s, %s) failed: \"%s\" != \"%s\"", #actual, \
-                         #expected, a_ ? a_ : "(null)", e_ ? e_ : "(null)");   \
+#define ASSERT_STREQ(actual, expected)                                                   \
+    do {                                                                                 \
+        const char *a_ = (actual), *e_ = (expected);                                     \
+        if (a_ == NULL || e_ == NULL || strcmp(a_, e_) != 0)                             \
+            GK_TEST_FAIL("ASSERT_STREQ(%s, %s) failed: \"%s\" != \"%s\"", #actual,       \
+                         #expected, a_ ? a_ : "(null)", e_ ? e_ : "(null)");             \
     } while (0)
 
 /* `haystack` contains `needle` (both printed when it does not). */
-#define ASSERT_CONTAINS(haystack, needle)                                      \
-    do {                                                                       \
-        const char *h_ = (haystack), *n_ = (needle);                           \
-        if (h_ == NULL || n_ == NULL || strstr(h_, n_) == NULL)                \
-            GK_TEST_FAIL("ASSERT_CONTAINS(%s, %s) failed: \"%s\" not found in \"%s\"", \
-                         #haystack, #needle, n_ ? n_ : "(null)", h_ ? h_ : "(null)"); \
+#define ASSERT_CONTAINS(haystack, needle)                                                \
+    do {                                                                                 \
+        const char *h_ = (haystack), *n_ = (needle);                                     \
+        if (h_ == NULL || n_ == NULL || strstr(h_, n_) == NULL)                          \
+            GK_TEST_FAIL("ASSERT_CONTAINS(%s, %s) failed: \"%s\" not found in \"%s\"",   \
+                         #haystack, #needle, n_ ? n_ : "(null)", h_ ? h_ : "(null)");    \
     } while (0)
 
 static inline double gk_test_now(void)
@@ -192,8 +192,8 @@ static inline int gk_test_main(int argc, char **argv)
         fprintf(stderr, "no test case matched\n");
         return 1;
     }
-    printf("%s: %d of %d passed%s\n", gk_test_count ? gk_test_cases[0].file : "", ran - failed,
-           ran, failed ? "" : ", all ok");
+    printf("%s: %d of %d passed%s\n", gk_test_count ? gk_test_cases[0].file : "",
+           ran - failed, ran, failed ? "" : ", all ok");
     return failed ? 1 : 0;
 }
 

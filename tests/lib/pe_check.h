@@ -55,40 +55,40 @@ static inline void pe_fail_at(const char *file, int line, const char *fmt, ...)
 #define PE_FAIL(...) pe_fail_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* Progress and timings, on stdout, naming the PE. */
-#define PE_LOG(...)                                                            \
-    do {                                                                       \
-        printf("[PE %d] ", gk_my_pe());                                        \
-        printf(__VA_ARGS__);                                                   \
-        printf("\n");                                                          \
-        fflush(stdout);                                                        \
+#define PE_LOG(...)                                                                      \
+    do {                                                                                 \
+        printf("[PE %d] ", gk_my_pe());                                                  \
+        printf(__VA_ARGS__);                                                             \
+        printf("\n");                                                                    \
+        fflush(stdout);                                                                  \
     } while (0)
 
-#define CHECK_OK(call)                                                         \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        if (status_ != GK_OK)                                                  \
-            PE_FAIL("%s returned %d (%s)", #call, status_, gk_strerror(status_)); \
+#define CHECK_OK(call)                                                                   \
+    do {                                                                                 \
+        int status_ = (call);                                                            \
+        if (status_ != GK_OK)                                                            \
+            PE_FAIL("%s returned %d (%s)", #call, status_, gk_strerror(status_));        \
     } while (0)
 
-#define CHECK_STATUS(call, expected)                                           \
-    do {                                                                       \
-        int status_ = (call);                                                  \
-        int expected_ = (expected);                                            \
-        if (status_ != expected_)                                              \
-            PE_FAIL("%s returned %d (%s), expected %d (%s)", #call, status_,    \
-                    gk_strerror(status_), expected_, gk_strerror(expected_));  \
+#define CHECK_STATUS(call, expected)                                                     \
+    do {                                                                                 \
+        int status_ = (call);                                                            \
+        int expected_ = (expected);                                                      \
+        if (status_ != expected_)                                                        \
+            PE_FAIL("%s returned %d (%s), expected %d (%s)", #call, status_,             \
+                    gk_strerror(status_), expected_, gk_strerror(expected_));            \
     } while (0)
 
-#define CHECK_CMP_(actual, expected, op, opname)                               \
-    do {                                                                       \
-        struct gk_check_value a_ = GK_CHECK_VALUE(actual);                     \
-        struct gk_check_value e_ = GK_CHECK_VALUE(expected);                   \
-        if (!(gk_check_cmp(a_, e_) op 0)) {                                    \
-            char abuf_[64], ebuf_[64];                                         \
-            PE_FAIL(opname "(%s, %s) failed: %s is %s, %s is %s", #actual,      \
-                    #expected, #actual, gk_check_format(a_, abuf_, 64),        \
-                    #expected, gk_check_format(e_, ebuf_, 64));                \
-        }                                                                      \
+#define CHECK_CMP_(actual, expected, op, opname)                                         \
+    do {                                                                                 \
+        struct gk_check_value a_ = GK_CHECK_VALUE(actual);                               \
+        struct gk_check_value e_ = GK_CHECK_VALUE(expected);                             \
+        if (!(gk_check_cmp(a_, e_) op 0)) {                                              \
+            char abuf_[64], ebuf_[64];                                                   \
+            PE_FAIL(opname "(%s, %s) failed: %s is %s, %s is %s", #actual, #expected,    \
+                    #actual, gk_check_format(a_, abuf_, 64), #expected,                  \
+                    gk_check_format(e_, ebuf_, 64));                                     \
+        }                                                                                \
     } while (0)
 
 #define CHECK_EQ(actual, expected) CHECK_CMP_(actual, expected, ==, "CHECK_EQ")
@@ -98,36 +98,37 @@ static inline void pe_fail_at(const char *file, int line, const char *fmt, ...)
 #define CHECK_GT(actual, expected) CHECK_CMP_(actual, expected, >, "CHECK_GT")
 #define CHECK_GE(actual, expected) CHECK_CMP_(actual, expected, >=, "CHECK_GE")
 
-#define CHECK_EQ_U64(actual, expected)                                         \
-    do {                                                                       \
-        unsigned long long a_ = (unsigned long long)(uint64_t)(actual);        \
-        unsigned long long e_ = (unsigned long long)(uint64_t)(expected);      \
-        if (a_ != e_)                                                          \
-            PE_FAIL("%s == %llu (0x%llx), expected %s == %llu (0x%llx)", #actual, a_, \
-                    a_, #expected, e_, e_);                                    \
+#define CHECK_EQ_U64(actual, expected)                                                   \
+    do {                                                                                 \
+        unsigned long long a_ = (unsigned long long)(uint64_t)(actual);                  \
+        unsigned long long e_ = (unsigned long long)(uint64_t)(expected);                \
+        if (a_ != e_)                                                                    \
+            PE_FAIL("%s == %llu (0x%llx), expected %s == %llu (0x%llx)", #actual, a_,    \
+                    a_, #expected, e_, e_);                                              \
     } while (0)
 
-#define CHECK_TRUE(cond)                                                       \
-    do {                                                                       \
-        if (!(cond))                                                           \
-            PE_FAIL("%s is false", #cond);                                     \
+#define CHECK_TRUE(cond)                                                                 \
+    do {                                                                                 \
+        if (!(cond))                                                                     \
+            PE_FAIL("%s is false", #cond);                                               \
     } while (0)
 
-#define CHECK_NULL(ptr)                                                        \
-    do {                                                                       \
-        const void *p_ = (ptr);                                                \
-        if (p_ != NULL)                                                        \
-            PE_FAIL("%s is %p, expected NULL", #ptr, p_);                      \
+#define CHECK_NULL(ptr)                                                                  \
+    do {                                                                                 \
+        const void *p_ = (ptr);                                                          \
+        if (p_ != NULL)                                                                  \
+            PE_FAIL("%s is %p, expected NULL", #ptr, p_);                                \
     } while (0)
 
-#define CHECK_NOT_NULL(ptr)                                                    \
-    do {                                                                       \
-        if ((ptr) == NULL)                                                     \
-            PE_FAIL("%s is NULL", #ptr);                                       \
+#define CHECK_NOT_NULL(ptr)                                                              \
+    do {                                                                                 \
+        if ((ptr) == NULL)                                                               \
+            PE_FAIL("%s is NULL", #ptr);                                                 \
     } while (0)
 
 /* printf into one of 32 rotating buffers: for needles of CHECK_LOGGED. */
-static inline const char *pe_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline const char *pe_fmt(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
 static inline const char *pe_fmt(const char *fmt, ...)
 {
     static char bufs[32][256];
@@ -178,63 +179,63 @@ static inline const char *pe_check_report(const char *text, const char *const *n
     return NULL;
 }
 
-#define CHECK_LOGGED(expected, call, ...)                                      \
-    do {                                                                       \
-        gk_capture_begin();                                                    \
-        int status_ = (call);                                                  \
-        const char *text_ = gk_capture_end();                                  \
-        int expected_ = (expected);                                            \
-        if (status_ != expected_) {                                            \
-            gk_capture_echo(text_);                                            \
-            PE_FAIL("%s returned %d (%s), expected %d (%s)", #call, status_,    \
-                    gk_strerror(status_), expected_, gk_strerror(expected_));  \
-        }                                                                      \
-        const char *const needles_[] = {__VA_ARGS__, NULL};                    \
-        const char *why_ = pe_check_report(text_, needles_);                   \
-        if (why_ != NULL) {                                                    \
-            fprintf(stderr, "--- what %s logged:\n", #call);                   \
-            gk_capture_echo(text_);                                            \
-            PE_FAIL("the report of %s: %s", #call, why_);                      \
-        }                                                                      \
+#define CHECK_LOGGED(expected, call, ...)                                                \
+    do {                                                                                 \
+        gk_capture_begin();                                                              \
+        int status_ = (call);                                                            \
+        const char *text_ = gk_capture_end();                                            \
+        int expected_ = (expected);                                                      \
+        if (status_ != expected_) {                                                      \
+            gk_capture_echo(text_);                                                      \
+            PE_FAIL("%s returned %d (%s), expected %d (%s)", #call, status_,             \
+                    gk_strerror(status_), expected_, gk_strerror(expected_));            \
+        }                                                                                \
+        const char *const needles_[] = {__VA_ARGS__, NULL};                              \
+        const char *why_ = pe_check_report(text_, needles_);                             \
+        if (why_ != NULL) {                                                              \
+            fprintf(stderr, "--- what %s logged:\n", #call);                             \
+            gk_capture_echo(text_);                                                      \
+            PE_FAIL("the report of %s: %s", #call, why_);                                \
+        }                                                                                \
     } while (0)
 
 /* As CHECK_LOGGED for calls that return a pointer (NULL expected). */
-#define CHECK_LOGGED_NULL(call, ...)                                           \
-    do {                                                                       \
-        gk_capture_begin();                                                    \
-        const void *ptr_ = (call);                                             \
-        const char *text_ = gk_capture_end();                                  \
-        if (ptr_ != NULL) {                                                    \
-            gk_capture_echo(text_);                                            \
-            PE_FAIL("%s returned %p, expected NULL", #call, ptr_);             \
-        }                                                                      \
-        const char *const needles_[] = {__VA_ARGS__, NULL};                    \
-        const char *why_ = pe_check_report(text_, needles_);                   \
-        if (why_ != NULL) {                                                    \
-            fprintf(stderr, "--- what %s logged:\n", #call);                   \
-            gk_capture_echo(text_);                                            \
-            PE_FAIL("the report of %s: %s", #call, why_);                      \
-        }                                                                      \
+#define CHECK_LOGGED_NULL(call, ...)                                                     \
+    do {                                                                                 \
+        gk_capture_begin();                                                              \
+        const void *ptr_ = (call);                                                       \
+        const char *text_ = gk_capture_end();                                            \
+        if (ptr_ != NULL) {                                                              \
+            gk_capture_echo(text_);                                                      \
+            PE_FAIL("%s returned %p, expected NULL", #call, ptr_);                       \
+        }                                                                                \
+        const char *const needles_[] = {__VA_ARGS__, NULL};                              \
+        const char *why_ = pe_check_report(text_, needles_);                             \
+        if (why_ != NULL) {                                                              \
+            fprintf(stderr, "--- what %s logged:\n", #call);                             \
+            gk_capture_echo(text_);                                                      \
+            PE_FAIL("the report of %s: %s", #call, why_);                                \
+        }                                                                                \
     } while (0)
 
 /* The call logs nothing at all (a valid call, or a documented silent case). */
-#define CHECK_SILENT(call)                                                     \
-    do {                                                                       \
-        gk_capture_begin();                                                    \
-        (void)(call);                                                          \
-        const char *text_ = gk_capture_end();                                  \
-        if (text_[0] != '\0') {                                                \
-            gk_capture_echo(text_);                                            \
-            PE_FAIL("%s logged something, expected nothing", #call);           \
-        }                                                                      \
+#define CHECK_SILENT(call)                                                               \
+    do {                                                                                 \
+        gk_capture_begin();                                                              \
+        (void)(call);                                                                    \
+        const char *text_ = gk_capture_end();                                            \
+        if (text_[0] != '\0') {                                                          \
+            gk_capture_echo(text_);                                                      \
+            PE_FAIL("%s logged something, expected nothing", #call);                     \
+        }                                                                                \
     } while (0)
 
 /* The call returns GK_OK and logs nothing. */
-#define CHECK_OK_SILENT(call)                                                  \
-    do {                                                                       \
-        int silent_status_ = -1;                                               \
-        CHECK_SILENT(silent_status_ = (call));                                 \
-        CHECK_OK(silent_status_);                                              \
+#define CHECK_OK_SILENT(call)                                                            \
+    do {                                                                                 \
+        int silent_status_ = -1;                                                         \
+        CHECK_SILENT(silent_status_ = (call));                                           \
+        CHECK_OK(silent_status_);                                                        \
     } while (0)
 
 static inline double pe_now(void)

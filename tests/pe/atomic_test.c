@@ -23,8 +23,10 @@
 
 #include "pe_check.h"
 
-#define ADDS 1000    /* per PE, to one counter */
-#define CAS_INCS 300 /* per PE */
+/* Enough that the PEs' loops overlap in time even when 8 PEs share 2
+ * cores (a lost update needs two PEs in the loop at once). */
+#define ADDS 90000     /* per PE, to one counter */
+#define CAS_INCS 10000 /* per PE */
 
 static int me, npes;
 
@@ -44,174 +46,175 @@ static void mark_seen(uint64_t old, const char *type)
         PE_FAIL("%s fetch_add returned %llu, more than the %llu adds so far", type,
                 (unsigned long long)old, (unsigned long long)total);
     uint64_t before = 0;
-    CHECK_OK(gk_atomic_fetch_or_u64(0, &seen_bits[old / 64], (uint64_t)1 << (old % 64), &before));
+    CHECK_OK(gk_atomic_fetch_or_u64(0, &seen_bits[old / 64], (uint64_t)1 << (old % 64),
+                                    &before));
     if (before & ((uint64_t)1 << (old % 64)))
         PE_FAIL("%s fetch_add returned %llu twice (a lost update)", type,
                 (unsigned long long)old);
 }
 
-#define ATOMIC_TEST(T, ctype, utype, is_signed)                                \
-    static void test_##T(void)                                                 \
-    {                                                                          \
-        const unsigned width = 8 * sizeof(ctype);                              \
-        /* w[0] counter, w[1] cas counter, w[2] or/and mask, w[3] xor mask,     \
-         * w[4] swap word, w[8 ...] per-PE words (guarded). */                 \
-        ctype *w = gk_calloc(8 + 4 * (size_t)npes, sizeof(ctype));            \
-        ctype *olds = gk_calloc((size_t)npes, sizeof(ctype));                 \
-        CHECK_TRUE(w != NULL && olds != NULL);                                 \
-        memset(seen_bits, 0, ((size_t)npes * ADDS + 63) / 64 * 8);             \
-        w[4] = (ctype)(is_signed ? -1 : 1000);                                 \
-        CHECK_OK(gk_barrier());                                                \
-                                                                               \
-        /* fetch_add and add, concurrently, to PE 0. */                        \
-        for (int i = 0; i < ADDS; i++) {                                       \
-            ctype old = (ctype)0;                                              \
-            if (i % 3 == 2) {                                                  \
-                CHECK_OK(gk_atomic_add_##T(0, &w[0], (ctype)1));               \
-                continue;                                                      \
-            }                                                                  \
-            CHECK_OK(gk_atomic_fetch_add_##T(0, &w[0], (ctype)1, &old));       \
-            mark_seen((uint64_t)(utype)old, #T);                               \
-        }                                                                      \
-        /* compare_swap increments of PE 0's w[1]. */                          \
-        for (int i = 0; i < CAS_INCS; i++) {                                   \
-            ctype cur = (ctype)0, old = (ctype)0;                              \
-            CHECK_OK(gk_atomic_fetch_##T(0, &w[1], &cur));                     \
-            for (;;) {                                                         \
-                CHECK_OK(gk_atomic_compare_swap_##T(0, &w[1], cur,             \
-                                                    (ctype)(cur + 1), &old));  \
-                if (old == cur)                                                \
-                    break;                                                     \
-                cur = old; /* failed: old is the value that was there */       \
-            }                                                                  \
-        }                                                                      \
-        /* swap my number into PE 0's w[4]. */                                 \
-        ctype prev = (ctype)0;                                                 \
-        CHECK_OK(gk_atomic_swap_##T(0, &w[4], (ctype)me, &prev));              \
-        CHECK_OK(gk_put(0, &olds[me], &prev, sizeof(prev)));                   \
-        /* or and xor: my bit, once with the fetching form, once without. */   \
-        ctype bit = (ctype)((utype)1 << bit_of(me, width));                    \
-        ctype before = (ctype)0;                                               \
-        CHECK_OK(gk_atomic_fetch_or_##T(0, &w[2], bit, &before));              \
-        CHECK_EQ((utype)before & (utype)bit, 0);                               \
-        CHECK_OK(gk_atomic_or_##T(0, &w[2], bit)); /* idempotent */            \
-        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));             \
-        CHECK_EQ((utype)before & (utype)bit, 0);                               \
-        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit));                            \
-        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit)); /* set again */            \
-        CHECK_OK(gk_barrier());                                                \
-                                                                               \
-        utype all = 0;                                                         \
-        for (int pe = 0; pe < npes; pe++)                                      \
-            all |= (utype)1 << bit_of(pe, width);                              \
-        if (me == 0) {                                                         \
-            CHECK_EQ(w[0], (ctype)((utype)npes * ADDS));                       \
-            CHECK_EQ(w[1], (ctype)((utype)npes * CAS_INCS));                   \
-            CHECK_EQ((utype)w[2], all);                                        \
-            CHECK_EQ((utype)w[3], all);                                        \
-            /* swap: olds and the final value are {initial, 0..n-1}. */         \
-            int count[65] = {0};                                               \
-            ctype init = (ctype)(is_signed ? -1 : 1000);                       \
-            for (int pe = 0; pe <= npes; pe++) {                               \
-                ctype x = pe < npes ? olds[pe] : w[4];                         \
-                int idx = x == init ? npes : (int)x;                           \
-                if (idx < 0 || idx > npes)                                     \
-                    PE_FAIL(#T " swap produced %lld", (long long)x);           \
-                count[idx]++;                                                  \
-            }                                                                  \
-            for (int i = 0; i <= npes; i++)                                    \
-                if (count[i] != 1)                                             \
-                    PE_FAIL(#T " swap: value %d seen %d times", i, count[i]);  \
-        }                                                                      \
-        CHECK_OK(gk_barrier());                                                \
-                                                                               \
-        /* and: everyone clears their bit of w[2], half with fetch_and. */     \
-        ctype mask = (ctype)~(utype)bit;                                       \
-        if (me & 1) {                                                          \
-            CHECK_OK(gk_atomic_and_##T(0, &w[2], mask));                       \
-        } else {                                                               \
-            CHECK_OK(gk_atomic_fetch_and_##T(0, &w[2], mask, &before));        \
-            CHECK_EQ((utype)before & (utype)bit, (utype)bit);                  \
-        }                                                                      \
-        /* xor: clear my bit of w[3] again. */                                 \
-        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));             \
-        CHECK_EQ((utype)before & (utype)bit, (utype)bit);                      \
-        CHECK_OK(gk_barrier());                                                \
-        if (me == 0) {                                                         \
-            CHECK_EQ(w[2], 0);                                                 \
-            CHECK_EQ(w[3], 0);                                                 \
-        }                                                                      \
-        CHECK_OK(gk_barrier());                                                \
-                                                                               \
-        /* Each PE works on its own word (w[8 + 4 * me + 1]) on every PE;      \
-         * the words beside it are guards. */                                  \
-        for (int step = 0; step < npes; step++) {                              \
-            int pe = (me + step) % npes;                                       \
-            ctype *mine = &w[8 + 4 * me + 1];                                  \
-            ctype v = (ctype)0, old = (ctype)0;                                \
-            CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype)-5));                  \
-            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
-            CHECK_EQ(v, (ctype)-5);                                            \
-            CHECK_OK(gk_atomic_swap_##T(pe, mine, (ctype)42, &old));           \
-            CHECK_EQ(old, (ctype)-5);                                          \
-            /* compare_swap that fails: the word stays. */                     \
-            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)41, (ctype)7, &old)); \
-            CHECK_EQ(old, (ctype)42);                                          \
-            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
-            CHECK_EQ(v, (ctype)42);                                            \
-            /* ... and one that succeeds. */                                   \
-            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)42, (ctype)7, &old)); \
-            CHECK_EQ(old, (ctype)42);                                          \
-            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                       \
-            CHECK_EQ(v, (ctype)7);                                             \
-            if (is_signed) {                                                   \
-                /* Negative operands, negative results, overflow wraps. */     \
-                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)-10, &old)); \
-                CHECK_EQ(old, (ctype)7);                                       \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, (ctype)-3);                                        \
-                CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)-3,       \
-                                                    (ctype)-100, &old));       \
-                CHECK_EQ(old, (ctype)-3);                                      \
-                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype)-1));              \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, (ctype)-101);                                      \
-                ctype max = (ctype)((utype)-1 >> 1), min = (ctype)(-max - 1);  \
-                CHECK_OK(gk_atomic_set_##T(pe, mine, max));                    \
-                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)1, &old));   \
-                CHECK_EQ(old, max);                                            \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, min);                                              \
-                CHECK_OK(gk_atomic_xor_##T(pe, mine, (ctype)-1));              \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, max);                                              \
-            } else {                                                           \
-                /* Wrap-around both ways. */                                   \
-                CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype)((utype)0 - 1)));  \
-                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)2, &old));   \
-                CHECK_EQ(old, (ctype)((utype)0 - 1));                          \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, 1);                                                \
-                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype)((utype)0 - 3)));  \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, (ctype)((utype)0 - 2));                            \
-                CHECK_OK(gk_atomic_fetch_and_##T(pe, mine, (ctype)0xf0, &old)); \
-                CHECK_EQ(old, (ctype)((utype)0 - 2));                          \
-                CHECK_OK(gk_atomic_fetch_or_##T(pe, mine, (ctype)0x0f, &old)); \
-                CHECK_EQ(old, (ctype)0xf0);                                    \
-                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                   \
-                CHECK_EQ(v, (ctype)0xff);                                      \
-            }                                                                  \
-        }                                                                      \
-        CHECK_OK(gk_barrier());                                                \
-        /* The guards beside every PE's word were never touched. */            \
-        for (int pe = 0; pe < npes; pe++) {                                    \
-            CHECK_EQ(w[8 + 4 * pe], 0);                                        \
-            CHECK_EQ(w[8 + 4 * pe + 2], 0);                                    \
-        }                                                                      \
-        CHECK_OK(gk_barrier());                                                \
-        gk_free(olds);                                                         \
-        gk_free(w);                                                            \
+#define ATOMIC_TEST(T, ctype, utype, is_signed)                                          \
+    static void test_##T(void)                                                           \
+    {                                                                                    \
+        const unsigned width = 8 * sizeof(ctype);                                        \
+        /* w[0] counter, w[1] cas counter, w[2] or/and mask, w[3] xor mask,              \
+         * w[4] swap word, w[8 ...] per-PE words (guarded). */                           \
+        ctype *w = gk_calloc(8 + 4 * (size_t)npes, sizeof(ctype));                       \
+        ctype *olds = gk_calloc((size_t)npes, sizeof(ctype));                            \
+        CHECK_TRUE(w != NULL && olds != NULL);                                           \
+        memset(seen_bits, 0, ((size_t)npes * ADDS + 63) / 64 * 8);                       \
+        w[4] = (ctype)(is_signed ? -1 : 1000);                                           \
+        CHECK_OK(gk_barrier());                                                          \
+                                                                                         \
+        /* fetch_add and add, concurrently, to PE 0. */                                  \
+        for (int i = 0; i < ADDS; i++) {                                                 \
+            ctype old = (ctype)0;                                                        \
+            if (i % 3 == 2) {                                                            \
+                CHECK_OK(gk_atomic_add_##T(0, &w[0], (ctype)1));                         \
+                continue;                                                                \
+            }                                                                            \
+            CHECK_OK(gk_atomic_fetch_add_##T(0, &w[0], (ctype)1, &old));                 \
+            mark_seen((uint64_t)(utype)old, #T);                                         \
+        }                                                                                \
+        /* compare_swap increments of PE 0's w[1]. */                                    \
+        for (int i = 0; i < CAS_INCS; i++) {                                             \
+            ctype cur = (ctype)0, old = (ctype)0;                                        \
+            CHECK_OK(gk_atomic_fetch_##T(0, &w[1], &cur));                               \
+            for (;;) {                                                                   \
+                CHECK_OK(                                                                \
+                    gk_atomic_compare_swap_##T(0, &w[1], cur, (ctype)(cur + 1), &old));  \
+                if (old == cur)                                                          \
+                    break;                                                               \
+                cur = old; /* failed: old is the value that was there */                 \
+            }                                                                            \
+        }                                                                                \
+        /* swap my number into PE 0's w[4]. */                                           \
+        ctype prev = (ctype)0;                                                           \
+        CHECK_OK(gk_atomic_swap_##T(0, &w[4], (ctype)me, &prev));                        \
+        CHECK_OK(gk_put(0, &olds[me], &prev, sizeof(prev)));                             \
+        /* or and xor: my bit, once with the fetching form, once without. */             \
+        ctype bit = (ctype)((utype)1 << bit_of(me, width));                              \
+        ctype before = (ctype)0;                                                         \
+        CHECK_OK(gk_atomic_fetch_or_##T(0, &w[2], bit, &before));                        \
+        CHECK_EQ((utype)before & (utype)bit, 0);                                         \
+        CHECK_OK(gk_atomic_or_##T(0, &w[2], bit)); /* idempotent */                      \
+        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));                       \
+        CHECK_EQ((utype)before & (utype)bit, 0);                                         \
+        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit));                                      \
+        CHECK_OK(gk_atomic_xor_##T(0, &w[3], bit)); /* set again */                      \
+        CHECK_OK(gk_barrier());                                                          \
+                                                                                         \
+        utype all = 0;                                                                   \
+        for (int pe = 0; pe < npes; pe++)                                                \
+            all |= (utype)1 << bit_of(pe, width);                                        \
+        if (me == 0) {                                                                   \
+            CHECK_EQ(w[0], (ctype)((utype)npes * ADDS));                                 \
+            CHECK_EQ(w[1], (ctype)((utype)npes * CAS_INCS));                             \
+            CHECK_EQ((utype)w[2], all);                                                  \
+            CHECK_EQ((utype)w[3], all);                                                  \
+            /* swap: olds and the final value are {initial, 0..n-1}. */                  \
+            int count[65] = {0};                                                         \
+            ctype init = (ctype)(is_signed ? -1 : 1000);                                 \
+            for (int pe = 0; pe <= npes; pe++) {                                         \
+                ctype x = pe < npes ? olds[pe] : w[4];                                   \
+                int idx = x == init ? npes : (int)x;                                     \
+                if (idx < 0 || idx > npes)                                               \
+                    PE_FAIL(#T " swap produced %lld", (long long)x);                     \
+                count[idx]++;                                                            \
+            }                                                                            \
+            for (int i = 0; i <= npes; i++)                                              \
+                if (count[i] != 1)                                                       \
+                    PE_FAIL(#T " swap: value %d seen %d times", i, count[i]);            \
+        }                                                                                \
+        CHECK_OK(gk_barrier());                                                          \
+                                                                                         \
+        /* and: everyone clears their bit of w[2], half with fetch_and. */               \
+        ctype mask = (ctype) ~(utype)bit;                                                \
+        if (me & 1) {                                                                    \
+            CHECK_OK(gk_atomic_and_##T(0, &w[2], mask));                                 \
+        } else {                                                                         \
+            CHECK_OK(gk_atomic_fetch_and_##T(0, &w[2], mask, &before));                  \
+            CHECK_EQ((utype)before & (utype)bit, (utype)bit);                            \
+        }                                                                                \
+        /* xor: clear my bit of w[3] again. */                                           \
+        CHECK_OK(gk_atomic_fetch_xor_##T(0, &w[3], bit, &before));                       \
+        CHECK_EQ((utype)before & (utype)bit, (utype)bit);                                \
+        CHECK_OK(gk_barrier());                                                          \
+        if (me == 0) {                                                                   \
+            CHECK_EQ(w[2], 0);                                                           \
+            CHECK_EQ(w[3], 0);                                                           \
+        }                                                                                \
+        CHECK_OK(gk_barrier());                                                          \
+                                                                                         \
+        /* Each PE works on its own word (w[8 + 4 * me + 1]) on every PE;                \
+         * the words beside it are guards. */                                            \
+        for (int step = 0; step < npes; step++) {                                        \
+            int pe = (me + step) % npes;                                                 \
+            ctype *mine = &w[8 + 4 * me + 1];                                            \
+            ctype v = (ctype)0, old = (ctype)0;                                          \
+            CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype) - 5));                          \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                                 \
+            CHECK_EQ(v, (ctype) - 5);                                                    \
+            CHECK_OK(gk_atomic_swap_##T(pe, mine, (ctype)42, &old));                     \
+            CHECK_EQ(old, (ctype) - 5);                                                  \
+            /* compare_swap that fails: the word stays. */                               \
+            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)41, (ctype)7, &old));   \
+            CHECK_EQ(old, (ctype)42);                                                    \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                                 \
+            CHECK_EQ(v, (ctype)42);                                                      \
+            /* ... and one that succeeds. */                                             \
+            CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype)42, (ctype)7, &old));   \
+            CHECK_EQ(old, (ctype)42);                                                    \
+            CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                                 \
+            CHECK_EQ(v, (ctype)7);                                                       \
+            if (is_signed) {                                                             \
+                /* Negative operands, negative results, overflow wraps. */               \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype) - 10, &old));         \
+                CHECK_EQ(old, (ctype)7);                                                 \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, (ctype) - 3);                                                \
+                CHECK_OK(gk_atomic_compare_swap_##T(pe, mine, (ctype) - 3,               \
+                                                    (ctype) - 100, &old));               \
+                CHECK_EQ(old, (ctype) - 3);                                              \
+                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype) - 1));                      \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, (ctype) - 101);                                              \
+                ctype max = (ctype)((utype) - 1 >> 1), min = (ctype)(-max - 1);          \
+                CHECK_OK(gk_atomic_set_##T(pe, mine, max));                              \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)1, &old));             \
+                CHECK_EQ(old, max);                                                      \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, min);                                                        \
+                CHECK_OK(gk_atomic_xor_##T(pe, mine, (ctype) - 1));                      \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, max);                                                        \
+            } else {                                                                     \
+                /* Wrap-around both ways. */                                             \
+                CHECK_OK(gk_atomic_set_##T(pe, mine, (ctype)((utype)0 - 1)));            \
+                CHECK_OK(gk_atomic_fetch_add_##T(pe, mine, (ctype)2, &old));             \
+                CHECK_EQ(old, (ctype)((utype)0 - 1));                                    \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, 1);                                                          \
+                CHECK_OK(gk_atomic_add_##T(pe, mine, (ctype)((utype)0 - 3)));            \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, (ctype)((utype)0 - 2));                                      \
+                CHECK_OK(gk_atomic_fetch_and_##T(pe, mine, (ctype)0xf0, &old));          \
+                CHECK_EQ(old, (ctype)((utype)0 - 2));                                    \
+                CHECK_OK(gk_atomic_fetch_or_##T(pe, mine, (ctype)0x0f, &old));           \
+                CHECK_EQ(old, (ctype)0xf0);                                              \
+                CHECK_OK(gk_atomic_fetch_##T(pe, mine, &v));                             \
+                CHECK_EQ(v, (ctype)0xff);                                                \
+            }                                                                            \
+        }                                                                                \
+        CHECK_OK(gk_barrier());                                                          \
+        /* The guards beside every PE's word were never touched. */                      \
+        for (int pe = 0; pe < npes; pe++) {                                              \
+            CHECK_EQ(w[8 + 4 * pe], 0);                                                  \
+            CHECK_EQ(w[8 + 4 * pe + 2], 0);                                              \
+        }                                                                                \
+        CHECK_OK(gk_barrier());                                                          \
+        gk_free(olds);                                                                   \
+        gk_free(w);                                                                      \
     }
 
 ATOMIC_TEST(i32, int32_t, uint32_t, 1)

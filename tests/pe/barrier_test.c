@@ -22,11 +22,22 @@ int main(void)
     volatile uint64_t sink = 0;
     double t0 = pe_now();
     for (uint64_t round = 1; round <= ROUNDS; round++) {
-        if ((uint64_t)me == round % (uint64_t)npes)
-            for (int i = 0; i < 20000; i++)
-                sink += (uint64_t)i; /* late arrival */
+        /* One PE arrives late: in every 8th round by a whole millisecond of
+         * work (not a sleep: the others wait for it, whatever it takes), so a
+         * PE that does not wait for it would get through and be caught. */
+        if ((uint64_t)me == round % (uint64_t)npes) {
+            if (round % 8 == 0) {
+                double until = pe_now() + 1e-3;
+                while (pe_now() < until)
+                    sink++;
+            } else {
+                for (int i = 0; i < 2000; i++)
+                    sink += (uint64_t)i;
+            }
+        }
         CHECK_OK(gk_atomic_add_u64(0, counter, 1));
-        CHECK_OK(gk_put(right, mail, &(uint64_t){round * 1000 + (uint64_t)me}, sizeof(uint64_t)));
+        CHECK_OK(gk_put(right, mail, &(uint64_t){round * 1000 + (uint64_t)me},
+                        sizeof(uint64_t)));
         CHECK_OK(gk_barrier());
         uint64_t seen = 0;
         CHECK_OK(gk_atomic_fetch_u64(0, counter, &seen));
@@ -39,7 +50,8 @@ int main(void)
     }
     double took = pe_now() - t0;
     if (me == 0)
-        PE_LOG("%d barriers in %.3f s (%.1f us each)", 2 * ROUNDS, took, 1e6 * took / (2 * ROUNDS));
+        PE_LOG("%d barriers in %.3f s (%.1f us each)", 2 * ROUNDS, took,
+               1e6 * took / (2 * ROUNDS));
     gk_free(mail);
     gk_free(counter);
     CHECK_OK(gk_finalize());

@@ -37,8 +37,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "error") == 0) {
         if (status != GK_ERR_CONFIG) {
             gk_capture_echo(log);
-            PE_FAIL("gk_init with %s=%s returned %d (%s), expected GK_ERR_CONFIG", var, value,
-                    status, gk_strerror(status));
+            PE_FAIL("gk_init with %s=%s returned %d (%s), expected GK_ERR_CONFIG", var,
+                    value, status, gk_strerror(status));
         }
         const char *const needles[] = {pe_fmt("%s=%s", var, value), "not valid", NULL};
         const char *why = pe_check_report(log, needles);
@@ -60,7 +60,8 @@ int main(int argc, char **argv)
             PE_FAIL("gk_init with %s=%s returned %d (%s)", var, value, status,
                     gk_strerror(status));
         }
-        int warnings = gk_capture_count(log, "] warn: "), lines = gk_capture_count(log, "");
+        int warnings = gk_capture_count(log, "] warn: "),
+            lines = gk_capture_count(log, "");
         char prefix[64];
         snprintf(prefix, sizeof(prefix), "gasket[PE %d] warn: ", gk_my_pe());
         if (warnings != 1 || lines != 1 || strncmp(log, prefix, strlen(prefix)) != 0 ||

@@ -33,9 +33,9 @@ static const char *hex(const void *p)
 }
 
 /* The needles of a range error on `pe` for [addr, addr + n). */
-#define RANGE_NEEDLES(op, pe, addr, n)                                         \
-    op, "out of bounds", pe_fmt("PE %d", pe), hex(addr), pe_fmt("%zu bytes", (size_t)(n)), \
-        hex(heap_start), hex(heap_end)
+#define RANGE_NEEDLES(op, pe, addr, n)                                                   \
+    op, "out of bounds", pe_fmt("PE %d", pe), hex(addr),                                 \
+        pe_fmt("%zu bytes", (size_t)(n)), hex(heap_start), hex(heap_end)
 
 static void test_before_init(void)
 {
@@ -45,8 +45,8 @@ static void test_before_init(void)
     CHECK_LOGGED(GK_ERR_NOT_INIT, gk_put_u64(0, &x, 1), "gk_put_u64", "before gk_init");
     CHECK_LOGGED(GK_ERR_NOT_INIT, gk_atomic_add_u64(0, &x, 1), "gk_atomic_add_u64",
                  "before gk_init");
-    CHECK_LOGGED(GK_ERR_NOT_INIT, gk_wait_until_u64(&x, GK_CMP_EQ, 0), "gk_wait_until_u64",
-                 "before gk_init");
+    CHECK_LOGGED(GK_ERR_NOT_INIT, gk_wait_until_u64(&x, GK_CMP_EQ, 0),
+                 "gk_wait_until_u64", "before gk_init");
     CHECK_LOGGED(GK_ERR_NOT_INIT, gk_barrier(), "gk_barrier", "before gk_init");
     CHECK_LOGGED(GK_ERR_NOT_INIT, gk_finalize(), "gk_finalize", "before gk_init");
     CHECK_LOGGED_NULL(gk_malloc(64), "gk_malloc", "before gk_init");
@@ -78,14 +78,17 @@ static void test_range(void)
                  RANGE_NEEDLES("gk_put_nbi", other, heap_start, SIZE_MAX));
     CHECK_LOGGED(GK_ERR_RANGE, gk_get_nbi(other, local, heap_start + 8, SIZE_MAX - 4),
                  RANGE_NEEDLES("gk_get_nbi", other, heap_start + 8, SIZE_MAX - 4));
-    CHECK_LOGGED(GK_ERR_RANGE, gk_put_nb(other, heap_start + 16, local, (size_t)0 - 16, &h),
+    CHECK_LOGGED(GK_ERR_RANGE,
+                 gk_put_nb(other, heap_start + 16, local, (size_t)0 - 16, &h),
                  RANGE_NEEDLES("gk_put_nb", other, heap_start + 16, (size_t)0 - 16));
     CHECK_LOGGED(GK_ERR_RANGE, gk_get_nb(other, local, heap_end - 1, 2, &h),
                  RANGE_NEEDLES("gk_get_nb", other, heap_end - 1, 2));
     CHECK_EQ(h.opaque, 0x1234); /* written only on success */
     /* One more than the whole heap, from its start. */
-    CHECK_LOGGED(GK_ERR_RANGE, gk_get(other, local, heap_start, (size_t)(heap_end - heap_start) + 1),
-                 RANGE_NEEDLES("gk_get", other, heap_start, (size_t)(heap_end - heap_start) + 1));
+    CHECK_LOGGED(
+        GK_ERR_RANGE,
+        gk_get(other, local, heap_start, (size_t)(heap_end - heap_start) + 1),
+        RANGE_NEEDLES("gk_get", other, heap_start, (size_t)(heap_end - heap_start) + 1));
 
     /* Value puts and gets. */
     CHECK_LOGGED(GK_ERR_RANGE, gk_put_u8(other, heap_end, 1),
@@ -120,43 +123,43 @@ static void test_range(void)
 }
 
 /* Every atomic of type T at the word just past the heap, and on the stack. */
-#define ATOMIC_RANGE(T, ctype)                                                 \
-    do {                                                                       \
-        ctype *end_ = (ctype *)(void *)heap_end, stack_[2] = {0}, old_ = 5;    \
-        const size_t n_ = sizeof(ctype);                                       \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_##T(other, end_, &old_),    \
-                     RANGE_NEEDLES("gk_atomic_fetch_" #T, other, end_, n_));   \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_set_##T(other, end_, 1),          \
-                     RANGE_NEEDLES("gk_atomic_set_" #T, other, end_, n_));     \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_swap_##T(other, end_, 1, &old_),  \
-                     RANGE_NEEDLES("gk_atomic_swap_" #T, other, end_, n_));    \
+#define ATOMIC_RANGE(T, ctype)                                                           \
+    do {                                                                                 \
+        ctype *end_ = (ctype *)(void *)heap_end, stack_[2] = {0}, old_ = 5;              \
+        const size_t n_ = sizeof(ctype);                                                 \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_##T(other, end_, &old_),              \
+                     RANGE_NEEDLES("gk_atomic_fetch_" #T, other, end_, n_));             \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_set_##T(other, end_, 1),                    \
+                     RANGE_NEEDLES("gk_atomic_set_" #T, other, end_, n_));               \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_swap_##T(other, end_, 1, &old_),            \
+                     RANGE_NEEDLES("gk_atomic_swap_" #T, other, end_, n_));              \
         CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_compare_swap_##T(other, end_, 0, 1, &old_), \
-                     RANGE_NEEDLES("gk_atomic_compare_swap_" #T, other, end_, n_)); \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_add_##T(other, end_, 1, &old_), \
-                     RANGE_NEEDLES("gk_atomic_fetch_add_" #T, other, end_, n_)); \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_add_##T(other, end_, 1),          \
-                     RANGE_NEEDLES("gk_atomic_add_" #T, other, end_, n_));     \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_and_##T(other, end_, 1, &old_), \
-                     RANGE_NEEDLES("gk_atomic_fetch_and_" #T, other, end_, n_)); \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_or_##T(other, end_, 1, &old_), \
-                     RANGE_NEEDLES("gk_atomic_fetch_or_" #T, other, end_, n_)); \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_xor_##T(other, end_, 1, &old_), \
-                     RANGE_NEEDLES("gk_atomic_fetch_xor_" #T, other, end_, n_)); \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_and_##T(other, stack_, 1),        \
-                     RANGE_NEEDLES("gk_atomic_and_" #T, other, stack_, n_));   \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_or_##T(other, stack_, 1),         \
-                     RANGE_NEEDLES("gk_atomic_or_" #T, other, stack_, n_));    \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_xor_##T(other, stack_, 1),        \
-                     RANGE_NEEDLES("gk_atomic_xor_" #T, other, stack_, n_));   \
-        CHECK_EQ(old_, 5); /* written only on success */                       \
-        CHECK_EQ(stack_[0], 0);                                                \
-        /* Waits watch my own heap: a word outside it is a range error. */     \
-        int ok_ = 7;                                                           \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_wait_until_##T(stack_, GK_CMP_EQ, 0),    \
-                     RANGE_NEEDLES("gk_wait_until_" #T, me, stack_, n_));      \
-        CHECK_LOGGED(GK_ERR_RANGE, gk_test_##T(end_, GK_CMP_EQ, 0, &ok_),      \
-                     RANGE_NEEDLES("gk_test_" #T, me, end_, n_));              \
-        CHECK_EQ(ok_, 7);                                                      \
+                     RANGE_NEEDLES("gk_atomic_compare_swap_" #T, other, end_, n_));      \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_add_##T(other, end_, 1, &old_),       \
+                     RANGE_NEEDLES("gk_atomic_fetch_add_" #T, other, end_, n_));         \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_add_##T(other, end_, 1),                    \
+                     RANGE_NEEDLES("gk_atomic_add_" #T, other, end_, n_));               \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_and_##T(other, end_, 1, &old_),       \
+                     RANGE_NEEDLES("gk_atomic_fetch_and_" #T, other, end_, n_));         \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_or_##T(other, end_, 1, &old_),        \
+                     RANGE_NEEDLES("gk_atomic_fetch_or_" #T, other, end_, n_));          \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_fetch_xor_##T(other, end_, 1, &old_),       \
+                     RANGE_NEEDLES("gk_atomic_fetch_xor_" #T, other, end_, n_));         \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_and_##T(other, stack_, 1),                  \
+                     RANGE_NEEDLES("gk_atomic_and_" #T, other, stack_, n_));             \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_or_##T(other, stack_, 1),                   \
+                     RANGE_NEEDLES("gk_atomic_or_" #T, other, stack_, n_));              \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_atomic_xor_##T(other, stack_, 1),                  \
+                     RANGE_NEEDLES("gk_atomic_xor_" #T, other, stack_, n_));             \
+        CHECK_EQ(old_, 5); /* written only on success */                                 \
+        CHECK_EQ(stack_[0], 0);                                                          \
+        /* Waits watch my own heap: a word outside it is a range error. */               \
+        int ok_ = 7;                                                                     \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_wait_until_##T(stack_, GK_CMP_EQ, 0),              \
+                     RANGE_NEEDLES("gk_wait_until_" #T, me, stack_, n_));                \
+        CHECK_LOGGED(GK_ERR_RANGE, gk_test_##T(end_, GK_CMP_EQ, 0, &ok_),                \
+                     RANGE_NEEDLES("gk_test_" #T, me, end_, n_));                        \
+        CHECK_EQ(ok_, 7);                                                                \
     } while (0)
 
 static void test_bad_pe(void)
@@ -169,19 +172,26 @@ static void test_bad_pe(void)
         const char *name = pe_fmt("PE %d", pe), *range = pe_fmt("0 to %d", npes - 1);
         CHECK_LOGGED(GK_ERR_PE, gk_put(pe, word, &local, 8), "gk_put", name, range);
         CHECK_LOGGED(GK_ERR_PE, gk_get(pe, &local, word, 8), "gk_get", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_put_nbi(pe, word, &local, 8), "gk_put_nbi", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_get_nbi(pe, &local, word, 8), "gk_get_nbi", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_put_nb(pe, word, &local, 8, &h), "gk_put_nb", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_get_nb(pe, &local, word, 8, &h), "gk_get_nb", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_put_u32(pe, (uint32_t *)word, 1), "gk_put_u32", name, range);
+        CHECK_LOGGED(GK_ERR_PE, gk_put_nbi(pe, word, &local, 8), "gk_put_nbi", name,
+                     range);
+        CHECK_LOGGED(GK_ERR_PE, gk_get_nbi(pe, &local, word, 8), "gk_get_nbi", name,
+                     range);
+        CHECK_LOGGED(GK_ERR_PE, gk_put_nb(pe, word, &local, 8, &h), "gk_put_nb", name,
+                     range);
+        CHECK_LOGGED(GK_ERR_PE, gk_get_nb(pe, &local, word, 8, &h), "gk_get_nb", name,
+                     range);
+        CHECK_LOGGED(GK_ERR_PE, gk_put_u32(pe, (uint32_t *)word, 1), "gk_put_u32", name,
+                     range);
         CHECK_LOGGED(GK_ERR_PE, gk_get_u64(pe, word, &local), "gk_get_u64", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_atomic_fetch_add_i64(pe, (int64_t *)word, 1, &(int64_t){0}),
-                     "gk_atomic_fetch_add_i64", name, range);
         CHECK_LOGGED(GK_ERR_PE,
-                     gk_atomic_compare_swap_u32(pe, (uint32_t *)word, 0, 1, &(uint32_t){0}),
-                     "gk_atomic_compare_swap_u32", name, range);
-        CHECK_LOGGED(GK_ERR_PE, gk_atomic_xor_i32(pe, (int32_t *)word, 1), "gk_atomic_xor_i32",
-                     name, range);
+                     gk_atomic_fetch_add_i64(pe, (int64_t *)word, 1, &(int64_t){0}),
+                     "gk_atomic_fetch_add_i64", name, range);
+        CHECK_LOGGED(
+            GK_ERR_PE,
+            gk_atomic_compare_swap_u32(pe, (uint32_t *)word, 0, 1, &(uint32_t){0}),
+            "gk_atomic_compare_swap_u32", name, range);
+        CHECK_LOGGED(GK_ERR_PE, gk_atomic_xor_i32(pe, (int32_t *)word, 1),
+                     "gk_atomic_xor_i32", name, range);
         CHECK_NULL(gk_ptr(word, pe));
     }
     CHECK_EQ(h.opaque, 0x1234);
@@ -194,22 +204,29 @@ static void test_null_buffers(void)
     uint64_t local = 0;
     gk_handle_t h = {0x1234};
     int done = 0;
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put(other, word, NULL, 8), "gk_put", "src", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get(other, NULL, word, 8), "gk_get", "dst", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_nbi(other, word, NULL, 1), "gk_put_nbi", "src");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_nbi(other, NULL, word, 1), "gk_get_nbi", "dst");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_nb(other, word, NULL, 8, &h), "gk_put_nb", "src");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_nb(other, NULL, word, 8, &h), "gk_get_nb", "dst");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put(other, word, NULL, 8), "gk_put", "src",
+                 "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get(other, NULL, word, 8), "gk_get", "dst",
+                 "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_nbi(other, word, NULL, 1), "gk_put_nbi",
+                 "src");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_nbi(other, NULL, word, 1), "gk_get_nbi",
+                 "dst");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_nb(other, word, NULL, 8, &h), "gk_put_nb",
+                 "src");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_nb(other, NULL, word, 8, &h), "gk_get_nb",
+                 "dst");
     CHECK_EQ(h.opaque, 0x1234);
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_nb(other, word, &local, 8, NULL), "gk_put_nb",
                  "handle");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_nb(other, &local, word, 8, NULL), "gk_get_nb",
                  "handle");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_u32(other, (uint32_t *)word, NULL), "gk_get_u32",
-                 "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_get_u32(other, (uint32_t *)word, NULL),
+                 "gk_get_u32", "NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_atomic_fetch_u64(other, word, NULL),
                  "gk_atomic_fetch_u64", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_atomic_fetch_add_i32(other, (int32_t *)word, 1, NULL),
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_atomic_fetch_add_i32(other, (int32_t *)word, 1, NULL),
                  "gk_atomic_fetch_add_i32", "NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_atomic_swap_u32(other, (uint32_t *)word, 1, NULL),
                  "gk_atomic_swap_u32", "NULL");
@@ -230,27 +247,29 @@ static void test_null_buffers(void)
     CHECK_EQ(*word, 0);
 }
 
-#define ATOMIC_ALIGN(T, ctype)                                                 \
-    do {                                                                       \
-        for (size_t off_ = 1; off_ < sizeof(ctype); off_ <<= 1) {              \
-            ctype *bad_ = (ctype *)(void *)(heap_start + 128 + off_), old_ = 5; \
-            const char *w_ = pe_fmt("aligned to %zu bytes", sizeof(ctype));    \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_fetch_add_##T(other, bad_, 1, &old_), \
-                         "gk_atomic_fetch_add_" #T, pe_fmt("PE %d", other), hex(bad_), w_); \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_compare_swap_##T(other, bad_, 0, 1, &old_), \
-                         "gk_atomic_compare_swap_" #T, hex(bad_), w_);         \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_set_##T(other, bad_, 1),      \
-                         "gk_atomic_set_" #T, hex(bad_), w_);                  \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_fetch_##T(other, bad_, &old_), \
-                         "gk_atomic_fetch_" #T, hex(bad_), w_);                \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_or_##T(other, bad_, 1),       \
-                         "gk_atomic_or_" #T, hex(bad_), w_);                   \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_wait_until_##T(bad_, GK_CMP_EQ, 0),  \
-                         "gk_wait_until_" #T, hex(bad_), w_);                  \
-            CHECK_LOGGED(GK_ERR_ALIGN, gk_test_##T(bad_, GK_CMP_EQ, 0, &(int){0}), \
-                         "gk_test_" #T, hex(bad_), w_);                        \
-            CHECK_EQ(old_, 5);                                                 \
-        }                                                                      \
+#define ATOMIC_ALIGN(T, ctype)                                                           \
+    do {                                                                                 \
+        for (size_t off_ = 1; off_ < sizeof(ctype); off_ <<= 1) {                        \
+            ctype *bad_ = (ctype *)(void *)(heap_start + 128 + off_), old_ = 5;          \
+            const char *w_ = pe_fmt("aligned to %zu bytes", sizeof(ctype));              \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_fetch_add_##T(other, bad_, 1, &old_),   \
+                         "gk_atomic_fetch_add_" #T, pe_fmt("PE %d", other), hex(bad_),   \
+                         w_);                                                            \
+            CHECK_LOGGED(GK_ERR_ALIGN,                                                   \
+                         gk_atomic_compare_swap_##T(other, bad_, 0, 1, &old_),           \
+                         "gk_atomic_compare_swap_" #T, hex(bad_), w_);                   \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_set_##T(other, bad_, 1),                \
+                         "gk_atomic_set_" #T, hex(bad_), w_);                            \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_fetch_##T(other, bad_, &old_),          \
+                         "gk_atomic_fetch_" #T, hex(bad_), w_);                          \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_atomic_or_##T(other, bad_, 1),                 \
+                         "gk_atomic_or_" #T, hex(bad_), w_);                             \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_wait_until_##T(bad_, GK_CMP_EQ, 0),            \
+                         "gk_wait_until_" #T, hex(bad_), w_);                            \
+            CHECK_LOGGED(GK_ERR_ALIGN, gk_test_##T(bad_, GK_CMP_EQ, 0, &(int){0}),       \
+                         "gk_test_" #T, hex(bad_), w_);                                  \
+            CHECK_EQ(old_, 5);                                                           \
+        }                                                                                \
     } while (0)
 
 static void test_alignment(void)
@@ -263,18 +282,18 @@ static void test_alignment(void)
     uint16_t g16;
     uint32_t g32;
     uint64_t g64;
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u16(other, (uint16_t *)(void *)(b + 1), 1), "gk_put_u16",
-                 hex(b + 1), "aligned to 2 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u32(other, (uint32_t *)(void *)(b + 2), 1), "gk_put_u32",
-                 hex(b + 2), "aligned to 4 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u64(other, (uint64_t *)(void *)(b + 4), 1), "gk_put_u64",
-                 hex(b + 4), "aligned to 8 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u16(other, (uint16_t *)(void *)(b + 3), &g16), "gk_get_u16",
-                 hex(b + 3), "aligned to 2 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u32(other, (uint32_t *)(void *)(b + 1), &g32), "gk_get_u32",
-                 hex(b + 1), "aligned to 4 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u64(other, (uint64_t *)(void *)(b + 7), &g64), "gk_get_u64",
-                 hex(b + 7), "aligned to 8 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u16(other, (uint16_t *)(void *)(b + 1), 1),
+                 "gk_put_u16", hex(b + 1), "aligned to 2 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u32(other, (uint32_t *)(void *)(b + 2), 1),
+                 "gk_put_u32", hex(b + 2), "aligned to 4 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_put_u64(other, (uint64_t *)(void *)(b + 4), 1),
+                 "gk_put_u64", hex(b + 4), "aligned to 8 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u16(other, (uint16_t *)(void *)(b + 3), &g16),
+                 "gk_get_u16", hex(b + 3), "aligned to 2 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u32(other, (uint32_t *)(void *)(b + 1), &g32),
+                 "gk_get_u32", hex(b + 1), "aligned to 4 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN, gk_get_u64(other, (uint64_t *)(void *)(b + 7), &g64),
+                 "gk_get_u64", hex(b + 7), "aligned to 8 bytes");
     CHECK_OK(gk_barrier());
     for (int i = 0; i < 16; i++)
         CHECK_EQ(b[i], 0);
@@ -282,17 +301,17 @@ static void test_alignment(void)
         CHECK_EQ(heap_start[128 + i], 0);
 }
 
-#define BAD_CMP(T, ctype)                                                      \
-    do {                                                                       \
-        ctype *w_ = (ctype *)(void *)(heap_start + 512);                       \
-        int ok_ = 7;                                                           \
-        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_until_##T(w_, (gk_cmp_t)6, 0), \
-                     "gk_wait_until_" #T, "comparison 6");                     \
-        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_until_##T(w_, (gk_cmp_t)-1, 0), \
-                     "gk_wait_until_" #T, "comparison -1");                    \
-        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test_##T(w_, (gk_cmp_t)99, 0, &ok_), \
-                     "gk_test_" #T, "comparison 99");                          \
-        CHECK_EQ(ok_, 7);                                                      \
+#define BAD_CMP(T, ctype)                                                                \
+    do {                                                                                 \
+        ctype *w_ = (ctype *)(void *)(heap_start + 512);                                 \
+        int ok_ = 7;                                                                     \
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_until_##T(w_, (gk_cmp_t)6, 0),          \
+                     "gk_wait_until_" #T, "comparison 6");                               \
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_until_##T(w_, (gk_cmp_t) - 1, 0),       \
+                     "gk_wait_until_" #T, "comparison -1");                              \
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test_##T(w_, (gk_cmp_t)99, 0, &ok_),         \
+                     "gk_test_" #T, "comparison 99");                                    \
+        CHECK_EQ(ok_, 7);                                                                \
     } while (0)
 
 static void test_bad_cmp_and_handles(void)

@@ -51,10 +51,11 @@ static void compare_records(const char *when)
         for (int pe = 1; pe < npes; pe++)
             for (int i = 0; i < nrec; i++)
                 if (table[(size_t)pe * MAXREC + i] != rec[i])
-                    PE_FAIL("%s: record %d of PE %d is %llu, PE 0 has %llu (the heap is not "
-                            "symmetric)",
-                            when, i, pe, (unsigned long long)table[(size_t)pe * MAXREC + i],
-                            (unsigned long long)rec[i]);
+                    PE_FAIL(
+                        "%s: record %d of PE %d is %llu, PE 0 has %llu (the heap is not "
+                        "symmetric)",
+                        when, i, pe, (unsigned long long)table[(size_t)pe * MAXREC + i],
+                        (unsigned long long)rec[i]);
     }
     CHECK_OK(gk_barrier());
 }
@@ -74,8 +75,8 @@ static void check_filled(const void *p, size_t n, int pe, const char *what)
 {
     for (size_t i = 0; i < n; i++)
         if (((const unsigned char *)p)[i] != pattern(pe, i))
-            PE_FAIL("%s: byte %zu is %u, expected %u", what, i, ((const unsigned char *)p)[i],
-                    pattern(pe, i));
+            PE_FAIL("%s: byte %zu is %u, expected %u", what, i,
+                    ((const unsigned char *)p)[i], pattern(pe, i));
 }
 
 static void check_zero(const void *p, size_t n, const char *what)
@@ -277,7 +278,8 @@ static void test_random_cycles(size_t heap_after_table)
             /* The right neighbour's copy gets my pattern. */
             unsigned char head[64];
             fill(head, sizeof(head));
-            CHECK_OK(gk_put((me + 1) % npes, live[slot], head, len[slot] < 64 ? len[slot] : 64));
+            CHECK_OK(gk_put((me + 1) % npes, live[slot], head,
+                            len[slot] < 64 ? len[slot] : 64));
             CHECK_OK(gk_barrier());
         }
     }

@@ -39,18 +39,19 @@ static void check_bytes(const unsigned char *buf, int writer, int target, size_t
 {
     for (size_t i = 0; i < size; i++)
         if (buf[i] != byte_of(writer, target, size, i))
-            PE_FAIL("%s, form %d, size %zu, writer %d, target %d: byte %zu is %u, expected %u",
+            PE_FAIL("%s, form %d, size %zu, writer %d, target %d: byte %zu is %u, "
+                    "expected %u",
                     what, form, size, writer, target, i, buf[i],
                     byte_of(writer, target, size, i));
 }
 
-static void check_fill(const unsigned char *buf, size_t n, unsigned char value, const char *what,
-                       int form, size_t size)
+static void check_fill(const unsigned char *buf, size_t n, unsigned char value,
+                       const char *what, int form, size_t size)
 {
     for (size_t i = 0; i < n; i++)
         if (buf[i] != value)
-            PE_FAIL("%s, form %d, size %zu: guard byte %zu is %u, expected %u (overrun)", what,
-                    form, size, i, buf[i], value);
+            PE_FAIL("%s, form %d, size %zu: guard byte %zu is %u, expected %u (overrun)",
+                    what, form, size, i, buf[i], value);
 }
 
 enum form { FORM_BLOCKING, FORM_NBI, FORM_NB, FORM_NB_QUIET, FORMS };
@@ -157,7 +158,8 @@ static void bulk(unsigned char *region, unsigned char **src, unsigned char **bac
 
 static void test_bulk(void)
 {
-    static const size_t sizes[] = {0, 1, 7, 8, 63, 64, 4096, 65537, ((size_t)1 << 20) + 17};
+    static const size_t sizes[] = {
+        0, 1, 7, 8, 63, 64, 4096, 65537, ((size_t)1 << 20) + 17};
     static const size_t offs[][2] = {{0, 0}, {3, 5}}; /* symmetric, local */
     unsigned char *region = gk_malloc((size_t)npes * REGION);
     CHECK_NOT_NULL(region);
@@ -173,7 +175,8 @@ static void test_bulk(void)
     for (int form = 0; form < FORMS; form++)
         for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
             for (size_t o = 0; o < 2; o++)
-                bulk(region, src, back, (enum form)form, sizes[s], offs[o][0], offs[o][1]);
+                bulk(region, src, back, (enum form)form, sizes[s], offs[o][0],
+                     offs[o][1]);
     if (me == 0)
         PE_LOG("bulk puts and gets, all forms and sizes: %.3f s", pe_now() - t0);
     for (int pe = 0; pe < npes; pe++) {
@@ -241,6 +244,19 @@ static void test_value_puts(void)
         }
     }
     CHECK_OK(gk_barrier());
+    /* All PEs hammer the same PE's neighbouring slots at once (the same
+     * target order everywhere), many times: a value put done as a
+     * read-modify-write of a wider word would lose some of them. */
+    if (me < 8) {
+        for (int pe = 0; pe < npes; pe++) {
+            for (int k = 0; k < 3000; k++) {
+                uint64_t x = value_of(me, pe) + (k == 2999 ? 0 : (uint64_t)k + 1);
+                CHECK_OK(gk_put_u8(pe, &v->u8[me], (uint8_t)x));
+                CHECK_OK(gk_put_u16(pe, &v->u16[me], (uint16_t)x));
+            }
+        }
+    }
+    CHECK_OK(gk_barrier());
     for (int w = 0; w < 8; w++) {
         uint64_t x = w < npes ? value_of(w, me) : 0;
         CHECK_EQ(v->u8[w], (uint8_t)x);
@@ -299,8 +315,9 @@ static void test_value_puts(void)
         uint64_t seen = 0;
         CHECK_OK(gk_get_u64(me, word, &seen));
         if (seen != a && seen != b)
-            PE_FAIL("torn read: 0x%llx is neither 0x%llx nor 0x%llx", (unsigned long long)seen,
-                    (unsigned long long)a, (unsigned long long)b);
+            PE_FAIL("torn read: 0x%llx is neither 0x%llx nor 0x%llx",
+                    (unsigned long long)seen, (unsigned long long)a,
+                    (unsigned long long)b);
     }
     CHECK_OK(gk_barrier());
     gk_free(v);
@@ -357,8 +374,9 @@ static void test_fence(void)
         CHECK_EQ(*flag, round);
         for (int i = 0; i < WORDS; i++)
             if (data[i] != round * 1000003u + (uint64_t)i * 31 + (uint64_t)left)
-                PE_FAIL("round %llu: word %d of the data from PE %d is stale after its flag",
-                        (unsigned long long)round, i, left);
+                PE_FAIL(
+                    "round %llu: word %d of the data from PE %d is stale after its flag",
+                    (unsigned long long)round, i, left);
         CHECK_OK(gk_put_u64(left, ack, round));
         CHECK_OK(gk_wait_until_u64(ack, GK_CMP_GE, round));
     }

@@ -42,7 +42,7 @@ GK_TEST(size_accepts_numbers_and_suffixes)
         {"2GiB", 2ull << 30},
         {"1T", 1ull << 40},
         {"3TB", 3ull << 40},
-        {"16777215T", 16777215ull << 40},      /* the largest T that fits */
+        {"16777215T", 16777215ull << 40},       /* the largest T that fits */
         {"17179869183G", 17179869183ull << 30}, /* the largest G that fits */
         {"18446744073709551615", SIZE_MAX},
     };
@@ -50,25 +50,47 @@ GK_TEST(size_accepts_numbers_and_suffixes)
         size_t v = 7;
         int status = gk__config_parse_size(good[i].text, &v);
         if (status != GK_OK || v != good[i].value)
-            GK_TEST_FAIL("parse_size(\"%s\"): status %d value %zu, expected %zu", good[i].text,
-                         status, v, good[i].value);
+            GK_TEST_FAIL("parse_size(\"%s\"): status %d value %zu, expected %zu",
+                         good[i].text, status, v, good[i].value);
     }
 }
 
 GK_TEST(size_rejects_bad_text_and_leaves_the_output_alone)
 {
     static const char *const bad[] = {
-        "",      "-1",     "-0",    "+1",   " 1",   "1 ",   "12Q",  "12MX", "1KK",
-        "1K5",   "1.5G",   "0x10",  "M",    "K1",   "1 M",  "1Mi",  "1MiBB", "1P",
-        "1E",    "99999999999T",    "16777216T",    "17179869184G",  "18446744073709551616",
-        "99999999999999999999", "18014398509481984K",
+        "",
+        "-1",
+        "-0",
+        "+1",
+        " 1",
+        "1 ",
+        "12Q",
+        "12MX",
+        "1KK",
+        "1K5",
+        "1.5G",
+        "0x10",
+        "M",
+        "K1",
+        "1 M",
+        "1Mi",
+        "1MiBB",
+        "1P",
+        "1E",
+        "99999999999T",
+        "16777216T",
+        "17179869184G",
+        "18446744073709551616",
+        "99999999999999999999",
+        "18014398509481984K",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         size_t v = 7;
         int status = gk__config_parse_size(bad[i], &v);
         if (status != GK_ERR_CONFIG || v != 7)
-            GK_TEST_FAIL("parse_size(\"%s\"): status %d value %zu, expected GK_ERR_CONFIG and 7",
-                         bad[i], status, v);
+            GK_TEST_FAIL(
+                "parse_size(\"%s\"): status %d value %zu, expected GK_ERR_CONFIG and 7",
+                bad[i], status, v);
     }
     size_t v = 7;
     ASSERT_EQ(gk__config_parse_size(NULL, &v), GK_ERR_CONFIG);
@@ -83,7 +105,8 @@ GK_TEST(uint_accepts_decimal_up_to_uint32_max)
     static const struct {
         const char *text;
         unsigned value;
-    } good[] = {{"0", 0}, {"1", 1}, {"0010", 10}, {"2000", 2000}, {"4294967295", 4294967295u}};
+    } good[] = {
+        {"0", 0}, {"1", 1}, {"0010", 10}, {"2000", 2000}, {"4294967295", 4294967295u}};
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         unsigned v = 7;
         ASSERT_EQ(gk__config_parse_uint(good[i].text, &v), GK_OK);
@@ -94,15 +117,28 @@ GK_TEST(uint_accepts_decimal_up_to_uint32_max)
 GK_TEST(uint_rejects_bad_text_and_overflow)
 {
     static const char *const bad[] = {
-        "",   "-1", "-0", "+3", " 3", "3 ", "12x", "1.5", "0x10", "1k",
-        "4294967296", "18446744073709551615", "18446744073709551616", "99999999999999999999",
+        "",
+        "-1",
+        "-0",
+        "+3",
+        " 3",
+        "3 ",
+        "12x",
+        "1.5",
+        "0x10",
+        "1k",
+        "4294967296",
+        "18446744073709551615",
+        "18446744073709551616",
+        "99999999999999999999",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         unsigned v = 7;
         int status = gk__config_parse_uint(bad[i], &v);
         if (status != GK_ERR_CONFIG || v != 7)
-            GK_TEST_FAIL("parse_uint(\"%s\"): status %d value %u, expected GK_ERR_CONFIG and 7",
-                         bad[i], status, v);
+            GK_TEST_FAIL(
+                "parse_uint(\"%s\"): status %d value %u, expected GK_ERR_CONFIG and 7",
+                bad[i], status, v);
     }
     unsigned v = 7;
     ASSERT_EQ(gk__config_parse_uint(NULL, &v), GK_ERR_CONFIG);
@@ -114,8 +150,8 @@ GK_TEST(uint_rejects_bad_text_and_overflow)
 
 GK_TEST(getenv_matches_whole_names_with_the_prefix)
 {
-    char *env[] = {"PATH=/bin", "XGK_LOG=wrong", "GK_LOGX=wrong", "GK_LOG=debug", "GK_LOG=second",
-                   "GK_EMPTY=", "GK_NOEQUALS", NULL};
+    char *env[] = {"PATH=/bin",     "XGK_LOG=wrong", "GK_LOGX=wrong", "GK_LOG=debug",
+                   "GK_LOG=second", "GK_EMPTY=",     "GK_NOEQUALS",   NULL};
     ASSERT_STREQ(gk__config_getenv(env, "LOG"), "debug"); /* the first one wins */
     ASSERT_STREQ(gk__config_getenv(env, "LOGX"), "wrong");
     ASSERT_STREQ(gk__config_getenv(env, "EMPTY"), "");
@@ -171,9 +207,9 @@ GK_TEST(load_overrides_every_variable)
 {
     struct gk__config cfg;
     const char *log;
-    char *env[] = {"GK_HEAP_SIZE=1G",    "GK_LOG=debug",    "GK_SPIN_COUNT=5",
-                   "GK_YIELD_COUNT=0",   "GK_SLEEP_MS=4000", "GK_BCAST_RADIX=64",
-                   "PATH=/bin",          NULL};
+    char *env[] = {
+        "GK_HEAP_SIZE=1G",  "GK_LOG=debug",      "GK_SPIN_COUNT=5", "GK_YIELD_COUNT=0",
+        "GK_SLEEP_MS=4000", "GK_BCAST_RADIX=64", "PATH=/bin",       NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
     ASSERT_STREQ(log, "");
     ASSERT_EQ(cfg.heap_size, 1ull << 30);
@@ -182,7 +218,9 @@ GK_TEST(load_overrides_every_variable)
     ASSERT_EQ(cfg.yield_count, 0);
     ASSERT_EQ(cfg.sleep_ms, 4000);
     ASSERT_EQ(cfg.bcast_radix, 64);
-    char *levels[][2] = {{"GK_LOG=none", NULL}, {"GK_LOG=ERROR", NULL}, {"GK_LOG=warning", NULL},
+    char *levels[][2] = {{"GK_LOG=none", NULL},
+                         {"GK_LOG=ERROR", NULL},
+                         {"GK_LOG=warning", NULL},
                          {"GK_LOG=info", NULL}};
     const int expect[] = {GK__LOG_NONE, GK__LOG_ERROR, GK__LOG_WARN, GK__LOG_INFO};
     for (int i = 0; i < 4; i++) {
@@ -195,11 +233,14 @@ GK_TEST(load_overrides_every_variable)
 GK_TEST(load_rejects_bad_values_with_a_message)
 {
     static char *const bad[] = {
-        "GK_HEAP_SIZE=bogus",  "GK_HEAP_SIZE=",       "GK_HEAP_SIZE=-1",
-        "GK_HEAP_SIZE=12Q",    "GK_HEAP_SIZE=0",      "GK_HEAP_SIZE=99999999999T",
-        "GK_LOG=loud",         "GK_LOG=",             "GK_SPIN_COUNT=-1",
-        "GK_SPIN_COUNT=4294967296", "GK_YIELD_COUNT=1e3", "GK_SLEEP_MS=ten",
-        "GK_BCAST_RADIX=1",    "GK_BCAST_RADIX=65",   "GK_BCAST_RADIX=x",
+        "GK_HEAP_SIZE=bogus", "GK_HEAP_SIZE=",
+        "GK_HEAP_SIZE=-1",    "GK_HEAP_SIZE=12Q",
+        "GK_HEAP_SIZE=0",     "GK_HEAP_SIZE=99999999999T",
+        "GK_LOG=loud",        "GK_LOG=",
+        "GK_SPIN_COUNT=-1",   "GK_SPIN_COUNT=4294967296",
+        "GK_YIELD_COUNT=1e3", "GK_SLEEP_MS=ten",
+        "GK_BCAST_RADIX=1",   "GK_BCAST_RADIX=65",
+        "GK_BCAST_RADIX=x",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct gk__config cfg;
@@ -235,7 +276,8 @@ GK_TEST(load_does_not_warn_about_the_launcher_variables)
 {
     struct gk__config cfg;
     const char *log;
-    char *env[] = {"GK_RANK=3", "GK_SIZE=8", "GK_BOOT_FD=5", "GK_JOB_KEY=0123456789abcdef",
+    char *env[] = {"GK_RANK=3",          "GK_SIZE=8",
+                   "GK_BOOT_FD=5",       "GK_JOB_KEY=0123456789abcdef",
                    "GK_LAUNCHER_PID=42", NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
     ASSERT_STREQ(log, "");

@@ -192,7 +192,8 @@ GK_TEST(give_of_unknown_offsets_is_invalid)
     ASSERT_EQ(gk__heap_alloc_give(&h, a + GRAIN), GK_ERR_INVALID_ARG); /* interior */
     ASSERT_EQ(gk__heap_alloc_give(&h, a + 1), GK_ERR_INVALID_ARG);
     ASSERT_EQ(gk__heap_alloc_give(&h, 4 * GRAIN), GK_ERR_INVALID_ARG); /* free space */
-    ASSERT_EQ(gk__heap_alloc_give(&h, 100 * GRAIN), GK_ERR_INVALID_ARG); /* past the end */
+    ASSERT_EQ(gk__heap_alloc_give(&h, 100 * GRAIN),
+              GK_ERR_INVALID_ARG); /* past the end */
     ASSERT_EQ(gk__heap_alloc_give(&h, SIZE_MAX), GK_ERR_INVALID_ARG);
     ASSERT_EQ(gk__heap_alloc_free_bytes(&h), 6 * GRAIN);
     ASSERT_EQ(gk__heap_alloc_give(&h, a), GK_OK);

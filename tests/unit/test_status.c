@@ -44,8 +44,8 @@ GK_TEST(every_code_has_its_own_message)
                 GK_TEST_FAIL("%s and %s share the value %d", rows[i].name, rows[j].name,
                              rows[i].value);
             if (strcmp(text, gk_strerror(rows[j].value)) == 0)
-                GK_TEST_FAIL("%s and %s share the message \"%s\"", rows[i].name, rows[j].name,
-                             text);
+                GK_TEST_FAIL("%s and %s share the message \"%s\"", rows[i].name,
+                             rows[j].name, text);
         }
     }
 }
@@ -101,8 +101,8 @@ GK_TEST(messages_named_in_the_header)
 GK_TEST(version_matches_the_macros)
 {
     char expect[64];
-    snprintf(expect, sizeof(expect), "%d.%d.%d", GASKET_VERSION_MAJOR, GASKET_VERSION_MINOR,
-             GASKET_VERSION_PATCH);
+    snprintf(expect, sizeof(expect), "%d.%d.%d", GASKET_VERSION_MAJOR,
+             GASKET_VERSION_MINOR, GASKET_VERSION_PATCH);
     ASSERT_STREQ(gk_version(), expect);
 }
 

@@ -1,0 +1,169 @@
+/*
+ * bench_common.c: the clock, command line, iteration counts and table
+ * output shared by gk-bench, mpi-peer and raw-floor (see bench_common.h).
+ */
+#include "bench_common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static int parse_number(const char *text, unsigned long long *value_p)
+{
+    char *end;
+    errno = 0;
+    if (text == NULL || text[0] == '\0' || text[0] == '-')
+        return -1;
+    unsigned long long value = strtoull(text, &end, 0);
+    /* Sizes may carry a binary suffix: 64K, 4M. */
+    if (*end == 'k' || *end == 'K') {
+        value <<= 10;
+        end++;
+    } else if (*end == 'm' || *end == 'M') {
+        value <<= 20;
+        end++;
+    }
+    if (errno != 0 || *end != '\0')
+        return -1;
+    *value_p = value;
+    return 0;
+}
+
+int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opts_p)
+{
+    struct bench_opts opts = {.name = NULL, .iters = 0, .warmup = -1, .max_size = 0,
+                              .digits = 2, .n_args = 0};
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        unsigned long long value;
+        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+            fputs(usage, stdout);
+            exit(0);
+        }
+        if (strcmp(arg, "--iters") == 0 || strcmp(arg, "--warmup") == 0 ||
+            strcmp(arg, "--max-size") == 0 || strcmp(arg, "--digits") == 0) {
+            if (i + 1 >= argc || parse_number(argv[i + 1], &value) != 0) {
+                fprintf(stderr, "%s: %s needs a number\n", argv[0], arg);
+                goto err_usage;
+            }
+            i++;
+            if (strcmp(arg, "--iters") == 0) {
+                if (value < 1 || value > 1000000000ull) {
+                    fprintf(stderr, "%s: --iters must be 1 to 10^9\n", argv[0]);
+                    goto err_usage;
+                }
+                opts.iters = (long)value;
+            } else if (strcmp(arg, "--warmup") == 0) {
+                if (value > 1000000000ull) {
+                    fprintf(stderr, "%s: --warmup must be 0 to 10^9\n", argv[0]);
+                    goto err_usage;
+                }
+                opts.warmup = (long)value;
+            } else if (strcmp(arg, "--max-size") == 0) {
+                if (value < 1) {
+                    fprintf(stderr, "%s: --max-size must be at least 1\n", argv[0]);
+                    goto err_usage;
+                }
+                opts.max_size = (size_t)value;
+            } else {
+                if (value > 9) {
+                    fprintf(stderr, "%s: --digits must be 0 to 9\n", argv[0]);
+                    goto err_usage;
+                }
+                opts.digits = (int)value;
+            }
+            continue;
+        }
+        if (arg[0] == '-' && arg[1] != '\0') {
+            fprintf(stderr, "%s: unknown option %s\n", argv[0], arg);
+            goto err_usage;
+        }
+        if (opts.name == NULL) {
+            opts.name = arg;
+        } else if (opts.n_args < BENCH_MAX_ARGS) {
+            opts.args[opts.n_args++] = arg;
+        } else {
+            fprintf(stderr, "%s: too many arguments\n", argv[0]);
+            goto err_usage;
+        }
+    }
+    if (opts.name == NULL) {
+        fprintf(stderr, "%s: no benchmark named\n", argv[0]);
+        goto err_usage;
+    }
+    *opts_p = opts;
+    return 0;
+
+err_usage:
+    fputs(usage, stderr);
+    return 2;
+}
+
+double bench_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
+/* n for messages up to 4 KiB, then n * 4096 / size, at least `floor` (or n). */
+static long scale(long n, size_t size, long floor)
+{
+    if (size <= 4096)
+        return n;
+    long scaled = (long)((double)n * 4096.0 / (double)size);
+    if (floor > n)
+        floor = n;
+    return scaled < floor ? floor : scaled;
+}
+
+long bench_iters(const struct bench_opts *opts, size_t size, long base)
+{
+    return scale(opts->iters > 0 ? opts->iters : base, size, 20);
+}
+
+long bench_warmup(const struct bench_opts *opts, size_t size, long base)
+{
+    long n = opts->warmup >= 0 ? opts->warmup : (opts->iters > 0 ? opts->iters : base) / 10;
+    return scale(n, size, 2);
+}
+
+long bench_bw_loops(const struct bench_opts *opts, size_t size)
+{
+    if (opts->iters > 0)
+        return scale(opts->iters, size, 5);
+    double loops = (double)(1u << 30) / ((double)size * BENCH_BW_WINDOW);
+    return loops < 5 ? 5 : loops > 20000 ? 20000 : (long)loops;
+}
+
+size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi)
+{
+    size_t last = hi;
+    if (opts->max_size != 0 && opts->max_size < last)
+        last = opts->max_size;
+    return last < lo ? lo : last;
+}
+
+void bench_header(const char *name, const char *impl, int npes, const char *note,
+                  const char *unit)
+{
+    printf("# %s (%s), %d PEs\n", name, impl, npes);
+    if (note != NULL)
+        printf("# %s\n", note);
+    printf("# %-10s %s\n", "size", unit);
+    fflush(stdout);
+}
+
+void bench_row_lat(const struct bench_opts *opts, size_t size, double us)
+{
+    printf("%-12zu %.*f\n", size, opts->digits, us);
+    fflush(stdout);
+}
+
+void bench_row_bw(size_t size, double mb_per_s)
+{
+    printf("%-12zu %.2f\n", size, mb_per_s);
+    fflush(stdout);
+}
