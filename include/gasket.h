@@ -53,6 +53,7 @@ extern "C" {
     X(GK_ERR_PE, -2, "invalid PE number")                                      \
     X(GK_ERR_RANGE, -3, "address outside the target segment")                  \
     X(GK_ERR_ALIGN, -4, "misaligned address")                                  \
+    X(GK_ERR_EPOCH, -5, "not allowed in the window's current epoch")          \
     X(GK_ERR_NOMEM, -20, "out of memory")                                      \
     X(GK_ERR_NOT_INIT, -40, "gasket is not initialized")                       \
     X(GK_ERR_ALREADY_INIT, -41, "gasket is already initialized")               \
@@ -437,14 +438,21 @@ typedef enum gk_dtype {
     GK_DTYPE_INT32 = 0,
     GK_DTYPE_INT64 = 1,
     GK_DTYPE_FLOAT = 2,
-    GK_DTYPE_DOUBLE = 3
+    GK_DTYPE_DOUBLE = 3,
+    GK_DTYPE_UINT64 = 4
 } gk_dtype_t;
 
 typedef enum gk_op {
     GK_OP_SUM = 0,
     GK_OP_MIN = 1,
     GK_OP_MAX = 2,
-    GK_OP_PROD = 3
+    GK_OP_PROD = 3,
+    /* Window accumulates only. Bitwise ops need an integer type. */
+    GK_OP_REPLACE = 4,
+    GK_OP_BAND = 5,
+    GK_OP_BOR = 6,
+    GK_OP_BXOR = 7,
+    GK_OP_NO_OP = 8 /* get-accumulate and fetch-and-op: fetch only */
 } gk_op_t;
 
 /**
@@ -469,6 +477,142 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  */
 GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
                         gk_op_t op);
+
+/* ------------------------------------------------------------------------ */
+/* Windows (MPI-3 style) and passive-target locks                            */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A window is a range of symmetric memory on every PE, addressed by (target
+ * PE, byte displacement). Creation and gk_win_free() are collective. Each
+ * PE's part may have its own size; displacements are checked against the
+ * target's size and an error names the window, PE, displacement and length.
+ *
+ * Completion: put, get and the accumulates are complete at the target when
+ * gk_win_flush() (or unlock, fence, complete) returns; on PEs of this node
+ * they are complete on return already. Accumulates are atomic per element
+ * with respect to other accumulates, fetch-and-ops and compare-and-swaps on
+ * the same window.
+ *
+ * Synchronisation: passive target (lock/unlock, lock_all/unlock_all; the
+ * target never takes part), or active target (fence; post/start/complete/
+ * wait). A window created with GK_WIN_STRICT reports RMA outside any epoch
+ * (GK_ERR_EPOCH); by default RMA is allowed at any time, PGAS style.
+ *
+ * The lock is a FIFO reader/writer lock granted with remote atomics only;
+ * waiters spin (then sleep) on their own memory. See src/win/rwlock.c.
+ */
+typedef struct gk_win gk_win_t;
+
+/* Window creation flags. */
+#define GK_WIN_STRICT 0x1u /* RMA outside an epoch is GK_ERR_EPOCH */
+
+/* Lock types and assertions. */
+#define GK_LOCK_SHARED 1
+#define GK_LOCK_EXCLUSIVE 2
+#define GK_WIN_NOCHECK 0x1u   /* lock/lock_all/start/post: no conflicting access */
+#define GK_WIN_NOPRECEDE 0x2u /* fence: no epoch ends here */
+#define GK_WIN_NOSUCCEED 0x4u /* fence: no epoch starts here */
+
+/**
+ * Allocates a window of `size` bytes on every PE (sizes may differ) from the
+ * symmetric heap; *base_p is this PE's part (zero-filled). Collective.
+ * flags: 0 or GK_WIN_STRICT.
+ */
+GK_API int gk_win_allocate(size_t size, unsigned flags, void **base_p,
+                           gk_win_t **win_p);
+/**
+ * Creates a window over [base, base + size) of the symmetric heap: `base`
+ * is the same symmetric address on every PE (from gk_malloc()); sizes may
+ * differ. Collective.
+ */
+GK_API int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p);
+/** Frees a window (collective; no epoch may be open). */
+GK_API int gk_win_free(gk_win_t *win);
+/** This PE's base and size, and another PE's size. */
+GK_API void *gk_win_base(const gk_win_t *win);
+GK_API size_t gk_win_size(const gk_win_t *win, int pe);
+
+/** Put/get nbytes at byte displacement `disp` of PE pe's part. */
+GK_API int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src,
+                      size_t nbytes);
+GK_API int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes);
+/**
+ * target[i] = target[i] op src[i] for `count` elements of `dtype` at `disp`
+ * (naturally aligned). op: SUM MIN MAX PROD REPLACE BAND BOR BXOR (bitwise
+ * ops on integer types only).
+ */
+GK_API int gk_win_accumulate(gk_win_t *win, int pe, size_t disp, const void *src,
+                             size_t count, gk_dtype_t dtype, gk_op_t op);
+/** As accumulate, first fetching the old elements into result (op may be
+ * GK_OP_NO_OP: fetch only). */
+GK_API int gk_win_get_accumulate(gk_win_t *win, int pe, size_t disp, const void *src,
+                                 void *result, size_t count, gk_dtype_t dtype,
+                                 gk_op_t op);
+/** get_accumulate of one element. */
+GK_API int gk_win_fetch_and_op(gk_win_t *win, int pe, size_t disp, const void *operand,
+                               void *result, gk_dtype_t dtype, gk_op_t op);
+/** *result = old; if old == *compare, target = *desired. Integer types only. */
+GK_API int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp,
+                                   const void *compare, const void *desired,
+                                   void *result, gk_dtype_t dtype);
+
+/**
+ * Passive target. gk_win_lock() returns when the lock on PE pe's part is
+ * held: SHARED with other readers, EXCLUSIVE alone. Writers are granted in
+ * the order they asked; a reader that asks after a waiting writer waits for
+ * it, so readers cannot starve writers. flags: 0 or GK_WIN_NOCHECK (no lock
+ * is taken: the caller promises no conflicting lock). gk_win_unlock()
+ * completes this PE's operations to pe, then releases. Locking a target
+ * twice in one epoch, unlocking what is not locked, and mixing lock with
+ * lock_all are GK_ERR_EPOCH.
+ */
+GK_API int gk_win_lock(gk_win_t *win, int pe, int lock_type, unsigned flags);
+/** Takes the lock only if it is free now (for the type): *acquired_p 1 or 0. */
+GK_API int gk_win_try_lock(gk_win_t *win, int pe, int lock_type, int *acquired_p);
+GK_API int gk_win_unlock(gk_win_t *win, int pe);
+/** A shared lock on every PE (flags: 0 or GK_WIN_NOCHECK), and its release. */
+GK_API int gk_win_lock_all(gk_win_t *win, unsigned flags);
+GK_API int gk_win_unlock_all(gk_win_t *win);
+/** Completes this PE's operations to pe (at the target), or to every PE;
+ * the _local forms complete them at the origin (buffers reusable). */
+GK_API int gk_win_flush(gk_win_t *win, int pe);
+GK_API int gk_win_flush_all(gk_win_t *win);
+GK_API int gk_win_flush_local(gk_win_t *win, int pe);
+GK_API int gk_win_flush_local_all(gk_win_t *win);
+
+/**
+ * Active target. gk_win_fence() is collective: it completes every PE's
+ * operations on the window and separates epochs (flags: NOPRECEDE,
+ * NOSUCCEED as hints; NOSUCCEED ends the fence epoch). post/start/complete/
+ * wait: `pes` lists PEs (n of them, no repeats). gk_win_post() exposes this
+ * PE's part to the listed origins; gk_win_start() begins an access epoch to
+ * the listed targets (waiting for their post); gk_win_complete() ends it
+ * (operations complete at the targets); gk_win_wait() returns when every
+ * origin of the last post has completed, gk_win_test() checks once.
+ */
+GK_API int gk_win_fence(gk_win_t *win, unsigned flags);
+GK_API int gk_win_post(gk_win_t *win, const int *pes, int n, unsigned flags);
+GK_API int gk_win_start(gk_win_t *win, const int *pes, int n, unsigned flags);
+GK_API int gk_win_complete(gk_win_t *win);
+GK_API int gk_win_wait(gk_win_t *win);
+GK_API int gk_win_test(gk_win_t *win, int *done_p);
+
+/*
+ * A distributed mutex, OpenSHMEM set/test/clear semantics, on the same
+ * machinery as the window lock (FIFO, waiters wait on their own memory).
+ * gk_lock_t is symmetric: allocate it with gk_calloc() (zero means free)
+ * on every PE, and pass the same address everywhere; the lock word lives on
+ * PE 0, each PE's own copy is its queue node.
+ */
+typedef struct gk_lock {
+    uint64_t words[8];
+} gk_lock_t;
+
+GK_API int gk_lock_set(gk_lock_t *lock);
+/** Takes the lock only if it is free: *acquired_p 1 or 0. */
+GK_API int gk_lock_test(gk_lock_t *lock, int *acquired_p);
+GK_API int gk_lock_clear(gk_lock_t *lock);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,8 @@ size_t gk__reduce_dtype_size(gk_dtype_t dtype)
         return sizeof(float);
     case GK_DTYPE_DOUBLE:
         return sizeof(double);
+    case GK_DTYPE_UINT64:
+        return sizeof(uint64_t);
     }
     return 0;
 }
@@ -43,6 +45,8 @@ size_t gk__reduce_dtype_size(gk_dtype_t dtype)
             for (size_t i = 0; i < count; i++)                                 \
                 o_[i] = b_[i] > a_[i] ? b_[i] : a_[i];                         \
             break;                                                             \
+        default: /* the window-only operations: callers reject them */        \
+            break;                                                             \
         }                                                                      \
     } while (0)
 
@@ -61,6 +65,9 @@ void gk__reduce_apply(void *out, const void *lower, const void *upper, size_t co
         break;
     case GK_DTYPE_DOUBLE:
         REDUCE_LOOPS(double, double);
+        break;
+    case GK_DTYPE_UINT64:
+        REDUCE_LOOPS(uint64_t, uint64_t);
         break;
     }
 }

@@ -1,0 +1,301 @@
+/*
+ * rwlock.c: a FIFO reader/writer lock granted with remote atomics alone
+ * (the seed passive-rma-locks-ib-atomics). The owner of the lock word never
+ * takes part, and every waiter waits on a word in its own memory.
+ *
+ * The lock word. One 64-bit word on the lock's owner, four 16-bit fields:
+ *
+ *   bits 48-63  A  active readers: readers that hold the lock, or have been
+ *                  admitted and will hold it as soon as they are told
+ *   bits 32-47  B  readers queued behind the tail writer (its "group")
+ *   bits 16-31  H  head writer + 1: the writer that holds the lock or is
+ *                  next to (waiting for the A readers to leave); 0 if none
+ *   bits  0-15  T  tail writer + 1: the last writer in the queue; 0 if none
+ *
+ * Invariants: T == 0 exactly when H == 0 (no writer at all), and then
+ * B == 0. While a writer holds the lock A == 0; so A > 0 with H != 0 means
+ * the head writer waits for readers.
+ *
+ * Each requester has a node (struct gk__rwlock_node) and n_pes wait-for
+ * slots for this lock in its own memory. Writers queue MCS-style: each
+ * writer learns its predecessor from the lock word and tells it, with a
+ * put, who it is (`next`); the predecessor hands the lock over at unlock.
+ * A reader that arrives behind a writer joins that writer's group: it
+ * learns its index in the group from B and puts its PE number into the
+ * writer's wait-for slot of that index; the writer admits its group at
+ * unlock. The group of writer X closes when the next writer Y enqueues: Y
+ * reads the group's size from B (and resets B to 0 for its own group) and
+ * tells X with the same put as `next`. Y then waits for X and for X's
+ * group: whoever takes A to 0 while H names Y grants Y.
+ *
+ * The steps (remote word ops are 64-bit compare-and-swap and fetch-add,
+ * notifications are 64-bit puts; every other wait is on local memory):
+ *
+ *   read lock    CAS: if T == 0, A += 1 (granted); else B += 1, and then
+ *                put my PE into T's wait-for slot B(old); wait for granted.
+ *   write lock   CAS: if T == 0, T = H = me: granted if A == 0, else wait
+ *                for the last reader to grant me. Else T = me, B = 0, and
+ *                put (me, B(old)) into the old tail's `next`; wait.
+ *   read unlock  fetch-add A -= 1; if A was 1 and H != 0, grant H.
+ *   write unlock no successor (T == me): CAS to A = B, B = H = T = 0, then
+ *                admit my group. Else wait for `next` = (Y, b), fetch-add
+ *                A += b and H = Y, admit my group (b readers), and grant Y
+ *                myself if b == 0 (else the last of them does).
+ *   admit group  for each slot i < b: wait for the slot, grant that reader.
+ *
+ * So writers are granted in the order their CASes hit the word (FIFO); a
+ * reader behind a writer waits for it (writers do not starve); readers of
+ * one group share; and no grant is lost because each waiting request gets
+ * exactly one grant, from exactly one party. try-lock succeeds only where
+ * the lock would be granted at once (shared: T == 0; exclusive: word == 0)
+ * and otherwise changes nothing. verify/rwlock.pml models exactly this.
+ *
+ * Memory ordering. The word ops are sequentially consistent RMWs. The
+ * caller completes its RMA to the target before releasing (flush), and each
+ * notification put is preceded by a transport fence, so everything done
+ * under the lock is visible before the next holder can learn it holds the
+ * lock: either from the word (its RMW reads the releasing RMW's value) or
+ * from its `granted` word (loaded with acquire after the fenced put). The
+ * waiter clears its own `granted` before it can ask again; no grant can be
+ * in flight then, as each request gets one.
+ */
+#include "win/rwlock.h"
+
+#include <stdatomic.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+
+#define FIELD_T 0
+#define FIELD_H 16
+#define FIELD_B 32
+#define FIELD_A 48
+#define FIELD_MASK 0xffffULL
+
+#define GET(word, field) (((word) >> (field)) & FIELD_MASK)
+#define ONE(field) ((uint64_t)1 << (field))
+
+/* A remote 64-bit compare-and-swap: the old value. */
+static int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
+                    uint64_t desired, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
+    return peer->transport->atomic(peer, GK__AMO_CSWAP, 8, site->word_offset, desired,
+                                   expected, old_p);
+}
+
+static int word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
+    return peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, site->word_offset,
+                                   delta, 0, old_p);
+}
+
+/*
+ * A notification: a 64-bit put to `pe` at segment offset `offset`, fenced
+ * after everything before it, and a wake-up if the PE sleeps on it.
+ */
+static int notify_put(int pe, size_t offset, uint64_t value)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    int status = peer->transport->fence();
+    if (status == GK_OK)
+        status = peer->transport->put(peer, offset, &value, sizeof(value));
+    if (status == GK_OK && peer->header != NULL)
+        gk__wake_notify(&peer->header->wake, offset, offset + sizeof(value));
+    return status;
+}
+
+static struct gk__rwlock_node *my_node(const struct gk__rwlock_site *site)
+{
+    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].seg_base +
+                                      site->node_offset);
+}
+
+static _Atomic uint64_t *my_slot(const struct gk__rwlock_site *site, uint64_t index)
+{
+    return (_Atomic uint64_t *)(gk__rt.peers[gk__rt.my_pe].seg_base +
+                                site->waitfor_offset) +
+           index;
+}
+
+static int u64_nonzero(const void *word)
+{
+    return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire) != 0;
+}
+
+/* Waits for a local 64-bit word to become non-zero (only others write it). */
+static int wait_local(const void *word)
+{
+    size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].seg_base);
+    struct gk__wake *wake = &gk__rt.peers[gk__rt.my_pe].header->wake;
+    return gk__wait_for(wake, offset, u64_nonzero, word);
+}
+
+/* Waits for my grant and consumes it, ready for my next request. */
+static int wait_granted(const struct gk__rwlock_site *site)
+{
+    struct gk__rwlock_node *node = my_node(site);
+    int status = wait_local(&node->granted);
+    if (status == GK_OK)
+        atomic_store_explicit(&node->granted, 0, memory_order_relaxed);
+    return status;
+}
+
+static int grant(const struct gk__rwlock_site *site, int pe)
+{
+    return notify_put(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
+                      1);
+}
+
+static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char *why)
+{
+    gk__error("%s: lock word 0x%016llx on PE %d is inconsistent (%s): memory was "
+              "overwritten or the lock was released by a PE that does not hold it",
+              site->op, (unsigned long long)word, site->owner_pe, why);
+    return GK_ERR_INVALID_ARG;
+}
+
+/* The CAS loop of both lock kinds: the new word for the old one. */
+static uint64_t request_word(uint64_t word, enum gk__rwlock_mode mode, uint64_t me)
+{
+    if (mode == GK__RWLOCK_SHARED)
+        return word + (GET(word, FIELD_T) == 0 ? ONE(FIELD_A) : ONE(FIELD_B));
+    uint64_t a = GET(word, FIELD_A) << FIELD_A;
+    if (GET(word, FIELD_T) == 0)
+        return a | me << FIELD_H | me << FIELD_T;
+    return a | GET(word, FIELD_H) << FIELD_H | me << FIELD_T;
+}
+
+int gk__rwlock_acquire(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
+{
+    uint64_t me = (uint64_t)gk__rt.my_pe + 1;
+    uint64_t expected = 0, old = 0; /* guess: the lock is free */
+    for (;;) {
+        int status = word_cas(site, expected, request_word(expected, mode, me), &old);
+        if (status != GK_OK)
+            return status;
+        if (old == expected)
+            break;
+        expected = old;
+    }
+    uint64_t tail = GET(old, FIELD_T);
+    if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0))
+        return GK_OK; /* granted at once */
+    if (tail != 0) {
+        int pred = (int)tail - 1;
+        uint64_t index = GET(old, FIELD_B);
+        int status;
+        if (mode == GK__RWLOCK_SHARED)
+            status = notify_put(pred, site->waitfor_offset + index * sizeof(uint64_t),
+                                me);
+        else
+            status = notify_put(pred,
+                                site->node_offset + offsetof(struct gk__rwlock_node, next),
+                                me | index << 32);
+        if (status != GK_OK)
+            return status;
+    }
+    return wait_granted(site);
+}
+
+int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                   int *acquired_p)
+{
+    uint64_t me = (uint64_t)gk__rt.my_pe + 1;
+    uint64_t expected = 0, old = 0;
+    for (;;) {
+        /* Only a request that would be granted at once is made. */
+        int can = mode == GK__RWLOCK_SHARED ? GET(expected, FIELD_T) == 0 : expected == 0;
+        if (!can) {
+            *acquired_p = 0;
+            return GK_OK;
+        }
+        int status = word_cas(site, expected, request_word(expected, mode, me), &old);
+        if (status != GK_OK)
+            return status;
+        if (old == expected) {
+            *acquired_p = 1;
+            return GK_OK;
+        }
+        expected = old;
+    }
+}
+
+/* Admits the b readers of my group, in the order they asked. */
+static int admit_group(const struct gk__rwlock_site *site, uint64_t b)
+{
+    for (uint64_t i = 0; i < b; i++) {
+        _Atomic uint64_t *slot = my_slot(site, i);
+        int status = wait_local(slot);
+        if (status != GK_OK)
+            return status;
+        uint64_t reader = atomic_load_explicit(slot, memory_order_acquire);
+        atomic_store_explicit(slot, 0, memory_order_relaxed);
+        status = grant(site, (int)reader - 1);
+        if (status != GK_OK)
+            return status;
+    }
+    return GK_OK;
+}
+
+static int release_shared(const struct gk__rwlock_site *site)
+{
+    uint64_t old = 0;
+    int status = word_fadd(site, (uint64_t)0 - ONE(FIELD_A), &old);
+    if (status != GK_OK)
+        return status;
+    if (GET(old, FIELD_A) == 0)
+        return corrupt(site, old, "a reader left with no active readers");
+    if (GET(old, FIELD_A) == 1 && GET(old, FIELD_H) != 0)
+        return grant(site, (int)GET(old, FIELD_H) - 1);
+    return GK_OK;
+}
+
+static int release_exclusive(const struct gk__rwlock_site *site)
+{
+    uint64_t me = (uint64_t)gk__rt.my_pe + 1;
+    struct gk__rwlock_node *node = my_node(site);
+    if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
+        uint64_t expected = me << FIELD_H | me << FIELD_T, old = 0;
+        for (;;) {
+            /* No successor yet: hand the lock to my group, or free it. */
+            uint64_t b = GET(expected, FIELD_B);
+            int status = word_cas(site, expected, b << FIELD_A, &old);
+            if (status != GK_OK)
+                return status;
+            if (old == expected)
+                return admit_group(site, b);
+            if (GET(old, FIELD_H) != me || GET(old, FIELD_A) != 0)
+                return corrupt(site, old, "the writer releasing it is not the holder");
+            if (GET(old, FIELD_T) != me)
+                break; /* a writer queued behind me: it will tell me */
+            expected = old; /* my group grew */
+        }
+    }
+    int status = wait_local(&node->next);
+    if (status != GK_OK)
+        return status;
+    uint64_t next = atomic_load_explicit(&node->next, memory_order_acquire);
+    atomic_store_explicit(&node->next, 0, memory_order_relaxed);
+    uint64_t successor = next & FIELD_MASK, b = next >> 32;
+    /* H: me -> successor, A += b, in one fetch-add (H holds me, so the
+     * field cannot borrow from its neighbour). */
+    uint64_t delta = (b << FIELD_A) + (successor << FIELD_H) - (me << FIELD_H);
+    uint64_t old = 0;
+    status = word_fadd(site, delta, &old);
+    if (status != GK_OK)
+        return status;
+    if (GET(old, FIELD_H) != me)
+        return corrupt(site, old, "the writer handing it on is not the holder");
+    status = admit_group(site, b);
+    if (status == GK_OK && b == 0)
+        status = grant(site, (int)successor - 1);
+    return status;
+}
+
+int gk__rwlock_release(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
+{
+    return mode == GK__RWLOCK_SHARED ? release_shared(site) : release_exclusive(site);
+}
