@@ -606,12 +606,15 @@ GK_API int gk_win_test(gk_win_t *win, int *done_p);
  * PE 0, each PE's own copy is its queue node.
  */
 typedef struct gk_lock {
-    uint64_t words[8];
+    uint64_t words[16]; /* 128 bytes: the lock word and this PE's queue node */
 } gk_lock_t;
 
+/** Blocks until this PE holds the lock; holding it already is an error. */
 GK_API int gk_lock_set(gk_lock_t *lock);
 /** Takes the lock only if it is free: *acquired_p 1 or 0. */
 GK_API int gk_lock_test(gk_lock_t *lock, int *acquired_p);
+/** Completes this PE's operations (as gk_quiet()), then releases the lock
+ * to the next PE in line; clearing a lock this PE does not hold is an error. */
 GK_API int gk_lock_clear(gk_lock_t *lock);
 
 #ifdef __cplusplus

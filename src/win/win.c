@@ -1,0 +1,523 @@
+/*
+ * win.c: windows: creation and free, put and get by (PE, displacement),
+ * flushes, and passive-target synchronisation (lock, try_lock, unlock,
+ * lock_all, unlock_all) on the reader/writer lock of rwlock.c.
+ *
+ * Epoch bookkeeping is local: which targets this PE holds a lock on, whether
+ * it is inside lock_all, a fence epoch or an access epoch. It serves the
+ * misuse checks (a second lock of one target, unlock without lock, lock
+ * inside lock_all) and, on a GK_WIN_STRICT window, the check that RMA
+ * happens inside some epoch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/xfer.h"
+#include "win/win.h"
+
+static int win_next_id;
+
+int gk__win_check(const char *op, const gk_win_t *win)
+{
+    if (GK__UNLIKELY(!gk__rt.initialized))
+        return gk__rt_report_pe(op, 0);
+    if (GK__UNLIKELY(win == NULL)) {
+        gk__error("%s: win is NULL", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (GK__UNLIKELY(win->magic != GK__WIN_MAGIC)) {
+        gk__error("%s: win %p is not a live window (freed, or never created)", op,
+                  (const void *)win);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+static int win_in_epoch(const gk_win_t *win, int pe)
+{
+    if (win->hold[pe] != GK__WIN_HOLD_NONE || win->lock_all || win->fence_epoch)
+        return 1;
+    for (int i = 0; i < win->access_n; i++)
+        if (win->access_group[i] == pe)
+            return 1;
+    return 0;
+}
+
+static int win_report_disp(const char *op, const gk_win_t *win, int pe, size_t disp,
+                           size_t n) __attribute__((cold, noinline));
+static int win_report_disp(const char *op, const gk_win_t *win, int pe, size_t disp,
+                           size_t n)
+{
+    gk__error("%s: displacement %zu + %zu bytes is outside window %d on PE %d "
+              "(its part is %llu bytes)",
+              op, disp, n, win->id, pe, (unsigned long long)win->sizes[pe]);
+    return GK_ERR_RANGE;
+}
+
+int gk__win_check_access(const char *op, const gk_win_t *win, int pe, size_t disp,
+                         size_t n, char **addr_p)
+{
+    int status = gk__win_check(op, win);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
+        return gk__rt_report_pe(op, pe);
+    uint64_t size = win->sizes[pe];
+    if (GK__UNLIKELY(disp > size || n > size - disp))
+        return win_report_disp(op, win, pe, disp, n);
+    if (GK__UNLIKELY((win->flags & GK_WIN_STRICT) && !win_in_epoch(win, pe))) {
+        gk__error("%s: window %d is GK_WIN_STRICT and PE %d is in no epoch "
+                  "(lock it, lock_all, fence or start first)",
+                  op, win->id, pe);
+        return GK_ERR_EPOCH;
+    }
+    *addr_p = win->base + disp;
+    return GK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Creation and free                                                        */
+/* ------------------------------------------------------------------------ */
+
+static size_t ctrl_bytes(int n, size_t *nodes_at_p, size_t *waitfor_at_p,
+                         size_t *posts_at_p, size_t *sizes_at_p)
+{
+    size_t at = sizeof(struct gk__win_ctrl_head);
+    *sizes_at_p = at;
+    at += (size_t)n * sizeof(uint64_t);
+    at = (at + 63) & ~(size_t)63;
+    *nodes_at_p = at;
+    at += (size_t)n * sizeof(struct gk__rwlock_node);
+    *waitfor_at_p = at;
+    at += (size_t)n * (size_t)n * sizeof(uint64_t);
+    *posts_at_p = at;
+    at += (size_t)n * sizeof(uint64_t);
+    return at;
+}
+
+/*
+ * The collective part of both creation calls: the control block, every
+ * PE's (offset, size) gathered, and the check that the bases agree. Every
+ * PE sees the same gathered values, so all return the same result.
+ */
+static int win_setup(const char *op, char *base, size_t size, unsigned flags,
+                     int allocated, gk_win_t **win_p)
+{
+    int n = gk__rt.n_pes;
+    if (n > GK__RWLOCK_MAX_PES) {
+        gk__error("%s: windows support at most %d PEs (the job has %d)", op,
+                  GK__RWLOCK_MAX_PES, n);
+        return GK_ERR_UNSUPPORTED;
+    }
+    gk_win_t *win = calloc(1, sizeof(*win));
+    unsigned char *hold = calloc((size_t)n, 1);
+    int *group = calloc((size_t)n, sizeof(int));
+    uint64_t *taken = calloc((size_t)n, sizeof(uint64_t));
+    uint64_t *offsets = calloc((size_t)n, sizeof(uint64_t));
+    size_t nodes_at, waitfor_at, posts_at, sizes_at;
+    size_t bytes = ctrl_bytes(n, &nodes_at, &waitfor_at, &posts_at, &sizes_at);
+    if (win == NULL || hold == NULL || group == NULL || taken == NULL || offsets == NULL)
+        gk_abort(1, "gk_win_create/allocate: out of memory for window bookkeeping");
+    char *ctrl = gk_align(64, bytes + (size_t)n * sizeof(uint64_t));
+    int status = GK_OK;
+    if (ctrl == NULL) { /* the same on every PE: the allocator is deterministic */
+        status = GK_ERR_NOMEM;
+        goto err_free;
+    }
+    memset(ctrl, 0, bytes + (size_t)n * sizeof(uint64_t));
+    status = gk_barrier(); /* nobody writes our control block before it is zero */
+    if (status != GK_OK)
+        goto err_free;
+    /* Allgather (size, base offset) by puts: sizes at sizes_at, offsets after ctrl. */
+    uint64_t my_size = size, my_offset = (uint64_t)(base - gk__rt.heap);
+    for (int pe = 0; pe < n && status == GK_OK; pe++) {
+        status = gk_put(pe, ctrl + sizes_at + (size_t)gk__rt.my_pe * 8, &my_size, 8);
+        if (status == GK_OK)
+            status = gk_put(pe, ctrl + bytes + (size_t)gk__rt.my_pe * 8, &my_offset, 8);
+    }
+    int barrier = gk_barrier();
+    if (status == GK_OK)
+        status = barrier;
+    if (status != GK_OK)
+        goto err_free;
+    memcpy(offsets, ctrl + bytes, (size_t)n * sizeof(uint64_t));
+    for (int pe = 1; pe < n; pe++) {
+        if (offsets[pe] != offsets[0]) {
+            gk__error("%s: base is not the same symmetric address on every PE "
+                      "(heap offset %llu on PE 0, %llu on PE %d)",
+                      op, (unsigned long long)offsets[0], (unsigned long long)offsets[pe],
+                      pe);
+            status = GK_ERR_INVALID_ARG;
+            goto err_free;
+        }
+    }
+    free(offsets);
+    win->magic = GK__WIN_MAGIC;
+    win->id = ++win_next_id; /* collective creation: the same on every PE */
+    win->flags = flags;
+    win->allocated = allocated;
+    win->base = base;
+    win->ctrl = ctrl;
+    win->ctrl_offset = GK__SEG_HEAP_OFFSET + (size_t)(ctrl - gk__rt.heap);
+    win->sizes = (const uint64_t *)(ctrl + sizes_at);
+    win->nodes_at = nodes_at;
+    win->waitfor_at = waitfor_at;
+    win->posts_at = posts_at;
+    win->hold = hold;
+    win->access_group = group;
+    win->access_n = -1;
+    win->posts_taken = taken;
+    *win_p = win;
+    return GK_OK;
+
+err_free:
+    if (ctrl != NULL)
+        gk_free(ctrl);
+    free(offsets);
+    free(taken);
+    free(group);
+    free(hold);
+    free(win);
+    return status;
+}
+
+static int win_check_flags(const char *op, unsigned flags, gk_win_t **win_p)
+{
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe(op, 0);
+    if (win_p == NULL) {
+        gk__error("%s: win_p is NULL", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((flags & ~GK_WIN_STRICT) != 0) {
+        gk__error("%s: flags 0x%x has unknown bits (only GK_WIN_STRICT)", op, flags);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p)
+{
+    static const char op[] = "gk_win_allocate";
+    int status = win_check_flags(op, flags, win_p);
+    if (status == GK_OK && base_p == NULL) {
+        gk__error("%s: base_p is NULL", op);
+        status = GK_ERR_INVALID_ARG;
+    }
+    /* Every PE must take part in the collective calls below, so a local
+     * argument error is only returned after agreeing on it. */
+    uint64_t bad = status != GK_OK, any_bad = 0;
+    uint64_t want = size, largest = 0;
+    int agreed = gk_allreduce(&any_bad, &bad, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (agreed == GK_OK)
+        agreed = gk_allreduce(&largest, &want, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (agreed != GK_OK)
+        return agreed;
+    if (any_bad)
+        return status != GK_OK ? status : GK_ERR_INVALID_ARG;
+    /* The same block on every PE, as large as the largest part. */
+    char *data = gk_align(64, largest > 0 ? largest : 64);
+    if (data == NULL)
+        return GK_ERR_NOMEM; /* gk_align logged it, on every PE */
+    memset(data, 0, size);
+    gk_win_t *win = NULL;
+    status = win_setup(op, data, size, flags, 1, &win);
+    if (status != GK_OK) {
+        gk_free(data);
+        return status;
+    }
+    *base_p = data;
+    *win_p = win;
+    return GK_OK;
+}
+
+int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
+{
+    static const char op[] = "gk_win_create";
+    int status = win_check_flags(op, flags, win_p);
+    size_t offset = (size_t)((uintptr_t)base - (uintptr_t)gk__rt.heap);
+    if (status == GK_OK && (offset > gk__rt.heap_size || size > gk__rt.heap_size - offset)) {
+        gk__error("%s: [%p, +%zu) is not inside the symmetric heap [%p, +%zu)", op,
+                  base, size, (void *)gk__rt.heap, gk__rt.heap_size);
+        status = GK_ERR_RANGE;
+    }
+    uint64_t bad = status != GK_OK, any_bad = 0;
+    int agreed = gk_allreduce(&any_bad, &bad, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (agreed != GK_OK)
+        return agreed;
+    if (any_bad)
+        return status != GK_OK ? status : GK_ERR_INVALID_ARG;
+    return win_setup(op, base, size, flags, 0, win_p);
+}
+
+int gk_win_free(gk_win_t *win)
+{
+    static const char op[] = "gk_win_free";
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if (win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open) {
+        gk__error("%s: window %d still has an epoch open (a lock, lock_all, start or "
+                  "post); end it first",
+                  op, win->id);
+        return GK_ERR_EPOCH;
+    }
+    /* Nobody may still be using our part or our lock nodes. */
+    status = gk_barrier();
+    win->magic = 0;
+    gk_free(win->ctrl);
+    if (win->allocated)
+        gk_free(win->base);
+    free(win->posts_taken);
+    free(win->access_group);
+    free(win->hold);
+    free(win);
+    return status;
+}
+
+void *gk_win_base(const gk_win_t *win)
+{
+    return gk__win_check("gk_win_base", win) == GK_OK ? win->base : NULL;
+}
+
+size_t gk_win_size(const gk_win_t *win, int pe)
+{
+    if (gk__win_check("gk_win_size", win) != GK_OK)
+        return 0;
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes) {
+        gk__rt_report_pe("gk_win_size", pe);
+        return 0;
+    }
+    return (size_t)win->sizes[pe];
+}
+
+/* ------------------------------------------------------------------------ */
+/* Put, get, flush                                                          */
+/* ------------------------------------------------------------------------ */
+
+int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbytes)
+{
+    char *addr = NULL;
+    int status = gk__win_check_access("gk_win_put", win, pe, disp, nbytes, &addr);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__xfer_put("gk_win_put", pe, addr, src, nbytes, GK__XFER_DEFER_WAKE);
+}
+
+int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
+{
+    char *addr = NULL;
+    int status = gk__win_check_access("gk_win_get", win, pe, disp, nbytes, &addr);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__xfer_get("gk_win_get", pe, dst, addr, nbytes);
+}
+
+/*
+ * On the transports we have, an operation is complete at the target when it
+ * returns, so every flush is quiet (the fence and the owed wake-ups).
+ */
+static int win_flush(const char *op, gk_win_t *win, int pe, int all)
+{
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if (!all && (unsigned)pe >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe(op, pe);
+    return gk_quiet();
+}
+
+int gk_win_flush(gk_win_t *win, int pe) { return win_flush("gk_win_flush", win, pe, 0); }
+int gk_win_flush_all(gk_win_t *win) { return win_flush("gk_win_flush_all", win, 0, 1); }
+int gk_win_flush_local(gk_win_t *win, int pe)
+{
+    return win_flush("gk_win_flush_local", win, pe, 0);
+}
+int gk_win_flush_local_all(gk_win_t *win)
+{
+    return win_flush("gk_win_flush_local_all", win, 0, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Passive target                                                           */
+/* ------------------------------------------------------------------------ */
+
+static struct gk__rwlock_site win_site(const char *op, const gk_win_t *win, int pe)
+{
+    size_t n = (size_t)gk__rt.n_pes;
+    return (struct gk__rwlock_site){
+        .op = op,
+        .owner_pe = pe,
+        .word_offset = gk__win_ctrl_seg_offset(win, 0), /* lock_word leads the head */
+        .node_offset = gk__win_ctrl_seg_offset(
+            win, win->nodes_at + (size_t)pe * sizeof(struct gk__rwlock_node)),
+        .waitfor_offset = gk__win_ctrl_seg_offset(
+            win, win->waitfor_at + (size_t)pe * n * sizeof(uint64_t)),
+    };
+}
+
+static int lock_check(const char *op, gk_win_t *win, int pe, int lock_type,
+                      unsigned flags, unsigned allowed_flags)
+{
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe(op, pe);
+    if (lock_type != GK_LOCK_SHARED && lock_type != GK_LOCK_EXCLUSIVE) {
+        gk__error("%s: lock_type %d is neither GK_LOCK_SHARED nor GK_LOCK_EXCLUSIVE", op,
+                  lock_type);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((flags & ~allowed_flags) != 0) {
+        gk__error("%s: flags 0x%x has unknown bits", op, flags);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (win->lock_all) {
+        gk__error("%s: window %d is inside lock_all; gk_win_unlock_all() first", op,
+                  win->id);
+        return GK_ERR_EPOCH;
+    }
+    if (win->hold[pe] != GK__WIN_HOLD_NONE) {
+        gk__error("%s: PE %d of window %d is already locked by this PE in this epoch",
+                  op, pe, win->id);
+        return GK_ERR_EPOCH;
+    }
+    return GK_OK;
+}
+
+static enum gk__rwlock_mode lock_mode(int lock_type)
+{
+    return lock_type == GK_LOCK_SHARED ? GK__RWLOCK_SHARED : GK__RWLOCK_EXCLUSIVE;
+}
+
+static void hold_set(gk_win_t *win, int pe, enum gk__win_hold hold)
+{
+    win->hold[pe] = (unsigned char)hold;
+    win->holds++;
+}
+
+int gk_win_lock(gk_win_t *win, int pe, int lock_type, unsigned flags)
+{
+    static const char op[] = "gk_win_lock";
+    int status = lock_check(op, win, pe, lock_type, flags, GK_WIN_NOCHECK);
+    if (status != GK_OK)
+        return status;
+    if (flags & GK_WIN_NOCHECK) {
+        hold_set(win, pe, GK__WIN_HOLD_NOCHECK);
+        return GK_OK;
+    }
+    struct gk__rwlock_site site = win_site(op, win, pe);
+    status = gk__rwlock_acquire(&site, lock_mode(lock_type));
+    if (status == GK_OK)
+        hold_set(win, pe,
+                 lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED : GK__WIN_HOLD_EXCLUSIVE);
+    return status;
+}
+
+int gk_win_try_lock(gk_win_t *win, int pe, int lock_type, int *acquired_p)
+{
+    static const char op[] = "gk_win_try_lock";
+    int status = lock_check(op, win, pe, lock_type, 0, 0);
+    if (status != GK_OK)
+        return status;
+    if (acquired_p == NULL) {
+        gk__error("%s: acquired_p is NULL", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    struct gk__rwlock_site site = win_site(op, win, pe);
+    int acquired = 0;
+    status = gk__rwlock_try(&site, lock_mode(lock_type), &acquired);
+    if (status != GK_OK)
+        return status;
+    if (acquired)
+        hold_set(win, pe,
+                 lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED : GK__WIN_HOLD_EXCLUSIVE);
+    *acquired_p = acquired;
+    return GK_OK;
+}
+
+int gk_win_unlock(gk_win_t *win, int pe)
+{
+    static const char op[] = "gk_win_unlock";
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe(op, pe);
+    enum gk__win_hold hold = (enum gk__win_hold)win->hold[pe];
+    if (hold == GK__WIN_HOLD_NONE) {
+        gk__error("%s: PE %d of window %d is not locked by this PE%s", op, pe, win->id,
+                  win->lock_all ? " (it is inside lock_all: use gk_win_unlock_all)" : "");
+        return GK_ERR_EPOCH;
+    }
+    /* Everything done under the lock completes before the release. */
+    status = gk_quiet();
+    if (status == GK_OK && hold != GK__WIN_HOLD_NOCHECK) {
+        struct gk__rwlock_site site = win_site(op, win, pe);
+        status = gk__rwlock_release(&site, hold == GK__WIN_HOLD_SHARED
+                                               ? GK__RWLOCK_SHARED
+                                               : GK__RWLOCK_EXCLUSIVE);
+    }
+    win->hold[pe] = GK__WIN_HOLD_NONE;
+    win->holds--;
+    return status;
+}
+
+/*
+ * Shared on every PE, in PE order from ours: readers do not block each
+ * other, so the order matters only against writers, and starting at our
+ * own PE spreads the PEs of a job over the targets.
+ */
+int gk_win_lock_all(gk_win_t *win, unsigned flags)
+{
+    static const char op[] = "gk_win_lock_all";
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if ((flags & ~GK_WIN_NOCHECK) != 0) {
+        gk__error("%s: flags 0x%x has unknown bits (only GK_WIN_NOCHECK)", op, flags);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (win->lock_all || win->holds != 0) {
+        gk__error("%s: window %d already has %s in this epoch", op, win->id,
+                  win->lock_all ? "lock_all" : "a lock");
+        return GK_ERR_EPOCH;
+    }
+    if (!(flags & GK_WIN_NOCHECK)) {
+        int n = gk__rt.n_pes;
+        for (int i = 0; i < n; i++) {
+            int pe = (gk__rt.my_pe + i) % n;
+            struct gk__rwlock_site site = win_site(op, win, pe);
+            status = gk__rwlock_acquire(&site, GK__RWLOCK_SHARED);
+            if (status != GK_OK)
+                return status; /* the job is ending (a wait failed) */
+        }
+    }
+    win->lock_all = (flags & GK_WIN_NOCHECK) ? 2 : 1;
+    return GK_OK;
+}
+
+int gk_win_unlock_all(gk_win_t *win)
+{
+    static const char op[] = "gk_win_unlock_all";
+    int status = gk__win_check(op, win);
+    if (status != GK_OK)
+        return status;
+    if (!win->lock_all) {
+        gk__error("%s: window %d is not inside lock_all", op, win->id);
+        return GK_ERR_EPOCH;
+    }
+    status = gk_quiet();
+    if (win->lock_all == 1) {
+        int n = gk__rt.n_pes;
+        for (int i = 0; i < n && status == GK_OK; i++) {
+            int pe = (gk__rt.my_pe + i) % n;
+            struct gk__rwlock_site site = win_site(op, win, pe);
+            status = gk__rwlock_release(&site, GK__RWLOCK_SHARED);
+        }
+    }
+    win->lock_all = 0;
+    return status;
+}

@@ -1,0 +1,76 @@
+/*
+ * win.h: the window object shared by the window files: win.c (creation,
+ * put/get, passive target), win_acc.c (accumulates and atomics),
+ * win_active.c (fence, post/start/complete/wait).
+ *
+ * A window has two symmetric blocks: the data (this PE's part at `base`) and
+ * a control block, laid out the same on every PE:
+ *
+ *   struct win_ctrl_head    the lock word of this PE's part, PSCW counters
+ *   uint64_t sizes[n]       every PE's part size (allgathered at creation)
+ *   rwlock nodes[n]         my queue node for the lock of each target
+ *   uint64_t waitfor[n][n]  my wait-for slots for the lock of each target
+ *   uint64_t posts[n]       posts received from each PE (PSCW)
+ *
+ * so the control memory is 64 + 72 n + 8 n^2 bytes per PE (64 PEs: 37 KiB).
+ */
+#ifndef GK_WIN_WIN_H
+#define GK_WIN_WIN_H
+
+#include <stdint.h>
+
+#include "core/runtime.h"
+#include "win/rwlock.h"
+
+#define GK__WIN_MAGIC 0x57494e44u /* "WIND" */
+
+struct gk__win_ctrl_head {
+    _Atomic uint64_t lock_word;
+    _Atomic uint64_t completes; /* PSCW: completes received, cumulative */
+    uint64_t pad[6];
+};
+
+/* This PE's hold on one target's lock. */
+enum gk__win_hold {
+    GK__WIN_HOLD_NONE = 0,
+    GK__WIN_HOLD_SHARED,
+    GK__WIN_HOLD_EXCLUSIVE,
+    GK__WIN_HOLD_NOCHECK /* locked with GK_WIN_NOCHECK: nothing to release */
+};
+
+struct gk_win {
+    uint32_t magic;
+    int id; /* for messages: "window 3" */
+    unsigned flags;
+    int allocated; /* the data block is ours to free */
+    char *base;    /* this PE's part */
+    char *ctrl;    /* this PE's control block */
+    size_t ctrl_offset; /* its segment offset (the same on every PE) */
+    const uint64_t *sizes;
+    size_t nodes_at, waitfor_at, posts_at; /* offsets inside ctrl */
+    unsigned char *hold; /* enum gk__win_hold per target */
+    int holds;           /* targets with hold != NONE */
+    int lock_all;        /* 0, 1 (shared on all), 2 (with NOCHECK) */
+    int fence_epoch;     /* between fences (not ended by NOSUCCEED) */
+    int *access_group;   /* start .. complete: the targets */
+    int access_n;        /* -1: no access epoch */
+    uint64_t *posts_taken; /* per PE: posts consumed by start */
+    uint64_t completes_expected; /* wait: completes owed by all our posts */
+    int exposure_open;
+};
+
+/* Checks the window handle; logs and returns an error for a bad one. */
+int gk__win_check(const char *op, const gk_win_t *win);
+/*
+ * Checks an access of n bytes at disp of PE pe's part (and the epoch on a
+ * strict window) and gives the symmetric address of the target bytes.
+ */
+int gk__win_check_access(const char *op, const gk_win_t *win, int pe, size_t disp,
+                         size_t n, char **addr_p);
+/* The segment offset of this PE's control word at `at` inside ctrl. */
+static inline size_t gk__win_ctrl_seg_offset(const gk_win_t *win, size_t at)
+{
+    return win->ctrl_offset + at;
+}
+
+#endif /* GK_WIN_WIN_H */

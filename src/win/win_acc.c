@@ -1,0 +1,259 @@
+/*
+ * win_acc.c: accumulate, get-accumulate, fetch-and-op and compare-and-swap
+ * on windows. Each element is one atomic operation through the target's
+ * transport: the operations the transport has natively (integer add, and,
+ * or, xor, swap, fetch) go straight through, the others (min, max, product,
+ * and everything on floating point) are a compare-and-swap loop on the
+ * element's bits. So accumulates are atomic per element against each other
+ * and against the gk_atomic_* calls, and the one atomicity domain per word
+ * of DESIGN.md holds: nothing touches a window word with a CPU atomic
+ * behind the transport's back.
+ */
+#include <string.h>
+
+#include "base/log.h"
+#include "core/xfer.h"
+#include "win/win.h"
+
+static size_t dtype_width(gk_dtype_t dtype)
+{
+    switch (dtype) {
+    case GK_DTYPE_INT32:
+    case GK_DTYPE_FLOAT:
+        return 4;
+    case GK_DTYPE_INT64:
+    case GK_DTYPE_UINT64:
+    case GK_DTYPE_DOUBLE:
+        return 8;
+    }
+    return 0;
+}
+
+static int dtype_is_integer(gk_dtype_t dtype)
+{
+    return dtype == GK_DTYPE_INT32 || dtype == GK_DTYPE_INT64 || dtype == GK_DTYPE_UINT64;
+}
+
+static const char *op_name(gk_op_t op)
+{
+    static const char *const names[] = {"SUM",  "MIN", "MAX", "PROD", "REPLACE",
+                                        "BAND", "BOR", "BXOR", "NO_OP"};
+    return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
+}
+
+/* Checks dtype and op for an accumulate (no_op_ok: the fetching forms). */
+static int check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op,
+                          int no_op_ok)
+{
+    if (dtype_width(dtype) == 0) {
+        gk__error("%s: dtype %d is not a gk_dtype_t", op_name_call, (int)dtype);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((unsigned)op > GK_OP_NO_OP || (op == GK_OP_NO_OP && !no_op_ok)) {
+        gk__error("%s: op %d is not valid here", op_name_call, (int)op);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((op == GK_OP_BAND || op == GK_OP_BOR || op == GK_OP_BXOR) &&
+        !dtype_is_integer(dtype)) {
+        gk__error("%s: op GK_OP_%s needs an integer dtype, not %s", op_name_call,
+                  op_name(op), dtype == GK_DTYPE_FLOAT ? "GK_DTYPE_FLOAT" : "GK_DTYPE_DOUBLE");
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+#define COMBINE(T, U)                                                          \
+    do {                                                                       \
+        T a_, b_, r_;                                                          \
+        memcpy(&a_, &old, sizeof(T));                                          \
+        memcpy(&b_, &operand, sizeof(T));                                      \
+        switch (op) {                                                          \
+        case GK_OP_SUM:                                                        \
+            r_ = (T)((U)a_ + (U)b_);                                           \
+            break;                                                             \
+        case GK_OP_PROD:                                                       \
+            r_ = (T)((U)a_ * (U)b_);                                           \
+            break;                                                             \
+        case GK_OP_MIN:                                                        \
+            r_ = b_ < a_ ? b_ : a_;                                            \
+            break;                                                             \
+        case GK_OP_MAX:                                                        \
+            r_ = b_ > a_ ? b_ : a_;                                            \
+            break;                                                             \
+        default: /* REPLACE; the bitwise ops never get here */                 \
+            r_ = b_;                                                           \
+            break;                                                             \
+        }                                                                      \
+        uint64_t bits_ = 0;                                                    \
+        memcpy(&bits_, &r_, sizeof(T));                                        \
+        return bits_;                                                          \
+    } while (0)
+
+/* The new bits of an element: old op operand (both in the low bits). */
+static uint64_t combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand)
+{
+    switch (dtype) {
+    case GK_DTYPE_INT32:
+        COMBINE(int32_t, uint32_t);
+    case GK_DTYPE_INT64:
+        COMBINE(int64_t, uint64_t);
+    case GK_DTYPE_UINT64:
+        COMBINE(uint64_t, uint64_t);
+    case GK_DTYPE_FLOAT:
+        COMBINE(float, float);
+    case GK_DTYPE_DOUBLE:
+        COMBINE(double, double);
+    }
+    return operand;
+}
+
+/* The transport operation that does `op` natively on dtype, or -1. */
+static int native_amo(gk_dtype_t dtype, gk_op_t op)
+{
+    if (op == GK_OP_NO_OP)
+        return GK__AMO_FETCH;
+    if (op == GK_OP_REPLACE)
+        return GK__AMO_SWAP;
+    if (!dtype_is_integer(dtype))
+        return -1;
+    switch (op) {
+    case GK_OP_SUM:
+        return GK__AMO_FETCH_ADD;
+    case GK_OP_BAND:
+        return GK__AMO_FETCH_AND;
+    case GK_OP_BOR:
+        return GK__AMO_FETCH_OR;
+    case GK_OP_BXOR:
+        return GK__AMO_FETCH_XOR;
+    default:
+        return -1;
+    }
+}
+
+/* One element: *old_p = the old bits, the element = old op operand. */
+static int element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
+                      uint64_t operand, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    size_t width = dtype_width(dtype);
+    int amo = native_amo(dtype, op);
+    if (amo >= 0)
+        return peer->transport->atomic(peer, (enum gk__amo_op)amo, width, offset, operand,
+                                       0, old_p);
+    uint64_t old = 0, seen = 0;
+    int status = peer->transport->atomic(peer, GK__AMO_FETCH, width, offset, 0, 0, &old);
+    while (status == GK_OK) {
+        uint64_t desired = combine(dtype, op, old, operand);
+        status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset, desired, old,
+                                         &seen);
+        if (status == GK_OK && seen == old)
+            break;
+        old = seen;
+    }
+    *old_p = old;
+    return status;
+}
+
+static uint64_t load_bits(const void *src, size_t i, size_t width)
+{
+    uint64_t bits = 0;
+    memcpy(&bits, (const char *)src + i * width, width);
+    return bits;
+}
+
+/* The shared body of accumulate and get_accumulate (result may be NULL). */
+static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
+                      const void *src, void *result, size_t count, gk_dtype_t dtype,
+                      gk_op_t op, int no_op_ok)
+{
+    int status = check_dtype_op(op_call, dtype, op, no_op_ok);
+    if (status != GK_OK)
+        return status;
+    size_t width = dtype_width(dtype);
+    if (count > SIZE_MAX / width) {
+        gk__error("%s: count %zu elements of %zu bytes overflows", op_call, count, width);
+        return GK_ERR_INVALID_ARG;
+    }
+    size_t nbytes = count * width;
+    char *addr = NULL;
+    status = gk__win_check_access(op_call, win, pe, disp, nbytes, &addr);
+    if (status != GK_OK)
+        return status;
+    if (op != GK_OP_NO_OP && (status = gk__rt_check_local(op_call, "src", src, nbytes)))
+        return status;
+    if (result != NULL || no_op_ok) {
+        status = gk__rt_check_local(op_call, "result", result, nbytes);
+        if (status != GK_OK)
+            return status;
+    }
+    if (count == 0)
+        return GK_OK;
+    /* The first element's check covers alignment and the segment; the
+     * window check already covered the rest of the range. */
+    size_t offset = 0;
+    status = gk__rt_check_word(op_call, pe, addr, width, &offset);
+    if (status != GK_OK)
+        return status;
+    gk__rt_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
+    for (size_t i = 0; i < count && status == GK_OK; i++) {
+        uint64_t operand = op == GK_OP_NO_OP ? 0 : load_bits(src, i, width), old = 0;
+        status = element_op(pe, offset + i * width, dtype, op, operand, &old);
+        if (status == GK_OK && result != NULL)
+            memcpy((char *)result + i * width, &old, width);
+    }
+    return status;
+}
+
+int gk_win_accumulate(gk_win_t *win, int pe, size_t disp, const void *src, size_t count,
+                      gk_dtype_t dtype, gk_op_t op)
+{
+    return accumulate("gk_win_accumulate", win, pe, disp, src, NULL, count, dtype, op, 0);
+}
+
+int gk_win_get_accumulate(gk_win_t *win, int pe, size_t disp, const void *src,
+                          void *result, size_t count, gk_dtype_t dtype, gk_op_t op)
+{
+    return accumulate("gk_win_get_accumulate", win, pe, disp, src, result, count, dtype,
+                      op, 1);
+}
+
+int gk_win_fetch_and_op(gk_win_t *win, int pe, size_t disp, const void *operand,
+                        void *result, gk_dtype_t dtype, gk_op_t op)
+{
+    return accumulate("gk_win_fetch_and_op", win, pe, disp, operand, result, 1, dtype, op,
+                      1);
+}
+
+int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *compare,
+                            const void *desired, void *result, gk_dtype_t dtype)
+{
+    static const char op[] = "gk_win_compare_and_swap";
+    if (dtype_width(dtype) == 0 || !dtype_is_integer(dtype)) {
+        gk__error("%s: dtype %d is not an integer gk_dtype_t (INT32, INT64, UINT64)", op,
+                  (int)dtype);
+        return GK_ERR_INVALID_ARG;
+    }
+    size_t width = dtype_width(dtype);
+    char *addr = NULL;
+    int status = gk__win_check_access(op, win, pe, disp, width, &addr);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, "compare", compare, width);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, "desired", desired, width);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, "result", result, width);
+    size_t offset = 0;
+    if (status == GK_OK)
+        status = gk__rt_check_word(op, pe, addr, width, &offset);
+    if (status != GK_OK)
+        return status;
+    gk__rt_flush_wakes();
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    uint64_t old = 0;
+    status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset,
+                                     load_bits(desired, 0, width),
+                                     load_bits(compare, 0, width), &old);
+    if (status == GK_OK)
+        memcpy(result, &old, width);
+    return status;
+}
