@@ -54,6 +54,7 @@ extern "C" {
     X(GK_ERR_RANGE, -3, "address outside the target segment")                  \
     X(GK_ERR_ALIGN, -4, "misaligned address")                                  \
     X(GK_ERR_EPOCH, -5, "not allowed in the window's current epoch")          \
+    X(GK_ERR_TRUNCATE, -6, "message longer than the receive buffer")          \
     X(GK_ERR_NOMEM, -20, "out of memory")                                      \
     X(GK_ERR_NOT_INIT, -40, "gasket is not initialized")                       \
     X(GK_ERR_ALREADY_INIT, -41, "gasket is already initialized")               \
@@ -616,6 +617,115 @@ GK_API int gk_lock_test(gk_lock_t *lock, int *acquired_p);
 /** Completes this PE's operations (as gk_quiet()), then releases the lock
  * to the next PE in line; clearing a lock this PE does not hold is an error. */
 GK_API int gk_lock_clear(gk_lock_t *lock);
+
+/* ------------------------------------------------------------------------ */
+/* Active messages                                                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An active message runs a handler, chosen by index, on the target PE, from
+ * the target's progress engine: inside any blocking gasket call there, or
+ * gk_poll(); never in a signal handler. Three sizes (the seed
+ * unified-runtime-pgas-mpi):
+ *   short   up to GK_AM_MAX_ARGS 64-bit arguments, no payload;
+ *   medium  the same plus a payload of up to gk_am_max_medium() bytes, which
+ *           the handler reads from a buffer valid during its call;
+ *   long    the same plus a payload of any size written straight into the
+ *           target's symmetric heap at `dst` before the handler runs (the
+ *           handler's payload pointer is dst there).
+ * A handler may send one reply to the requester with the gk_am_reply_*
+ * calls and its token; replies run on the requester, in its progress engine.
+ *
+ * Handlers are registered at start-up, after gk_init(), with the same
+ * index on every PE, before any PE sends to them. A request returns when
+ * its buffers may be reused; it does not wait for the handler. Between a
+ * pair of PEs, active messages run in the order they were sent. A sender
+ * whose target's inbox is full runs its own inbox while it waits, so PEs
+ * flooding each other cannot deadlock.
+ */
+#define GK_AM_MAX_ARGS 16
+#define GK_AM_MAX_HANDLERS 256
+
+typedef struct gk_am_token gk_am_token_t;
+
+typedef void (*gk_am_handler_t)(gk_am_token_t *token, void *payload, size_t nbytes,
+                                const uint64_t *args, int nargs);
+
+/** Registers `handler` at `index` (0 .. GK_AM_MAX_HANDLERS-1) on this PE. */
+GK_API int gk_am_register(int index, gk_am_handler_t handler);
+/** The largest medium payload, in bytes. */
+GK_API size_t gk_am_max_medium(void);
+
+GK_API int gk_am_request_short(int pe, int handler, const uint64_t *args, int nargs);
+GK_API int gk_am_request_medium(int pe, int handler, const void *payload, size_t nbytes,
+                                const uint64_t *args, int nargs);
+GK_API int gk_am_request_long(int pe, int handler, const void *payload, size_t nbytes,
+                              void *dst, const uint64_t *args, int nargs);
+/** Replies, from inside a request handler only, at most once per request. */
+GK_API int gk_am_reply_short(gk_am_token_t *token, int handler, const uint64_t *args,
+                             int nargs);
+GK_API int gk_am_reply_medium(gk_am_token_t *token, int handler, const void *payload,
+                              size_t nbytes, const uint64_t *args, int nargs);
+GK_API int gk_am_reply_long(gk_am_token_t *token, int handler, const void *payload,
+                            size_t nbytes, void *dst, const uint64_t *args, int nargs);
+/** The PE that sent the message a handler is running for. */
+GK_API int gk_am_token_pe(const gk_am_token_t *token);
+
+/**
+ * Runs the progress engine once: handlers of arrived active messages,
+ * two-sided matching and rendezvous. Never blocks.
+ */
+GK_API int gk_poll(void);
+
+/* ------------------------------------------------------------------------ */
+/* Two-sided messages                                                       */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Tagged sends and receives matched by (source PE, tag), with wildcards,
+ * in MPI's non-overtaking order between a pair of PEs. Messages up to
+ * gk_msg_eager_limit() bytes are copied eagerly; larger ones use a
+ * rendezvous in which the receiver copies the data straight from the
+ * sender's buffer (one copy). A message longer than the receive buffer
+ * completes the receive with GK_ERR_TRUNCATE in its status (the buffer
+ * holds the first `capacity` bytes). Receives need the receiver's progress
+ * (any blocking call or gk_poll()); one-sided operations never do.
+ */
+#define GK_ANY_SOURCE (-1)
+#define GK_ANY_TAG (-1)
+
+typedef struct gk_msg_status {
+    int source;    /* the sender */
+    int tag;       /* the message's tag */
+    size_t nbytes; /* the message's length (may exceed what was received) */
+    int error;     /* GK_OK or GK_ERR_TRUNCATE */
+} gk_msg_status_t;
+
+typedef struct gk_request gk_request_t;
+
+GK_API size_t gk_msg_eager_limit(void);
+/** Blocking send: returns when buf may be reused. tag >= 0. */
+GK_API int gk_send(int pe, int tag, const void *buf, size_t nbytes);
+/** Blocking receive of at most `capacity` bytes; status_p may be NULL. */
+GK_API int gk_recv(int source, int tag, void *buf, size_t capacity,
+                   gk_msg_status_t *status_p);
+GK_API int gk_isend(int pe, int tag, const void *buf, size_t nbytes,
+                    gk_request_t **request_p);
+GK_API int gk_irecv(int source, int tag, void *buf, size_t capacity,
+                    gk_request_t **request_p);
+/** Completes and frees *request (set to NULL); status_p may be NULL. The
+ * return value is the request's error (GK_ERR_TRUNCATE for a truncated
+ * receive). */
+GK_API int gk_request_wait(gk_request_t **request, gk_msg_status_t *status_p);
+/** *done_p 1 (completed and freed as gk_request_wait) or 0. */
+GK_API int gk_request_test(gk_request_t **request, int *done_p,
+                           gk_msg_status_t *status_p);
+/** Waits for all; statuses may be NULL; returns the first error. */
+GK_API int gk_request_wait_all(size_t count, gk_request_t **requests,
+                               gk_msg_status_t *statuses);
+/** Blocks until a matching message has arrived; does not receive it. */
+GK_API int gk_probe(int source, int tag, gk_msg_status_t *status_p);
+GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_p);
 
 #ifdef __cplusplus
 }
