@@ -22,7 +22,10 @@
     X(SLEEP_MS, uint, sleep_ms, "100",                                         \
       "longest futex sleep of a wait before it checks that the job is alive")  \
     X(BCAST_RADIX, uint, bcast_radix, "4",                                     \
-      "children per PE in the broadcast tree (2 to 64)")
+      "children per PE in the broadcast tree (2 to 64)")                       \
+    X(PROGRESS_THREAD, uint, progress_thread, "0",                             \
+      "1: a thread runs active messages and two-sided progress while the "     \
+      "application computes or blocks in another library")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

@@ -55,14 +55,18 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
     for (unsigned i = 0; i < policy->spin_count; i++) {
         if (pred(arg))
             return GK_OK;
+        if ((i & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1)
+            gk__wait_progress();
         gk__cpu_relax();
     }
     for (unsigned i = 0; i < policy->yield_count; i++) {
         if (pred(arg))
             return GK_OK;
+        gk__wait_progress();
         sched_yield();
     }
     for (;;) {
+        gk__wait_progress();
         /* One waiting thread per PE, so one watch; set it before we show up
          * as a sleeper (the increment releases it). */
         atomic_store_explicit(&wake->watch, watch, memory_order_relaxed);
@@ -85,6 +89,7 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
         for (unsigned i = 0; i < 4; i++) {
             if (pred(arg))
                 return GK_OK;
+            gk__wait_progress();
             sched_yield();
         }
     }
@@ -96,11 +101,14 @@ int gk__wait_poll(gk__wait_pred_fn pred, const void *arg)
     for (unsigned i = 0; i < policy->spin_count; i++) {
         if (pred(arg))
             return GK_OK;
+        if ((i & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1)
+            gk__wait_progress();
         gk__cpu_relax();
     }
     for (unsigned i = 0;; i++) {
         if (pred(arg))
             return GK_OK;
+        gk__wait_progress();
         if (i < policy->yield_count) {
             sched_yield();
             continue;

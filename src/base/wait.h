@@ -27,6 +27,7 @@
 #define GK_BASE_WAIT_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct gk__wake {
@@ -44,9 +45,22 @@ struct gk__wait_policy {
     unsigned sleep_ms;    /* longest single sleep */
     /* Returns 0 while the job is alive; called on the sleep path. */
     int (*check_alive)(void);
+    /* Runs this PE's inbox (core/progress.h); NULL before gk_init. Waits
+     * call it now and then: a PE that waits still serves active messages. */
+    int (*progress)(void);
 };
 
+
 extern struct gk__wait_policy gk__wait_policy;
+
+/* How often a spinning wait runs the inbox (a power of two, in polls). */
+#define GK__WAIT_PROGRESS_EVERY 32u
+
+static inline void gk__wait_progress(void)
+{
+    if (gk__wait_policy.progress != NULL)
+        gk__wait_policy.progress();
+}
 
 /* Returns non-zero when the wait is over. */
 typedef int (*gk__wait_pred_fn)(const void *arg);

@@ -9,6 +9,7 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
+#include "core/progress.h"
 
 #include <poll.h>
 #include <sys/statvfs.h>
@@ -89,6 +90,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.yield_count = gk__rt.config.yield_count;
     gk__wait_policy.sleep_ms = gk__rt.config.sleep_ms ? gk__rt.config.sleep_ms : 1;
     gk__wait_policy.check_alive = rt_check_alive;
+    gk__wait_policy.progress = gk__progress;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 0 && gk__rt.boot.node_size > cores && gk__wait_policy.spin_count > 20)
         gk__wait_policy.spin_count = 20;
@@ -184,6 +186,8 @@ int gk_init(void)
     if (status != GK_OK)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;
+    /* Before anyone can map it: peers send as soon as gk_init returns. */
+    gk__progress_init_inbox(gk__rt.my_seg.base);
     status = rt_agree(rt_attach_peers());
     /* Every PE of the node has mapped our segment (or given up): the name
      * has served its purpose. */
@@ -207,6 +211,11 @@ int gk_init(void)
     gk__rt.reduce_seq = 0;
     memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
     gk__rt.initialized = 1;
+    status = rt_agree(gk__progress_start());
+    if (status != GK_OK) {
+        gk__rt.initialized = 0;
+        goto err_fini_heap;
+    }
     gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
               boot->node_size > sysconf(_SC_NPROCESSORS_ONLN) ? " (oversubscribed)" : "");
@@ -237,6 +246,7 @@ int gk_finalize(void)
         return gk__rt_report_pe("gk_finalize", 0);
     gk__debug("finalizing");
     int status = gk_barrier();
+    gk__progress_stop();
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
         status = boot_status;

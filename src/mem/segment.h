@@ -26,6 +26,7 @@
  *   [4 KiB, 36 KiB)      the pool: 512 cells of 64 bytes that this PE hands
  *                        out without collective calls (semaphores)
  *   [64 KiB, 1 MiB)      scratch space of the collectives
+ *   [1 MiB, 2 MiB)       the active-message inbox (net/shm_ring.h)
  *   [2 MiB, ...)         the symmetric heap
  *
  * Every segment is mapped at an address that is a multiple of
@@ -39,6 +40,8 @@
 #define GK__SEG_POOL_CELLS 512
 #define GK__SEG_COLL_OFFSET ((size_t)65536)
 #define GK__SEG_COLL_SIZE ((size_t)(1024 * 1024 - 65536))
+#define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
+#define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024)
 #define GK__SEG_HEAP_OFFSET ((size_t)2 * 1024 * 1024)
 
 /* A word on a cache line of its own, written by one remote PE. */
@@ -63,8 +66,10 @@ _Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,
 _Static_assert(GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE <=
                    GK__SEG_COLL_OFFSET,
                "the pool must fit before the collectives' scratch");
-_Static_assert(GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE <= GK__SEG_HEAP_OFFSET,
-               "the scratch must fit before the heap");
+_Static_assert(GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE <= GK__SEG_INBOX_OFFSET,
+               "the scratch must fit before the inbox");
+_Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_HEAP_OFFSET,
+               "the inbox must fit before the heap");
 _Static_assert(offsetof(struct gk__seg_header, wake) == 64, "layout");
 
 struct gk__seg {

@@ -91,6 +91,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
 {
     size_t offset;
     gk__rt_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
+    gk__wait_progress();  /* and serve active messages, as a wait does */
     int status = wait_check(op, c, &offset);
     if (status == GK_OK && satisfied_p == NULL)
         status = gk__rt_report_null(op, "satisfied_p", 1);
@@ -108,6 +109,8 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
     for (unsigned i_ = 0; i_ < spins; i_++) {                                  \
         if (__atomic_load_n(ivar, __ATOMIC_ACQUIRE) op value)                  \
             return GK_OK;                                                      \
+        if ((i_ & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1) \
+            gk__wait_progress();                                               \
         gk__cpu_relax();                                                       \
     }                                                                          \
     break;

@@ -1,0 +1,185 @@
+/*
+ * progress.c: the progress engine (see progress.h): the handler table, the
+ * inbox loop with its checks of every message before it runs, sending, and
+ * the optional progress thread.
+ *
+ * Threads. Only one thread at a time runs the inbox (consumer_busy); the
+ * other simply returns, so the application thread and the progress thread
+ * never both consume. A thread that is running handlers does not enter the
+ * inbox again (in_progress): handlers are not re-entered, and a handler
+ * that waits for space in a full inbox elsewhere is still safe, because
+ * that PE runs its own inbox while it waits for ours.
+ */
+#include "core/progress.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+
+static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
+static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
+static _Thread_local int in_progress;
+
+static pthread_t progress_thread;
+static int progress_running;
+static _Atomic int progress_stopping;
+
+int gk__am_set_handler(int index, gk_am_handler_t handler)
+{
+    if (index < 0 || index >= GK__AM_TABLE_SIZE)
+        return GK_ERR_INVALID_ARG;
+    am_table[index] = handler;
+    return GK_OK;
+}
+
+gk_am_handler_t gk__am_handler(int index)
+{
+    return index >= 0 && index < GK__AM_TABLE_SIZE ? am_table[index] : NULL;
+}
+
+void gk__progress_init_inbox(char *seg_base)
+{
+    gk__ring_init(seg_base);
+}
+
+/* Rejects what a stray write or a bug could have left: never run it. */
+static void *am_check(const struct gk__ring_msg *msg, int valid)
+{
+    unsigned kind = msg->flags & GK__AM_KIND_MASK;
+    const char *why = NULL;
+    if (!valid)
+        why = "its header check does not match";
+    else if (msg->src >= (uint32_t)gk__rt.n_pes)
+        why = "its source PE is out of range";
+    else if (msg->handler >= GK__AM_TABLE_SIZE || am_table[msg->handler] == NULL)
+        why = "no handler is registered at its index on this PE";
+    else if (kind == GK__AM_SHORT && msg->nbytes != 0)
+        why = "a short message has a payload";
+    else if (kind == GK__AM_MEDIUM && msg->nbytes > GK__RING_MAX_PAYLOAD)
+        why = "its payload is larger than the largest medium payload";
+    else if (kind == GK__AM_LONG &&
+             (msg->dst_offset > gk__rt.heap_size ||
+              msg->nbytes > gk__rt.heap_size - msg->dst_offset))
+        why = "its long payload lies outside the symmetric heap";
+    else if (kind > GK__AM_LONG || (msg->flags & ~(GK__AM_KIND_MASK | GK__AM_REPLY)) != 0)
+        why = "its kind is unknown";
+    if (why != NULL) {
+        gk__error("active message from PE %u (handler %u, %u args, %llu bytes, flags 0x%x) "
+                  "rejected: %s",
+                  msg->src, msg->handler, msg->nargs, (unsigned long long)msg->nbytes,
+                  msg->flags, why);
+        return (void *)-1;
+    }
+    return NULL;
+}
+
+static void am_run(struct gk__ring_slot *slot, int valid)
+{
+    const struct gk__ring_msg *msg = &slot->msg;
+    if (am_check(msg, valid) != NULL)
+        return;
+    unsigned kind = msg->flags & GK__AM_KIND_MASK;
+    void *payload = NULL;
+    if (kind == GK__AM_MEDIUM)
+        payload = gk__ring_payload(slot);
+    else if (kind == GK__AM_LONG)
+        payload = gk__rt.heap + msg->dst_offset;
+    struct gk_am_token token = {GK__AM_TOKEN_MAGIC, (int)msg->src,
+                                !(msg->flags & GK__AM_REPLY)};
+    am_table[msg->handler](&token, payload, (size_t)msg->nbytes, msg->args, msg->nargs);
+    token.magic = 0;
+}
+
+int gk__progress(void)
+{
+    if (in_progress || !gk__rt.initialized)
+        return 0;
+    if (atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
+        return 0;
+    in_progress = 1;
+    char *seg_base = gk__rt.my_seg.base;
+    int ran = 0;
+    struct gk__ring_slot *slot;
+    uint64_t ticket = 0;
+    int valid = 0;
+    /* A bounded batch, so a flood cannot keep a waiter from its own word. */
+    while (ran < 64 && (slot = gk__ring_take(seg_base, &ticket, &valid)) != NULL) {
+        am_run(slot, valid);
+        gk__ring_release(slot, ticket);
+        ran++;
+    }
+    in_progress = 0;
+    atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
+    return ran;
+}
+
+static int am_while_full(void)
+{
+    return gk__progress();
+}
+
+int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->seg_base == NULL) {
+        gk__error("active messages to PE %d: no transport reaches it", pe);
+        return GK_ERR_UNREACHABLE;
+    }
+    msg->src = (uint32_t)gk__rt.my_pe;
+    return gk__ring_push(peer, msg, payload, am_while_full);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The progress thread                                                      */
+/* ------------------------------------------------------------------------ */
+
+static int inbox_ready_or_stopping(const void *arg)
+{
+    (void)arg;
+    return atomic_load_explicit(&progress_stopping, memory_order_acquire) ||
+           gk__ring_ready(gk__rt.my_seg.base);
+}
+
+static void *progress_main(void *arg)
+{
+    (void)arg;
+    gk__log_set_pe(gk__rt.my_pe);
+    while (!atomic_load_explicit(&progress_stopping, memory_order_acquire)) {
+        if (gk__progress() > 0)
+            continue;
+        /* Every message wakes every sleeper of this PE (shm_ring.c), so the
+         * word we watch does not matter. */
+        if (gk__wait_for(&gk__rt.my_seg.header->wake, GK__WAKE_WATCH_ANY,
+                         inbox_ready_or_stopping, NULL) != GK_OK)
+            break; /* the job is ending */
+    }
+    return NULL;
+}
+
+int gk__progress_start(void)
+{
+    if (!gk__rt.config.progress_thread)
+        return GK_OK;
+    atomic_store_explicit(&progress_stopping, 0, memory_order_relaxed);
+    int err = pthread_create(&progress_thread, NULL, progress_main, NULL);
+    if (err != 0) {
+        gk__error("GK_PROGRESS_THREAD=1: pthread_create failed (error %d)", err);
+        return GK_ERR_SYSTEM;
+    }
+    progress_running = 1;
+    gk__debug("progress thread started");
+    return GK_OK;
+}
+
+void gk__progress_stop(void)
+{
+    if (!progress_running)
+        return;
+    atomic_store_explicit(&progress_stopping, 1, memory_order_release);
+    gk__wake_all(&gk__rt.my_seg.header->wake);
+    pthread_join(progress_thread, NULL);
+    progress_running = 0;
+}

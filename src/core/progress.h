@@ -1,0 +1,63 @@
+/*
+ * progress.h: the progress engine: one place that runs this PE's inbox of
+ * active messages, called from every wait (base/wait.h's progress hook),
+ * gk_poll(), and the optional progress thread (GK_PROGRESS_THREAD=1).
+ *
+ * Handlers are kept in one table: indices below GK_AM_MAX_HANDLERS are the
+ * user's (am/am.c), the ones above belong to gasket's own features (the
+ * two-sided messages of msg/), which register them when the library loads.
+ * Handlers run with no progress re-entry on their thread: a handler that
+ * waits (for ring space, say) does not run other handlers meanwhile.
+ */
+#ifndef GK_CORE_PROGRESS_H
+#define GK_CORE_PROGRESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gasket.h"
+#include "net/shm_ring.h"
+
+#define GK__AM_INTERNAL_HANDLERS 16
+#define GK__AM_TABLE_SIZE (GK_AM_MAX_HANDLERS + GK__AM_INTERNAL_HANDLERS)
+/* The first internal index: internal handler k is GK__AM_INTERNAL + k. */
+#define GK__AM_INTERNAL GK_AM_MAX_HANDLERS
+
+/* Message kinds (gk__ring_msg.flags). */
+#define GK__AM_SHORT 0x0u
+#define GK__AM_MEDIUM 0x1u
+#define GK__AM_LONG 0x2u
+#define GK__AM_KIND_MASK 0x3u
+#define GK__AM_REPLY 0x4u
+
+/* What a handler gets to reply with. */
+struct gk_am_token {
+    uint32_t magic;
+    int src;       /* the sender */
+    int may_reply; /* a request handler that has not replied yet */
+};
+#define GK__AM_TOKEN_MAGIC 0x746f6b6eu /* "tokn" */
+
+/*
+ * Installs a handler. Internal ones may be set before gk_init() (from a
+ * constructor); a second registration of an index replaces the first.
+ */
+int gk__am_set_handler(int index, gk_am_handler_t handler);
+gk_am_handler_t gk__am_handler(int index);
+
+/*
+ * Sends a message to pe (any kind; long payloads must already be at
+ * dst_offset). Waits for ring space while running this PE's inbox.
+ */
+int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload);
+
+/* Runs the inbox: handlers of every message that has arrived. Returns the
+ * number run, or a negative status if the job is ending. */
+int gk__progress(void);
+
+/* Set-up and tear-down, called by gk_init()/gk_finalize(). */
+void gk__progress_init_inbox(char *seg_base);
+int gk__progress_start(void);
+void gk__progress_stop(void);
+
+#endif /* GK_CORE_PROGRESS_H */

@@ -1,0 +1,117 @@
+/*
+ * shm_ring.c: the active-message inbox ring (protocol in shm_ring.h).
+ */
+#include "net/shm_ring.h"
+
+#include <sched.h>
+#include <string.h>
+
+#include "base/wait.h"
+#include "gasket.h"
+
+static struct gk__ring_ctl *ring_ctl(const char *seg_base)
+{
+    return (struct gk__ring_ctl *)(seg_base + GK__SEG_INBOX_OFFSET);
+}
+
+static struct gk__ring_slot *ring_slot(const char *seg_base, uint64_t ticket)
+{
+    return (struct gk__ring_slot *)(seg_base + GK__SEG_INBOX_OFFSET + GK__RING_CTL_SIZE +
+                                    (ticket % GK__RING_SLOTS) * GK__RING_SLOT_SIZE);
+}
+
+/* A hash of the header fields: a stray write is caught, not executed. */
+static uint64_t ring_check(uint64_t ticket, const struct gk__ring_msg *msg)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ticket;
+    uint64_t words[4] = {(uint64_t)msg->src << 32 | (uint64_t)msg->handler << 16 |
+                             (uint64_t)msg->nargs << 8 | msg->flags,
+                         msg->nbytes, msg->dst_offset, GK__RING_MAGIC};
+    for (int i = 0; i < 4; i++) {
+        h ^= words[i];
+        h *= 0xff51afd7ed558ccdULL;
+        h ^= h >> 33;
+    }
+    for (unsigned i = 0; i < msg->nargs && i < GK__RING_MAX_ARGS; i++) {
+        h ^= msg->args[i];
+        h *= 0xc4ceb9fe1a85ec53ULL;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+void gk__ring_init(char *seg_base)
+{
+    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
+    atomic_store_explicit(&ctl->tail, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctl->head, 0, memory_order_relaxed);
+    ctl->magic = GK__RING_MAGIC;
+    ctl->n_slots = (uint32_t)GK__RING_SLOTS;
+    for (uint64_t i = 0; i < GK__RING_SLOTS; i++)
+        atomic_store_explicit(&ring_slot(seg_base, i)->seq, i, memory_order_relaxed);
+}
+
+int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+                  const void *payload, int (*while_full)(void))
+{
+    struct gk__ring_ctl *ctl = ring_ctl(peer->seg_base);
+    uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
+    struct gk__ring_slot *slot = ring_slot(peer->seg_base, ticket);
+    /* Our slot is free once the consumer is done with ticket - N. */
+    for (unsigned spins = 0;
+         atomic_load_explicit(&slot->seq, memory_order_acquire) != ticket; spins++) {
+        if (while_full != NULL) {
+            int status = while_full();
+            if (status < 0)
+                return status;
+        }
+        if (spins < 64)
+            gk__cpu_relax();
+        else
+            sched_yield();
+    }
+    slot->msg.src = msg->src;
+    slot->msg.handler = msg->handler;
+    slot->msg.nargs = msg->nargs;
+    slot->msg.flags = msg->flags;
+    slot->msg.nbytes = msg->nbytes;
+    slot->msg.dst_offset = msg->dst_offset;
+    memcpy(slot->msg.args, msg->args, (size_t)msg->nargs * sizeof(uint64_t));
+    if (payload != NULL && msg->nbytes > 0)
+        memcpy(gk__ring_payload(slot), payload, msg->nbytes);
+    slot->check = ring_check(ticket, msg);
+    atomic_store_explicit(&slot->seq, ticket + 1, memory_order_release);
+    /* A sleeping target waits in some wait of its own, watching some word:
+     * every message wakes every sleeper, which then runs its inbox. */
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
+        gk__wake_all(&peer->header->wake);
+    return GK_OK;
+}
+
+int gk__ring_ready(const char *seg_base)
+{
+    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
+    uint64_t head = atomic_load_explicit(&ctl->head, memory_order_relaxed);
+    return atomic_load_explicit(&ring_slot(seg_base, head)->seq, memory_order_acquire) ==
+           head + 1;
+}
+
+struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p)
+{
+    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
+    uint64_t ticket = atomic_load_explicit(&ctl->head, memory_order_relaxed);
+    struct gk__ring_slot *slot = ring_slot(seg_base, ticket);
+    if (atomic_load_explicit(&slot->seq, memory_order_acquire) != ticket + 1)
+        return NULL;
+    atomic_store_explicit(&ctl->head, ticket + 1, memory_order_relaxed);
+    *ticket_p = ticket;
+    *valid_p = slot->msg.nargs <= GK__RING_MAX_ARGS &&
+               slot->check == ring_check(ticket, &slot->msg);
+    return slot;
+}
+
+void gk__ring_release(struct gk__ring_slot *slot, uint64_t ticket)
+{
+    atomic_store_explicit(&slot->seq, ticket + GK__RING_SLOTS, memory_order_release);
+}

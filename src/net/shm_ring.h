@@ -1,0 +1,93 @@
+/*
+ * shm_ring.h: a PE's active-message inbox on the shm transport: a bounded
+ * many-producer, one-consumer ring in the PE's segment (mem/segment.h,
+ * [1 MiB, 2 MiB)), which every PE of the node has mapped.
+ *
+ * Protocol (D. Vyukov's bounded queue, with one consumer). Slot i carries a
+ * sequence word, i at start. A producer takes a ticket t with a fetch-add
+ * on `tail`; slot t % N is free for it when its sequence reads t. It fills
+ * the slot and publishes it by storing t + 1 (release). The consumer, at
+ * ticket h (`head`, its own), finds the slot ready when the sequence reads
+ * h + 1 (acquire); when done with it, it stores h + N, which frees the slot
+ * for ticket h + N. Tickets are taken in order, so the messages of one
+ * sender are consumed in the order sent (MPI's non-overtaking rule needs
+ * this); a full ring makes producers wait for their slot, not fail, and the
+ * caller's `while_full` callback runs the waiting PE's own inbox meanwhile
+ * (two PEs flooding each other cannot deadlock).
+ *
+ * The header of a slot carries a check word over its fields: the consumer
+ * rejects (and reports) a slot whose check does not match instead of
+ * running whatever a stray write left there.
+ */
+#ifndef GK_NET_SHM_RING_H
+#define GK_NET_SHM_RING_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mem/segment.h"
+#include "net/net.h"
+
+#define GK__RING_SLOT_SIZE ((size_t)4096)
+#define GK__RING_CTL_SIZE ((size_t)4096)
+#define GK__RING_SLOTS ((GK__SEG_INBOX_SIZE - GK__RING_CTL_SIZE) / GK__RING_SLOT_SIZE)
+#define GK__RING_MAX_ARGS 16
+#define GK__RING_PAYLOAD_AT ((size_t)192)
+#define GK__RING_MAX_PAYLOAD (GK__RING_SLOT_SIZE - GK__RING_PAYLOAD_AT)
+#define GK__RING_MAGIC 0x676b524eu /* "gkRN" */
+
+struct gk__ring_ctl {
+    _Alignas(64) _Atomic uint64_t tail; /* next ticket, taken by producers */
+    _Alignas(64) _Atomic uint64_t head; /* next ticket to consume (consumer only) */
+    uint32_t magic;
+    uint32_t n_slots;
+};
+
+/* What a message says, apart from its payload. */
+struct gk__ring_msg {
+    uint32_t src;     /* sending PE */
+    uint16_t handler; /* handler index */
+    uint8_t nargs;
+    uint8_t flags;       /* the sender's kind bits (core/progress.h) */
+    uint64_t nbytes;     /* payload bytes (in the slot, or at dst_offset) */
+    uint64_t dst_offset; /* long messages: where the payload went (heap offset) */
+    uint64_t args[GK__RING_MAX_ARGS];
+};
+
+struct gk__ring_slot {
+    _Atomic uint64_t seq;
+    uint64_t check;
+    struct gk__ring_msg msg;
+};
+_Static_assert(sizeof(struct gk__ring_slot) <= GK__RING_PAYLOAD_AT, "slot header");
+_Static_assert(sizeof(struct gk__ring_ctl) <= GK__RING_CTL_SIZE, "ring control");
+
+/* Initializes this PE's own (not yet shared) inbox in its segment. */
+void gk__ring_init(char *seg_base);
+
+/*
+ * Sends `msg` with `nbytes` (<= GK__RING_MAX_PAYLOAD, already in msg) of
+ * payload to the inbox of `peer`; while the slot is taken, calls
+ * while_full() between backoffs. Wakes the peer if it sleeps.
+ */
+int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+                  const void *payload, int (*while_full)(void));
+
+/*
+ * The consumer side, on this PE's own inbox: the next message if one is
+ * ready (NULL otherwise), taken off the ring but not yet freed, so its
+ * payload stays valid until gk__ring_release(). *valid_p says whether its
+ * check word matched.
+ */
+struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p);
+void gk__ring_release(struct gk__ring_slot *slot, uint64_t ticket);
+/* Non-zero when a message is ready (a cheap test for waits). */
+int gk__ring_ready(const char *seg_base);
+
+static inline void *gk__ring_payload(struct gk__ring_slot *slot)
+{
+    return (char *)slot + GK__RING_PAYLOAD_AT;
+}
+
+#endif /* GK_NET_SHM_RING_H */
