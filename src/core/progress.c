@@ -13,6 +13,7 @@
 #include "core/progress.h"
 
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 
 #include "base/log.h"
@@ -22,6 +23,8 @@
 static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
 static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
 static _Thread_local int in_progress;
+/* Per peer: the last `released` of its inbox we read (shm_ring.h). */
+static _Atomic uint64_t *released_seen;
 
 static pthread_t progress_thread;
 static int progress_running;
@@ -40,9 +43,12 @@ gk_am_handler_t gk__am_handler(int index)
     return index >= 0 && index < GK__AM_TABLE_SIZE ? am_table[index] : NULL;
 }
 
-void gk__progress_init_inbox(char *seg_base)
+int gk__progress_init_inbox(char *seg_base, int n_pes)
 {
     gk__ring_init(seg_base);
+    free(released_seen);
+    released_seen = calloc((size_t)n_pes, sizeof(*released_seen));
+    return released_seen != NULL ? GK_OK : GK_ERR_NOMEM;
 }
 
 /* Rejects what a stray write or a bug could have left: never run it. */
@@ -108,7 +114,7 @@ int gk__progress(void)
     /* A bounded batch, so a flood cannot keep a waiter from its own word. */
     while (ran < 64 && (slot = gk__ring_take(seg_base, &ticket, &valid)) != NULL) {
         am_run(slot, valid);
-        gk__ring_release(slot, ticket);
+        gk__ring_release(seg_base, ticket);
         ran++;
     }
     in_progress = 0;
@@ -129,7 +135,7 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload)
         return GK_ERR_UNREACHABLE;
     }
     msg->src = (uint32_t)gk__rt.my_pe;
-    return gk__ring_push(peer, msg, payload, am_while_full);
+    return gk__ring_push(peer, msg, payload, am_while_full, &released_seen[pe]);
 }
 
 /* ------------------------------------------------------------------------ */

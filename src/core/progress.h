@@ -56,7 +56,7 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload);
 int gk__progress(void);
 
 /* Set-up and tear-down, called by gk_init()/gk_finalize(). */
-void gk__progress_init_inbox(char *seg_base);
+int gk__progress_init_inbox(char *seg_base, int n_pes);
 int gk__progress_start(void);
 void gk__progress_stop(void);
 

@@ -187,7 +187,9 @@ int gk_init(void)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;
     /* Before anyone can map it: peers send as soon as gk_init returns. */
-    gk__progress_init_inbox(gk__rt.my_seg.base);
+    status = rt_agree(gk__progress_init_inbox(gk__rt.my_seg.base, boot->size));
+    if (status != GK_OK)
+        goto err_destroy_seg;
     status = rt_agree(rt_attach_peers());
     /* Every PE of the node has mapped our segment (or given up): the name
      * has served its purpose. */

@@ -45,21 +45,27 @@ void gk__ring_init(char *seg_base)
     struct gk__ring_ctl *ctl = ring_ctl(seg_base);
     atomic_store_explicit(&ctl->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->head, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctl->released, 0, memory_order_relaxed);
     ctl->magic = GK__RING_MAGIC;
     ctl->n_slots = (uint32_t)GK__RING_SLOTS;
     for (uint64_t i = 0; i < GK__RING_SLOTS; i++)
-        atomic_store_explicit(&ring_slot(seg_base, i)->seq, i, memory_order_relaxed);
+        atomic_store_explicit(&ring_slot(seg_base, i)->seq, 0, memory_order_relaxed);
 }
 
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
-                  const void *payload, int (*while_full)(void))
+                  const void *payload, int (*while_full)(void),
+                  _Atomic uint64_t *released_seen)
 {
     struct gk__ring_ctl *ctl = ring_ctl(peer->seg_base);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
     struct gk__ring_slot *slot = ring_slot(peer->seg_base, ticket);
-    /* Our slot is free once the consumer is done with ticket - N. */
-    for (unsigned spins = 0;
-         atomic_load_explicit(&slot->seq, memory_order_acquire) != ticket; spins++) {
+    /* Our slot is free once ticket - N is released: ask the consumer's
+     * counter only when our cached copy does not already say so. */
+    uint64_t released = atomic_load_explicit(released_seen, memory_order_relaxed);
+    for (unsigned spins = 0; ticket >= released + GK__RING_SLOTS; spins++) {
+        released = atomic_load_explicit(&ctl->released, memory_order_acquire);
+        if (ticket < released + GK__RING_SLOTS)
+            break;
         if (while_full != NULL) {
             int status = while_full();
             if (status < 0)
@@ -69,6 +75,13 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
             gk__cpu_relax();
         else
             sched_yield();
+    }
+    /* Only ever raise the cache (other threads of ours may share it). */
+    uint64_t seen = atomic_load_explicit(released_seen, memory_order_relaxed);
+    while (seen < released &&
+           !atomic_compare_exchange_weak_explicit(released_seen, &seen, released,
+                                                  memory_order_relaxed,
+                                                  memory_order_relaxed)) {
     }
     slot->msg.src = msg->src;
     slot->msg.handler = msg->handler;
@@ -111,7 +124,8 @@ struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *val
     return slot;
 }
 
-void gk__ring_release(struct gk__ring_slot *slot, uint64_t ticket)
+void gk__ring_release(char *seg_base, uint64_t ticket)
 {
-    atomic_store_explicit(&slot->seq, ticket + GK__RING_SLOTS, memory_order_release);
+    /* The consumer releases in ticket order: one counter says it all. */
+    atomic_store_explicit(&ring_ctl(seg_base)->released, ticket + 1, memory_order_release);
 }

@@ -3,17 +3,20 @@
  * many-producer, one-consumer ring in the PE's segment (mem/segment.h,
  * [1 MiB, 2 MiB)), which every PE of the node has mapped.
  *
- * Protocol (D. Vyukov's bounded queue, with one consumer). Slot i carries a
- * sequence word, i at start. A producer takes a ticket t with a fetch-add
- * on `tail`; slot t % N is free for it when its sequence reads t. It fills
- * the slot and publishes it by storing t + 1 (release). The consumer, at
- * ticket h (`head`, its own), finds the slot ready when the sequence reads
- * h + 1 (acquire); when done with it, it stores h + N, which frees the slot
- * for ticket h + N. Tickets are taken in order, so the messages of one
- * sender are consumed in the order sent (MPI's non-overtaking rule needs
- * this); a full ring makes producers wait for their slot, not fail, and the
- * caller's `while_full` callback runs the waiting PE's own inbox meanwhile
- * (two PEs flooding each other cannot deadlock).
+ * Protocol. A producer takes a ticket t with a fetch-add on `tail`. Slot
+ * t % N is free for it once the consumer has released ticket t - N, that
+ * is when `released` > t - N; producers keep the last `released` they read
+ * and read it again only when their ticket is past what it allows, so in
+ * the steady state a message moves one cache line each way, as a flag
+ * does. The producer fills the slot and publishes it by storing t + 1 into
+ * the slot's sequence word (release); the consumer, at ticket h (`head`,
+ * its own), finds the slot ready when that word reads h + 1 (acquire), and
+ * when done with it stores released = h + 1. Tickets are taken in order,
+ * so the messages of one sender are consumed in the order sent (MPI's
+ * non-overtaking rule needs this); a full ring makes producers wait for
+ * their slot, not fail, and the caller's `while_full` callback runs the
+ * waiting PE's own inbox meanwhile (two PEs flooding each other cannot
+ * deadlock).
  *
  * The header of a slot carries a check word over its fields: the consumer
  * rejects (and reports) a slot whose check does not match instead of
@@ -40,6 +43,7 @@
 struct gk__ring_ctl {
     _Alignas(64) _Atomic uint64_t tail; /* next ticket, taken by producers */
     _Alignas(64) _Atomic uint64_t head; /* next ticket to consume (consumer only) */
+    _Alignas(64) _Atomic uint64_t released; /* tickets below it are free again */
     uint32_t magic;
     uint32_t n_slots;
 };
@@ -70,9 +74,12 @@ void gk__ring_init(char *seg_base);
  * Sends `msg` with `nbytes` (<= GK__RING_MAX_PAYLOAD, already in msg) of
  * payload to the inbox of `peer`; while the slot is taken, calls
  * while_full() between backoffs. Wakes the peer if it sleeps.
+ * *released_seen is the sender's cache of the peer's `released` (0 at
+ * start; any thread of the sender may share it).
  */
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
-                  const void *payload, int (*while_full)(void));
+                  const void *payload, int (*while_full)(void),
+                  _Atomic uint64_t *released_seen);
 
 /*
  * The consumer side, on this PE's own inbox: the next message if one is
@@ -81,7 +88,7 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
  * check word matched.
  */
 struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p);
-void gk__ring_release(struct gk__ring_slot *slot, uint64_t ticket);
+void gk__ring_release(char *seg_base, uint64_t ticket);
 /* Non-zero when a message is ready (a cheap test for waits). */
 int gk__ring_ready(const char *seg_base);
 

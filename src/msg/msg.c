@@ -1,0 +1,703 @@
+/*
+ * msg.c: two-sided tagged messages on the active-message engine.
+ *
+ * Protocols. A message of at most gk_msg_eager_limit() bytes travels in one
+ * medium AM (EAGER: tag, length, data). A longer one is a rendezvous: the
+ * sender announces it (RTS: tag, length, its request, where its buffer
+ * is); the receiver, once a receive matches, copies the data itself
+ * straight from the sender's buffer (from the mapped segment when the
+ * buffer is in the sender's symmetric heap, else with process_vm_readv,
+ * "cross-memory attach"), then tells the sender (FIN), whose request then
+ * completes. Where cross-memory attach is not allowed (a seccomp profile,
+ * say), the receiver pulls the data in medium-sized pieces instead (PULL
+ * requests answered by CHUNK replies): slower, still correct.
+ *
+ * Matching. Arrivals are matched against the posted receives in the order
+ * they were posted; an arrival that matches none joins the unexpected
+ * queue, which a new receive searches first, oldest first. The inbox keeps
+ * each sender's messages in order (net/shm_ring.h), so MPI's non-overtaking
+ * rule holds. The queues are shared by the application thread and the
+ * progress thread, under one mutex; handlers run under it too, so a
+ * handler never sees a half-posted receive.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+
+#define H_EAGER (GK__AM_INTERNAL + 0)
+#define H_RTS (GK__AM_INTERNAL + 1)
+#define H_FIN (GK__AM_INTERNAL + 2)
+#define H_PULL (GK__AM_INTERNAL + 3)
+#define H_CHUNK (GK__AM_INTERNAL + 4)
+
+#define REQUEST_MAGIC 0x6d736771u /* "msgq" */
+
+enum request_kind { REQ_SEND, REQ_RECV };
+
+struct gk_request {
+    uint32_t magic;
+    enum request_kind kind;
+    _Atomic int done;
+    int source, tag; /* what a receive matches (may be wildcards) */
+    void *buf;
+    size_t capacity;
+    size_t received; /* rendezvous by pieces: bytes so far */
+    size_t expect;   /* ... and in all */
+    uint64_t sender_request;
+    int heap_allocated; /* freed by wait/test (isend/irecv) */
+    gk_msg_status_t status;
+    struct gk_request *next; /* in the posted queue */
+};
+
+/* A message that arrived before its receive. */
+struct unexpected {
+    int source, tag;
+    size_t nbytes;
+    int is_rts;
+    uint64_t sender_request, sender_addr, sender_pid, in_heap;
+    void *data; /* eager: a copy of the payload */
+    struct unexpected *next;
+};
+
+static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gk_request *posted_head, *posted_tail;
+static struct unexpected *unexpected_head, *unexpected_tail;
+
+static int matches(int want_source, int want_tag, int source, int tag)
+{
+    return (want_source == GK_ANY_SOURCE || want_source == source) &&
+           (want_tag == GK_ANY_TAG || want_tag == tag);
+}
+
+static void request_complete(struct gk_request *req)
+{
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+}
+
+static size_t copy_size(const struct gk_request *req, size_t nbytes)
+{
+    return nbytes < req->capacity ? nbytes : req->capacity;
+}
+
+static void status_set(struct gk_request *req, int source, int tag, size_t nbytes)
+{
+    req->status.source = source;
+    req->status.tag = tag;
+    req->status.nbytes = nbytes;
+    req->status.error = nbytes > req->capacity ? GK_ERR_TRUNCATE : GK_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Rendezvous: the receiver copies from the sender                          */
+/* ------------------------------------------------------------------------ */
+
+static int send_short(int pe, int handler, const uint64_t *args, int nargs)
+{
+    struct gk__ring_msg msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.handler = (uint16_t)handler;
+    msg.nargs = (uint8_t)nargs;
+    msg.flags = GK__AM_SHORT;
+    memcpy(msg.args, args, (size_t)nargs * sizeof(uint64_t));
+    return gk__am_send(pe, &msg, NULL);
+}
+
+/* Copies n bytes of the sender's buffer into ours: GK_OK, or the errno of a
+ * cross-memory attach that is not allowed here. */
+static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
+                           uint64_t in_heap, size_t n)
+{
+    if (n == 0)
+        return GK_OK;
+    if (in_heap) {
+        memcpy(dst, gk__rt.peers[source].seg_base + GK__SEG_HEAP_OFFSET + addr, n);
+        return GK_OK;
+    }
+    if ((pid_t)pid == getpid()) {
+        memcpy(dst, (const void *)(uintptr_t)addr, n);
+        return GK_OK;
+    }
+    size_t done = 0;
+    while (done < n) {
+        struct iovec local = {(char *)dst + done, n - done};
+        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
+        ssize_t got = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            return got < 0 ? errno : EIO;
+        done += (size_t)got;
+    }
+    return GK_OK;
+}
+
+static void pull_next(struct gk_request *req)
+{
+    size_t want = req->expect - req->received;
+    if (want > GK__RING_MAX_PAYLOAD)
+        want = GK__RING_MAX_PAYLOAD;
+    uint64_t args[4] = {req->sender_request, (uint64_t)(uintptr_t)req, req->received, want};
+    if (send_short(req->status.source, H_PULL, args, 4) != GK_OK)
+        gk__error("two-sided rendezvous: asking PE %d for data failed", req->status.source);
+}
+
+/*
+ * A receive met its rendezvous message: copy (or start pulling), then tell
+ * the sender. Called with msg_lock held.
+ */
+static void rendezvous_receive(struct gk_request *req, int source, int tag, size_t nbytes,
+                               uint64_t sender_request, uint64_t addr, uint64_t pid,
+                               uint64_t in_heap)
+{
+    status_set(req, source, tag, nbytes);
+    size_t n = copy_size(req, nbytes);
+    int err = rendezvous_copy(source, req->buf, addr, pid, in_heap, n);
+    if (err == GK_OK) {
+        uint64_t args[1] = {sender_request};
+        if (send_short(source, H_FIN, args, 1) != GK_OK)
+            gk__error("two-sided rendezvous: telling PE %d its send is done failed", source);
+        request_complete(req);
+        return;
+    }
+    static int warned;
+    if (!warned++)
+        gk__info("process_vm_readv from PE %d failed (%s): large messages go in pieces",
+                 source, strerror(err));
+    req->sender_request = sender_request;
+    req->received = 0;
+    req->expect = n;
+    if (n == 0) {
+        uint64_t args[1] = {sender_request};
+        send_short(source, H_FIN, args, 1);
+        request_complete(req);
+        return;
+    }
+    pull_next(req);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Handlers (run by the progress engine)                                    */
+/* ------------------------------------------------------------------------ */
+
+static struct gk_request *posted_take(int source, int tag)
+{
+    struct gk_request *prev = NULL;
+    for (struct gk_request *r = posted_head; r != NULL; prev = r, r = r->next) {
+        if (!matches(r->source, r->tag, source, tag))
+            continue;
+        if (prev == NULL)
+            posted_head = r->next;
+        else
+            prev->next = r->next;
+        if (posted_tail == r)
+            posted_tail = prev;
+        r->next = NULL;
+        return r;
+    }
+    return NULL;
+}
+
+static void unexpected_add(struct unexpected *u)
+{
+    u->next = NULL;
+    if (unexpected_tail == NULL)
+        unexpected_head = u;
+    else
+        unexpected_tail->next = u;
+    unexpected_tail = u;
+}
+
+static void h_eager(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                    int nargs)
+{
+    int source = gk_am_token_pe(token), tag = (int)args[0];
+    pthread_mutex_lock(&msg_lock);
+    struct gk_request *req = posted_take(source, tag);
+    if (req != NULL) {
+        status_set(req, source, tag, nbytes);
+        memcpy(req->buf, payload, copy_size(req, nbytes));
+        request_complete(req);
+    } else {
+        struct unexpected *u = calloc(1, sizeof(*u));
+        void *copy = malloc(nbytes > 0 ? nbytes : 1);
+        if (u == NULL || copy == NULL) {
+            gk__error("two-sided: out of memory keeping an unexpected message of %zu bytes "
+                      "from PE %d; it is lost",
+                      nbytes, source);
+            free(u);
+            free(copy);
+        } else {
+            memcpy(copy, payload, nbytes);
+            *u = (struct unexpected){.source = source, .tag = tag, .nbytes = nbytes,
+                                     .data = copy};
+            unexpected_add(u);
+        }
+    }
+    pthread_mutex_unlock(&msg_lock);
+    (void)nargs;
+}
+
+static void h_rts(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                  int nargs)
+{
+    int source = gk_am_token_pe(token), tag = (int)args[0];
+    pthread_mutex_lock(&msg_lock);
+    struct gk_request *req = posted_take(source, tag);
+    if (req != NULL) {
+        rendezvous_receive(req, source, tag, (size_t)args[1], args[2], args[3], args[4],
+                           args[5]);
+    } else {
+        struct unexpected *u = calloc(1, sizeof(*u));
+        if (u == NULL) {
+            gk__error("two-sided: out of memory keeping a rendezvous from PE %d", source);
+        } else {
+            *u = (struct unexpected){.source = source, .tag = tag, .nbytes = (size_t)args[1],
+                                     .is_rts = 1, .sender_request = args[2],
+                                     .sender_addr = args[3], .sender_pid = args[4],
+                                     .in_heap = args[5]};
+            unexpected_add(u);
+        }
+    }
+    pthread_mutex_unlock(&msg_lock);
+    (void)payload, (void)nbytes, (void)nargs;
+}
+
+static struct gk_request *sender_request(uint64_t id)
+{
+    struct gk_request *req = (struct gk_request *)(uintptr_t)id;
+    if (req == NULL || req->magic != REQUEST_MAGIC || req->kind != REQ_SEND) {
+        gk__error("two-sided: a message names send request 0x%llx, which is not one",
+                  (unsigned long long)id);
+        return NULL;
+    }
+    return req;
+}
+
+static void h_fin(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                  int nargs)
+{
+    struct gk_request *req = sender_request(args[0]);
+    if (req != NULL)
+        request_complete(req);
+    (void)token, (void)payload, (void)nbytes, (void)nargs;
+}
+
+static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
+                       const uint64_t *args, int nargs)
+{
+    struct gk__ring_msg msg;
+    memset(&msg, 0, sizeof(msg));
+    msg.handler = (uint16_t)handler;
+    msg.nargs = (uint8_t)nargs;
+    msg.flags = GK__AM_MEDIUM;
+    msg.nbytes = nbytes;
+    memcpy(msg.args, args, (size_t)nargs * sizeof(uint64_t));
+    return gk__am_send(pe, &msg, payload);
+}
+
+/* The sender answers a piece request from its buffer. */
+static void h_pull(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                   int nargs)
+{
+    struct gk_request *req = sender_request(args[0]);
+    size_t offset = (size_t)args[2], want = (size_t)args[3];
+    if (req == NULL || offset > req->capacity || want > req->capacity - offset ||
+        want > GK__RING_MAX_PAYLOAD) {
+        gk__error("two-sided: a piece request for [%zu, +%zu) does not fit its send", offset,
+                  want);
+        return;
+    }
+    uint64_t reply[2] = {args[1], offset};
+    if (send_medium(gk_am_token_pe(token), H_CHUNK, (const char *)req->buf + offset, want,
+                    reply, 2) != GK_OK)
+        gk__error("two-sided: sending a piece to PE %d failed", gk_am_token_pe(token));
+    (void)payload, (void)nbytes, (void)nargs;
+}
+
+/* The receiver stores a piece and asks for the next, or finishes. */
+static void h_chunk(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                    int nargs)
+{
+    struct gk_request *req = (struct gk_request *)(uintptr_t)args[0];
+    size_t offset = (size_t)args[1];
+    if (req == NULL || req->magic != REQUEST_MAGIC || req->kind != REQ_RECV ||
+        offset != req->received || nbytes > req->expect - req->received) {
+        gk__error("two-sided: a piece from PE %d does not belong to a receive in progress",
+                  gk_am_token_pe(token));
+        return;
+    }
+    memcpy((char *)req->buf + offset, payload, nbytes);
+    req->received += nbytes;
+    if (req->received < req->expect) {
+        pull_next(req);
+        return;
+    }
+    uint64_t fin[1] = {req->sender_request};
+    if (send_short(req->status.source, H_FIN, fin, 1) != GK_OK)
+        gk__error("two-sided rendezvous: telling PE %d its send is done failed",
+                  req->status.source);
+    request_complete(req);
+    (void)nargs;
+}
+
+__attribute__((constructor)) static void msg_register_handlers(void)
+{
+    gk__am_set_handler(H_EAGER, h_eager);
+    gk__am_set_handler(H_RTS, h_rts);
+    gk__am_set_handler(H_FIN, h_fin);
+    gk__am_set_handler(H_PULL, h_pull);
+    gk__am_set_handler(H_CHUNK, h_chunk);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The public calls                                                         */
+/* ------------------------------------------------------------------------ */
+
+size_t gk_msg_eager_limit(void)
+{
+    return GK__RING_MAX_PAYLOAD;
+}
+
+static int check_peer(const char *op, int pe, int any_ok)
+{
+    if (GK__UNLIKELY(!gk__rt.initialized))
+        return gk__rt_report_pe(op, 0);
+    if (any_ok && pe == GK_ANY_SOURCE)
+        return GK_OK;
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
+        return gk__rt_report_pe(op, pe);
+    return GK_OK;
+}
+
+static int check_tag(const char *op, int tag, int any_ok)
+{
+    if (tag >= 0 || (any_ok && tag == GK_ANY_TAG))
+        return GK_OK;
+    gk__error("%s: tag %d is negative%s", op, tag, any_ok ? " (and not GK_ANY_TAG)" : "");
+    return GK_ERR_INVALID_ARG;
+}
+
+/* Starts a send; req (caller's) completes at once (eager) or on FIN. */
+static int send_start(const char *op, int pe, int tag, const void *buf, size_t nbytes,
+                      struct gk_request *req)
+{
+    int status = check_peer(op, pe, 0);
+    if (status == GK_OK)
+        status = check_tag(op, tag, 0);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, "buf", buf, nbytes);
+    if (status != GK_OK)
+        return status;
+    memset(req, 0, sizeof(*req));
+    req->magic = REQUEST_MAGIC;
+    req->kind = REQ_SEND;
+    req->buf = (void *)(uintptr_t)buf;
+    req->capacity = nbytes;
+    req->status = (gk_msg_status_t){gk__rt.my_pe, tag, nbytes, GK_OK};
+    gk__rt_flush_wakes();
+    if (nbytes <= GK__RING_MAX_PAYLOAD) {
+        uint64_t args[2] = {(uint64_t)tag, nbytes};
+        status = send_medium(pe, H_EAGER, buf, nbytes, args, 2);
+        if (status == GK_OK)
+            request_complete(req);
+        return status;
+    }
+    size_t offset = (size_t)((uintptr_t)buf - (uintptr_t)gk__rt.heap);
+    int in_heap = offset < gk__rt.heap_size && nbytes <= gk__rt.heap_size - offset;
+    uint64_t args[6] = {(uint64_t)tag,
+                        nbytes,
+                        (uint64_t)(uintptr_t)req,
+                        in_heap ? offset : (uint64_t)(uintptr_t)buf,
+                        (uint64_t)getpid(),
+                        (uint64_t)in_heap};
+    return send_short(pe, H_RTS, args, 6);
+}
+
+/* Posts a receive (req is the caller's); it may complete at once. */
+static int recv_start(const char *op, int source, int tag, void *buf, size_t capacity,
+                      struct gk_request *req)
+{
+    int status = check_peer(op, source, 1);
+    if (status == GK_OK)
+        status = check_tag(op, tag, 1);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, "buf", buf, capacity);
+    if (status != GK_OK)
+        return status;
+    memset(req, 0, sizeof(*req));
+    req->magic = REQUEST_MAGIC;
+    req->kind = REQ_RECV;
+    req->source = source;
+    req->tag = tag;
+    req->buf = buf;
+    req->capacity = capacity;
+    gk__rt_flush_wakes();
+    gk__progress(); /* what has arrived is matched first, in order */
+    pthread_mutex_lock(&msg_lock);
+    struct unexpected *prev = NULL, *u;
+    for (u = unexpected_head; u != NULL; prev = u, u = u->next)
+        if (matches(source, tag, u->source, u->tag))
+            break;
+    if (u != NULL) {
+        if (prev == NULL)
+            unexpected_head = u->next;
+        else
+            prev->next = u->next;
+        if (unexpected_tail == u)
+            unexpected_tail = prev;
+        if (u->is_rts) {
+            rendezvous_receive(req, u->source, u->tag, u->nbytes, u->sender_request,
+                               u->sender_addr, u->sender_pid, u->in_heap);
+        } else {
+            status_set(req, u->source, u->tag, u->nbytes);
+            memcpy(buf, u->data, copy_size(req, u->nbytes));
+            request_complete(req);
+        }
+    } else {
+        req->next = NULL;
+        if (posted_tail == NULL)
+            posted_head = req;
+        else
+            posted_tail->next = req;
+        posted_tail = req;
+    }
+    pthread_mutex_unlock(&msg_lock);
+    if (u != NULL) {
+        free(u->data);
+        free(u);
+    }
+    return GK_OK;
+}
+
+static int request_done(const void *arg)
+{
+    const struct gk_request *req = arg;
+    return atomic_load_explicit(&req->done, memory_order_acquire);
+}
+
+/* A receive is finished by the progress engine: run it on every poll. */
+static int request_done_progress(const void *arg)
+{
+    if (request_done(arg))
+        return 1;
+    gk__progress();
+    return request_done(arg);
+}
+
+/* Waits, running the progress engine. Every AM wakes a sleeper, so the
+ * word watched is the inbox's. */
+static int request_block(struct gk_request *req)
+{
+    if (request_done_progress(req))
+        return GK_OK;
+    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET,
+                        request_done_progress, req);
+}
+
+static int request_finish(struct gk_request *req, gk_msg_status_t *status_p)
+{
+    int error = req->kind == REQ_RECV ? req->status.error : GK_OK;
+    if (status_p != NULL)
+        *status_p = req->status;
+    req->magic = 0;
+    return error;
+}
+
+int gk_send(int pe, int tag, const void *buf, size_t nbytes)
+{
+    struct gk_request req;
+    int status = send_start("gk_send", pe, tag, buf, nbytes, &req);
+    if (status == GK_OK)
+        status = request_block(&req);
+    if (status == GK_OK)
+        status = request_finish(&req, NULL);
+    return status;
+}
+
+int gk_recv(int source, int tag, void *buf, size_t capacity, gk_msg_status_t *status_p)
+{
+    struct gk_request req;
+    int status = recv_start("gk_recv", source, tag, buf, capacity, &req);
+    if (status == GK_OK)
+        status = request_block(&req);
+    if (status == GK_OK)
+        status = request_finish(&req, status_p);
+    return status;
+}
+
+static int request_new(const char *op, gk_request_t **request_p, struct gk_request **req_p)
+{
+    if (request_p == NULL) {
+        gk__error("%s: request_p is NULL", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    *req_p = malloc(sizeof(**req_p));
+    if (*req_p == NULL) {
+        gk__error("%s: out of memory for a request", op);
+        return GK_ERR_NOMEM;
+    }
+    return GK_OK;
+}
+
+int gk_isend(int pe, int tag, const void *buf, size_t nbytes, gk_request_t **request_p)
+{
+    struct gk_request *req = NULL;
+    int status = request_new("gk_isend", request_p, &req);
+    if (status != GK_OK)
+        return status;
+    status = send_start("gk_isend", pe, tag, buf, nbytes, req);
+    if (status != GK_OK) {
+        free(req);
+        return status;
+    }
+    req->heap_allocated = 1;
+    *request_p = req;
+    return GK_OK;
+}
+
+int gk_irecv(int source, int tag, void *buf, size_t capacity, gk_request_t **request_p)
+{
+    struct gk_request *req = NULL;
+    int status = request_new("gk_irecv", request_p, &req);
+    if (status != GK_OK)
+        return status;
+    status = recv_start("gk_irecv", source, tag, buf, capacity, req);
+    if (status != GK_OK) {
+        free(req);
+        return status;
+    }
+    req->heap_allocated = 1;
+    *request_p = req;
+    return GK_OK;
+}
+
+static int request_check(const char *op, gk_request_t **request)
+{
+    if (request == NULL || *request == NULL || (*request)->magic != REQUEST_MAGIC ||
+        !(*request)->heap_allocated) {
+        gk__error("%s: %p does not hold a live request", op, (void *)request);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+int gk_request_wait(gk_request_t **request, gk_msg_status_t *status_p)
+{
+    int status = request_check("gk_request_wait", request);
+    if (status != GK_OK)
+        return status;
+    struct gk_request *req = *request;
+    status = request_block(req);
+    if (status != GK_OK)
+        return status; /* the job is ending */
+    status = request_finish(req, status_p);
+    free(req);
+    *request = NULL;
+    return status;
+}
+
+int gk_request_test(gk_request_t **request, int *done_p, gk_msg_status_t *status_p)
+{
+    int status = request_check("gk_request_test", request);
+    if (status == GK_OK && done_p == NULL) {
+        gk__error("gk_request_test: done_p is NULL");
+        status = GK_ERR_INVALID_ARG;
+    }
+    if (status != GK_OK)
+        return status;
+    gk__rt_flush_wakes();
+    gk__progress();
+    struct gk_request *req = *request;
+    *done_p = request_done(req);
+    if (!*done_p)
+        return GK_OK;
+    status = request_finish(req, status_p);
+    free(req);
+    *request = NULL;
+    return status;
+}
+
+int gk_request_wait_all(size_t count, gk_request_t **requests, gk_msg_status_t *statuses)
+{
+    if (count > 0 && requests == NULL) {
+        gk__error("gk_request_wait_all: requests is NULL for %zu requests", count);
+        return GK_ERR_INVALID_ARG;
+    }
+    int first = GK_OK;
+    for (size_t i = 0; i < count; i++) {
+        if (requests[i] == NULL)
+            continue; /* completed already */
+        int status = gk_request_wait(&requests[i], statuses != NULL ? &statuses[i] : NULL);
+        if (status != GK_OK && first == GK_OK)
+            first = status;
+    }
+    return first;
+}
+
+/* Looks for a matching arrival without taking it. */
+static int probe_once(int source, int tag, gk_msg_status_t *status_p)
+{
+    int found = 0;
+    pthread_mutex_lock(&msg_lock);
+    for (struct unexpected *u = unexpected_head; u != NULL; u = u->next) {
+        if (matches(source, tag, u->source, u->tag)) {
+            if (status_p != NULL)
+                *status_p = (gk_msg_status_t){u->source, u->tag, u->nbytes, GK_OK};
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&msg_lock);
+    return found;
+}
+
+struct probe_arg {
+    int source, tag;
+    gk_msg_status_t *status_p;
+};
+
+static int probe_found(const void *arg)
+{
+    const struct probe_arg *p = arg;
+    gk__progress();
+    return probe_once(p->source, p->tag, p->status_p);
+}
+
+int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_p)
+{
+    int status = check_peer("gk_iprobe", source, 1);
+    if (status == GK_OK)
+        status = check_tag("gk_iprobe", tag, 1);
+    if (status == GK_OK && found_p == NULL) {
+        gk__error("gk_iprobe: found_p is NULL");
+        status = GK_ERR_INVALID_ARG;
+    }
+    if (status != GK_OK)
+        return status;
+    gk__rt_flush_wakes();
+    gk__progress();
+    *found_p = probe_once(source, tag, status_p);
+    return GK_OK;
+}
+
+int gk_probe(int source, int tag, gk_msg_status_t *status_p)
+{
+    int status = check_peer("gk_probe", source, 1);
+    if (status == GK_OK)
+        status = check_tag("gk_probe", tag, 1);
+    if (status != GK_OK)
+        return status;
+    gk__rt_flush_wakes();
+    gk__progress();
+    struct probe_arg p = {source, tag, status_p};
+    if (probe_found(&p))
+        return GK_OK;
+    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET, probe_found, &p);
+}
