@@ -43,9 +43,11 @@
  *     version sees the data: the publisher wrote both before its exclusive
  *     unlock, and the reader's shared lock is granted after it.
  * So every piece of data that crosses PEs is read under a shared lock, and
- * every "it is ready" crosses PEs under an exclusive one. A block that is
- * final never changes again, so the readers' gets never race the owner's
- * computation.
+ * every "it is ready" crosses PEs under an exclusive one (the window is
+ * GK_WIN_STRICT, so an RMA call outside an epoch would fail). A block that
+ * is final never changes again, so the readers' gets never race the
+ * owner's computation, which works in place on its own part with plain
+ * loads and stores.
  *
  * Check: after the factorisation every PE gathers the factored matrix
  * (gets under lock_all), forms its own blocks of L*U, and the PEs sum
@@ -506,7 +508,7 @@ int main(int argc, char **argv)
     lu.blocks_disp = (2 * vers + 63) & ~(size_t)63;
     size_t size = lu.blocks_disp + (size_t)lu.nlr * lu.nlc * lu.bb * sizeof(double);
     void *base;
-    CHECK(gk_win_allocate(size, 0, &base, &lu.win));
+    CHECK(gk_win_allocate(size, GK_WIN_STRICT, &base, &lu.win)); /* all RMA in epochs */
     lu.base = base;
     lu.shadow = calloc((size_t)lu.nb, sizeof(uint64_t));
     lu.vers = calloc((size_t)lu.nb, sizeof(uint64_t));
