@@ -727,6 +727,129 @@ GK_API int gk_request_wait_all(size_t count, gk_request_t **requests,
 GK_API int gk_probe(int source, int tag, gk_msg_status_t *status_p);
 GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_p);
 
+/* ------------------------------------------------------------------------ */
+/* Threads and contexts                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Thread levels, as MPI's. gk_init() gives GK_THREAD_SINGLE. With
+ * GK_THREAD_MULTIPLE any thread may call the one-sided, atomic, signaling,
+ * active-message and two-sided calls at any time; collective calls
+ * (barrier, allocation, broadcast, all-reduce, window creation, fence)
+ * stay with one thread at a time, and so do a window's epochs.
+ */
+#define GK_THREAD_SINGLE 0
+#define GK_THREAD_FUNNELED 1
+#define GK_THREAD_SERIALIZED 2
+#define GK_THREAD_MULTIPLE 3
+
+/** gk_init() at thread level `requested`; *provided_p gets the level given
+ * (every level is supported, so it is `requested`). */
+GK_API int gk_init_thread(int requested, int *provided_p);
+GK_API int gk_query_thread(int *provided_p);
+
+/*
+ * Contexts (OpenSHMEM-style): independent ordering and completion streams.
+ * gk_ctx_quiet(ctx) and gk_ctx_fence(ctx) order and complete what was
+ * issued on ctx; a thread's operations never wait for another thread's,
+ * and no lock is shared between contexts (the wake-ups puts owe are kept
+ * per thread). GK_CTX_DEFAULT (NULL) is the context of the plain calls.
+ * Options: GK_CTX_PRIVATE (only the creating thread uses it),
+ * GK_CTX_SERIALIZED (its users serialize their calls); both are hints.
+ * gk_ctx_destroy() completes the context's operations first.
+ */
+typedef struct gk_ctx gk_ctx_t;
+#define GK_CTX_DEFAULT ((gk_ctx_t *)0)
+#define GK_CTX_PRIVATE 0x1u
+#define GK_CTX_SERIALIZED 0x2u
+
+GK_API int gk_ctx_create(unsigned options, gk_ctx_t **ctx_p);
+GK_API int gk_ctx_destroy(gk_ctx_t *ctx);
+
+/* The context form of every one-sided, atomic and signaling call. */
+GK_API int gk_ctx_put(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_ctx_get(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_ctx_put_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                          size_t nbytes);
+GK_API int gk_ctx_get_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                          size_t nbytes);
+GK_API int gk_ctx_put_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                         gk_handle_t *handle_p);
+GK_API int gk_ctx_get_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                         gk_handle_t *handle_p);
+GK_API int gk_ctx_quiet(gk_ctx_t *ctx);
+GK_API int gk_ctx_fence(gk_ctx_t *ctx);
+GK_API int gk_ctx_put_u8(gk_ctx_t *ctx, int pe, uint8_t *dst, uint8_t value);
+GK_API int gk_ctx_put_u16(gk_ctx_t *ctx, int pe, uint16_t *dst, uint16_t value);
+GK_API int gk_ctx_put_u32(gk_ctx_t *ctx, int pe, uint32_t *dst, uint32_t value);
+GK_API int gk_ctx_put_u64(gk_ctx_t *ctx, int pe, uint64_t *dst, uint64_t value);
+GK_API int gk_ctx_get_u8(gk_ctx_t *ctx, int pe, const uint8_t *src, uint8_t *value_p);
+GK_API int gk_ctx_get_u16(gk_ctx_t *ctx, int pe, const uint16_t *src, uint16_t *value_p);
+GK_API int gk_ctx_get_u32(gk_ctx_t *ctx, int pe, const uint32_t *src, uint32_t *value_p);
+GK_API int gk_ctx_get_u64(gk_ctx_t *ctx, int pe, const uint64_t *src, uint64_t *value_p);
+
+#define GK__CTX_ATOMIC_DECLARE(T, ctype)                                       \
+    GK_API int gk_ctx_atomic_fetch_##T(gk_ctx_t *ctx, int pe, const ctype *src,   \
+                                       ctype *value_p);                        \
+    GK_API int gk_ctx_atomic_set_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value); \
+    GK_API int gk_ctx_atomic_swap_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value, \
+                                      ctype *old_p);                           \
+    GK_API int gk_ctx_atomic_compare_swap_##T(gk_ctx_t *ctx, int pe, ctype *dst,  \
+                                              ctype expected, ctype desired,   \
+                                              ctype *old_p);                   \
+    GK_API int gk_ctx_atomic_fetch_add_##T(gk_ctx_t *ctx, int pe, ctype *dst,     \
+                                           ctype value, ctype *old_p);         \
+    GK_API int gk_ctx_atomic_add_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value); \
+    GK_API int gk_ctx_atomic_fetch_and_##T(gk_ctx_t *ctx, int pe, ctype *dst,     \
+                                           ctype value, ctype *old_p);         \
+    GK_API int gk_ctx_atomic_fetch_or_##T(gk_ctx_t *ctx, int pe, ctype *dst,      \
+                                          ctype value, ctype *old_p);          \
+    GK_API int gk_ctx_atomic_fetch_xor_##T(gk_ctx_t *ctx, int pe, ctype *dst,     \
+                                           ctype value, ctype *old_p);         \
+    GK_API int gk_ctx_atomic_and_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value); \
+    GK_API int gk_ctx_atomic_or_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value);  \
+    GK_API int gk_ctx_atomic_xor_##T(gk_ctx_t *ctx, int pe, ctype *dst, ctype value);
+
+GK__CTX_ATOMIC_DECLARE(i32, int32_t)
+GK__CTX_ATOMIC_DECLARE(u32, uint32_t)
+GK__CTX_ATOMIC_DECLARE(i64, int64_t)
+GK__CTX_ATOMIC_DECLARE(u64, uint64_t)
+
+GK_API int gk_ctx_put_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                             size_t nbytes, gk_sem_t sem, uint64_t n);
+GK_API int gk_ctx_put_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                                 size_t nbytes, gk_sem_t sem, uint64_t n);
+GK_API int gk_ctx_put_signal_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                                size_t nbytes, gk_sem_t sem, uint64_t n,
+                                gk_handle_t *handle_p);
+GK_API int gk_ctx_put_with_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                                  size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                  int sig_op);
+GK_API int gk_ctx_put_with_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                                      size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                      int sig_op);
+GK_API int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem);
+GK_API int gk_ctx_sem_post_n(gk_ctx_t *ctx, gk_sem_t sem, uint64_t n);
+
+/*
+ * The seed's extended put interface (GASNet's), for small and bulk data:
+ *   gk_put_inline  value-sized data (at most GK_PUT_INLINE_MAX bytes)
+ *                  copied at once: src is reusable on return, the data is
+ *                  visible at the target after gk_quiet() (on this node at
+ *                  once). The fastest path for a few bytes.
+ *   gk_put_buffered  any size: src is reusable on return (the library
+ *                  copies it, into a bounce buffer on a network); complete
+ *                  at the target after gk_quiet().
+ *   gk_put_bulk    any size, for large transfers: the library never copies
+ *                  src to a buffer of its own; src must not change until
+ *                  gk_quiet() (on a network the data is read from it while
+ *                  the transfer runs). On this node, a plain copy.
+ */
+#define GK_PUT_INLINE_MAX 64
+GK_API int gk_put_inline(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_put_buffered(int pe, void *dst, const void *src, size_t nbytes);
+GK_API int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes);
+
 #ifdef __cplusplus
 }
 #endif

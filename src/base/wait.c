@@ -69,7 +69,8 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
         gk__wait_progress();
         /* One waiting thread per PE, so one watch; set it before we show up
          * as a sleeper (the increment releases it). */
-        atomic_store_explicit(&wake->watch, watch, memory_order_relaxed);
+        atomic_store_explicit(&wake->watch, policy->watch_any ? GK__WAKE_WATCH_ANY : watch,
+                              memory_order_relaxed);
         atomic_fetch_add_explicit(&wake->sleepers, 1, memory_order_seq_cst);
         /* Order the increment before our loads in C11 terms too (x86 and
          * ARMv8 do already; POWER would not). Sleep path only. */

@@ -48,6 +48,9 @@ struct gk__wait_policy {
     /* Runs this PE's inbox (core/progress.h); NULL before gk_init. Waits
      * call it now and then: a PE that waits still serves active messages. */
     int (*progress)(void);
+    /* Several threads of this PE may sleep at once (a progress thread,
+     * GK_THREAD_MULTIPLE): sleepers watch every word, as `watch` is one. */
+    int watch_any;
 };
 
 

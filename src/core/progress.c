@@ -176,6 +176,7 @@ int gk__progress_start(void)
         return GK_ERR_SYSTEM;
     }
     progress_running = 1;
+    gk__wait_policy.watch_any = 1; /* two threads may sleep now */
     gk__debug("progress thread started");
     return GK_OK;
 }

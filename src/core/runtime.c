@@ -208,10 +208,11 @@ int gk_init(void)
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
     gk__rt.barrier_epoch = 0;
-    gk__rt.pending_wake_pe = -1;
+    gk__debt.pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
-    memset(gk__rt.pool_used, 0, sizeof(gk__rt.pool_used));
+    for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
+        atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;
     status = rt_agree(gk__progress_start());
     if (status != GK_OK) {
@@ -303,13 +304,19 @@ void gk_abort(int exit_code, const char *why)
 int gk__rt_pool_take(size_t *seg_offset_p)
 {
     for (size_t word = 0; word < GK__SEG_POOL_CELLS / 64; word++) {
-        uint64_t used = gk__rt.pool_used[word];
-        if (used == UINT64_MAX)
-            continue;
-        unsigned bit = (unsigned)__builtin_ctzll(~used);
-        gk__rt.pool_used[word] |= (uint64_t)1 << bit;
-        *seg_offset_p = GK__SEG_POOL_OFFSET + (word * 64 + bit) * GK__SEG_POOL_CELL_SIZE;
-        return GK_OK;
+        uint64_t used = atomic_load_explicit(&gk__rt.pool_used[word], memory_order_relaxed);
+        while (used != UINT64_MAX) {
+            uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
+            /* Another thread may take the same bit: the CAS decides. */
+            if (atomic_compare_exchange_weak_explicit(&gk__rt.pool_used[word], &used,
+                                                      used | bit, memory_order_relaxed,
+                                                      memory_order_relaxed)) {
+                *seg_offset_p = GK__SEG_POOL_OFFSET +
+                                (word * 64 + (size_t)__builtin_ctzll(bit)) *
+                                    GK__SEG_POOL_CELL_SIZE;
+                return GK_OK;
+            }
+        }
     }
     return GK_ERR_NOMEM;
 }
@@ -321,18 +328,20 @@ int gk__rt_pool_give(size_t seg_offset)
         (seg_offset - GK__SEG_POOL_OFFSET) % GK__SEG_POOL_CELL_SIZE != 0)
         return GK_ERR_INVALID_ARG;
     uint64_t bit = (uint64_t)1 << (cell % 64);
-    if ((gk__rt.pool_used[cell / 64] & bit) == 0)
-        return GK_ERR_INVALID_ARG;
-    gk__rt.pool_used[cell / 64] &= ~bit;
-    return GK_OK;
+    uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
+                                             memory_order_relaxed);
+    return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
 }
+
+_Thread_local struct gk__wake_debt gk__debt = {.pe = -1};
 
 void gk__rt_flush_wakes_slow(void)
 {
-    int pending = gk__rt.pending_wake_pe;
-    uint64_t lo = pending == -2 ? 0 : gk__rt.pending_lo;
-    uint64_t hi = pending == -2 ? UINT64_MAX : gk__rt.pending_hi;
-    gk__rt.pending_wake_pe = -1;
+    struct gk__wake_debt *debt = &gk__debt;
+    int pending = debt->pe;
+    uint64_t lo = pending == -2 ? 0 : debt->lo;
+    uint64_t hi = pending == -2 ? UINT64_MAX : debt->hi;
+    debt->pe = -1;
     atomic_thread_fence(memory_order_seq_cst);
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
@@ -344,8 +353,9 @@ void gk__rt_flush_wakes_slow(void)
 
 void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)
 {
-    uint64_t owed_lo = gk__rt.pending_lo, owed_hi = gk__rt.pending_hi;
-    gk__rt.pending_wake_pe = -1;
+    struct gk__wake_debt *debt = &gk__debt;
+    uint64_t owed_lo = debt->lo, owed_hi = debt->hi;
+    debt->pe = -1;
     if (owed_lo >= lo && owed_hi <= hi)
         return; /* the caller's check covered it */
     struct gk__wake *wake = &gk__rt.peers[pe].header->wake;

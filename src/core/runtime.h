@@ -39,15 +39,24 @@ struct gk__runtime {
     /* The last bcast_consumed value read from each PE (a lower bound, as it
      * only grows), so a parent reads a child's word only when it must. */
     uint64_t *bcast_consumed_seen;
-    /*
-     * Puts copy without waking the target (see xfer.h); the PE whose wake-up
-     * check is owed: -1 none, a PE number, or -2 for several.
-     */
-    int pending_wake_pe;
-    uint64_t pending_lo, pending_hi; /* the owed range, for one PE */
-    /* Which cells of my segment's pool (mem/segment.h) are handed out. */
-    uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
+    /* Which cells of my segment's pool (mem/segment.h) are handed out
+     * (atomic: threads allocate semaphores concurrently). */
+    _Atomic uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
+    int thread_level; /* GK_THREAD_*, from gk_init_thread() */
 };
+
+/*
+ * Puts copy without waking the target (see xfer.h): the wake-up check they
+ * owe is kept per thread, so threads (and the contexts they use) never
+ * share it and need no lock: pe is -1 for none, a PE number, or -2 for
+ * several; [lo, hi) the owed range for one PE.
+ */
+struct gk__wake_debt {
+    int pe;
+    uint64_t lo, hi;
+};
+extern _Thread_local struct gk__wake_debt gk__debt
+    __attribute__((tls_model("initial-exec")));
 
 /* Hands out a free pool cell of this PE: its segment offset, or NOMEM. */
 int gk__rt_pool_take(size_t *seg_offset_p);
@@ -111,18 +120,19 @@ static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
 /* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi). */
 static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
 {
-    int pending = gk__rt.pending_wake_pe;
+    struct gk__wake_debt *debt = &gk__debt;
+    int pending = debt->pe;
     if (pending == pe) {
-        if (lo < gk__rt.pending_lo)
-            gk__rt.pending_lo = lo;
-        if (hi > gk__rt.pending_hi)
-            gk__rt.pending_hi = hi;
+        if (lo < debt->lo)
+            debt->lo = lo;
+        if (hi > debt->hi)
+            debt->hi = hi;
     } else if (pending == -1) {
-        gk__rt.pending_wake_pe = pe;
-        gk__rt.pending_lo = lo;
-        gk__rt.pending_hi = hi;
+        debt->pe = pe;
+        debt->lo = lo;
+        debt->hi = hi;
     } else {
-        gk__rt.pending_wake_pe = -2; /* several: check everything */
+        debt->pe = -2; /* several: check everything */
     }
 }
 
@@ -135,7 +145,7 @@ static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
 void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi) __attribute__((noinline));
 static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
 {
-    if (GK__UNLIKELY(gk__rt.pending_wake_pe == pe))
+    if (GK__UNLIKELY(gk__debt.pe == pe))
         gk__rt_wake_done_slow(pe, lo, hi);
 }
 
@@ -143,7 +153,7 @@ static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
 void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
 static inline void gk__rt_flush_wakes(void)
 {
-    if (gk__rt.pending_wake_pe != -1)
+    if (gk__debt.pe != -1)
         gk__rt_flush_wakes_slow();
 }
 

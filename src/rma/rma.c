@@ -104,7 +104,7 @@ int gk_wait_all(gk_handle_t *handles, size_t count)
 int gk_quiet(void)
 {
     /* The owed wake-up checks start with the full fence quiet needs. */
-    if (gk__rt.pending_wake_pe != -1)
+    if (gk__debt.pe != -1)
         gk__rt_flush_wakes_slow();
     else
         gk__shm_quiet();
@@ -166,3 +166,29 @@ RMA_VALUE_OPS(8)
 RMA_VALUE_OPS(16)
 RMA_VALUE_OPS(32)
 RMA_VALUE_OPS(64)
+
+/*
+ * The extended put interface (gasket.h). On this node all three are one
+ * copy into the mapped segment; they differ in what they promise about
+ * src, which a network transport will use: inline copies at once (small),
+ * buffered may copy to a bounce buffer, bulk reads src in place until quiet.
+ */
+int gk_put_inline(int pe, void *dst, const void *src, size_t nbytes)
+{
+    if (GK__UNLIKELY(nbytes > GK_PUT_INLINE_MAX)) {
+        gk__error("gk_put_inline: %zu bytes is over GK_PUT_INLINE_MAX (%d); use gk_put",
+                  nbytes, GK_PUT_INLINE_MAX);
+        return GK_ERR_INVALID_ARG;
+    }
+    return rma_put("gk_put_inline", pe, dst, src, nbytes);
+}
+
+int gk_put_buffered(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_put("gk_put_buffered", pe, dst, src, nbytes);
+}
+
+int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return rma_put("gk_put_bulk", pe, dst, src, nbytes);
+}

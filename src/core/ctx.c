@@ -1,0 +1,94 @@
+/*
+ * ctx.c: context objects and the thread level (see ctx.h).
+ */
+#include "core/ctx.h"
+
+#include <stdlib.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+
+int gk__ctx_check_slow(const char *op, const gk_ctx_t *ctx)
+{
+    gk__error("%s: ctx %p is not a live context (destroyed, or never created)", op,
+              (const void *)ctx);
+    return GK_ERR_INVALID_ARG;
+}
+
+int gk_ctx_create(unsigned options, gk_ctx_t **ctx_p)
+{
+    static const char op[] = "gk_ctx_create";
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe(op, 0);
+    if (ctx_p == NULL) {
+        gk__error("%s: ctx_p is NULL", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    if ((options & ~(GK_CTX_PRIVATE | GK_CTX_SERIALIZED)) != 0) {
+        gk__error("%s: options 0x%x has unknown bits (GK_CTX_PRIVATE, GK_CTX_SERIALIZED)",
+                  op, options);
+        return GK_ERR_INVALID_ARG;
+    }
+    gk_ctx_t *ctx = malloc(sizeof(*ctx));
+    if (ctx == NULL) {
+        gk__error("%s: out of memory", op);
+        return GK_ERR_NOMEM;
+    }
+    ctx->magic = GK__CTX_MAGIC;
+    ctx->options = options;
+    *ctx_p = ctx;
+    return GK_OK;
+}
+
+int gk_ctx_destroy(gk_ctx_t *ctx)
+{
+    static const char op[] = "gk_ctx_destroy";
+    if (ctx == GK_CTX_DEFAULT) {
+        gk__error("%s: the default context cannot be destroyed", op);
+        return GK_ERR_INVALID_ARG;
+    }
+    int status = gk__ctx_check(op, ctx);
+    if (status != GK_OK)
+        return status;
+    status = gk_quiet(); /* what was issued on it completes first */
+    ctx->magic = 0;
+    free(ctx);
+    return status;
+}
+
+int gk_init_thread(int requested, int *provided_p)
+{
+    if (requested < GK_THREAD_SINGLE || requested > GK_THREAD_MULTIPLE) {
+        gk__error("gk_init_thread: requested level %d is not GK_THREAD_SINGLE .. "
+                  "GK_THREAD_MULTIPLE (0 .. 3)",
+                  requested);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (provided_p == NULL) {
+        gk__error("gk_init_thread: provided_p is NULL");
+        return GK_ERR_INVALID_ARG;
+    }
+    int status = gk_init();
+    if (status != GK_OK)
+        return status;
+    gk__rt.thread_level = requested;
+    /* Several threads may sleep on our one wake word: each must be woken
+     * by any write, as the watch word is per PE. */
+    if (requested == GK_THREAD_MULTIPLE)
+        gk__wait_policy.watch_any = 1;
+    *provided_p = requested;
+    return GK_OK;
+}
+
+int gk_query_thread(int *provided_p)
+{
+    if (!gk__rt.initialized)
+        return gk__rt_report_pe("gk_query_thread", 0);
+    if (provided_p == NULL) {
+        gk__error("gk_query_thread: provided_p is NULL");
+        return GK_ERR_INVALID_ARG;
+    }
+    *provided_p = gk__rt.thread_level;
+    return GK_OK;
+}
