@@ -75,8 +75,10 @@ int gk_init_thread(int requested, int *provided_p)
     gk__rt.thread_level = requested;
     /* Several threads may sleep on our one wake word: each must be woken
      * by any write, as the watch word is per PE. */
-    if (requested == GK_THREAD_MULTIPLE)
+    if (requested == GK_THREAD_MULTIPLE) {
         gk__wait_policy.watch_any = 1;
+        gk__rt.threaded = 1;
+    }
     *provided_p = requested;
     return GK_OK;
 }

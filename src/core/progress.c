@@ -82,7 +82,7 @@ static void *am_check(const struct gk__ring_msg *msg, int valid)
     return NULL;
 }
 
-static void am_run(struct gk__ring_slot *slot, int valid)
+static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 {
     const struct gk__ring_msg *msg = &slot->msg;
     if (am_check(msg, valid) != NULL)
@@ -90,7 +90,7 @@ static void am_run(struct gk__ring_slot *slot, int valid)
     unsigned kind = msg->flags & GK__AM_KIND_MASK;
     void *payload = NULL;
     if (kind == GK__AM_MEDIUM)
-        payload = gk__ring_payload(slot);
+        payload = slot_payload;
     else if (kind == GK__AM_LONG)
         payload = gk__rt.heap + msg->dst_offset;
     struct gk_am_token token = {GK__AM_TOKEN_MAGIC, (int)msg->src,
@@ -103,7 +103,8 @@ int gk__progress(void)
 {
     if (in_progress || !gk__rt.initialized)
         return 0;
-    if (atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
+    int threaded = gk__rt.threaded;
+    if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
         return 0;
     in_progress = 1;
     char *seg_base = gk__rt.my_seg.base;
@@ -112,13 +113,16 @@ int gk__progress(void)
     uint64_t ticket = 0;
     int valid = 0;
     /* A bounded batch, so a flood cannot keep a waiter from its own word. */
-    while (ran < 64 && (slot = gk__ring_take(seg_base, &ticket, &valid)) != NULL) {
-        am_run(slot, valid);
+    void *payload = NULL;
+    while (ran < 64 &&
+           (slot = gk__ring_take(seg_base, &ticket, &valid, &payload)) != NULL) {
+        am_run(slot, valid, payload);
         gk__ring_release(seg_base, ticket);
         ran++;
     }
     in_progress = 0;
-    atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
+    if (threaded)
+        atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
     return ran;
 }
 
@@ -177,6 +181,7 @@ int gk__progress_start(void)
     }
     progress_running = 1;
     gk__wait_policy.watch_any = 1; /* two threads may sleep now */
+    gk__rt.threaded = 1;
     gk__debug("progress thread started");
     return GK_OK;
 }

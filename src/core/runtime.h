@@ -43,6 +43,9 @@ struct gk__runtime {
      * (atomic: threads allocate semaphores concurrently). */
     _Atomic uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
     int thread_level; /* GK_THREAD_*, from gk_init_thread() */
+    /* Several threads may run gasket calls at once (GK_THREAD_MULTIPLE or
+     * a progress thread): shared state must then be locked. */
+    int threaded;
 };
 
 /*

@@ -68,7 +68,20 @@ struct unexpected {
     struct unexpected *next;
 };
 
-static pthread_mutex_t msg_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t msg_lock_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+/* The queues need the mutex only when several threads may touch them. */
+static void msg_lock(void)
+{
+    if (gk__rt.threaded)
+        pthread_mutex_lock(&msg_lock_mutex);
+}
+
+static void msg_unlock(void)
+{
+    if (gk__rt.threaded)
+        pthread_mutex_unlock(&msg_lock_mutex);
+}
 static struct gk_request *posted_head, *posted_tail;
 static struct unexpected *unexpected_head, *unexpected_tail;
 
@@ -103,7 +116,8 @@ static void status_set(struct gk_request *req, int source, int tag, size_t nbyte
 static int send_short(int pe, int handler, const uint64_t *args, int nargs)
 {
     struct gk__ring_msg msg;
-    memset(&msg, 0, sizeof(msg));
+    msg.dst_offset = 0;
+    msg.nbytes = 0;
     msg.handler = (uint16_t)handler;
     msg.nargs = (uint8_t)nargs;
     msg.flags = GK__AM_SHORT;
@@ -218,7 +232,7 @@ static void h_eager(gk_am_token_t *token, void *payload, size_t nbytes, const ui
                     int nargs)
 {
     int source = gk_am_token_pe(token), tag = (int)args[0];
-    pthread_mutex_lock(&msg_lock);
+    msg_lock();
     struct gk_request *req = posted_take(source, tag);
     if (req != NULL) {
         status_set(req, source, tag, nbytes);
@@ -240,7 +254,7 @@ static void h_eager(gk_am_token_t *token, void *payload, size_t nbytes, const ui
             unexpected_add(u);
         }
     }
-    pthread_mutex_unlock(&msg_lock);
+    msg_unlock();
     (void)nargs;
 }
 
@@ -248,7 +262,7 @@ static void h_rts(gk_am_token_t *token, void *payload, size_t nbytes, const uint
                   int nargs)
 {
     int source = gk_am_token_pe(token), tag = (int)args[0];
-    pthread_mutex_lock(&msg_lock);
+    msg_lock();
     struct gk_request *req = posted_take(source, tag);
     if (req != NULL) {
         rendezvous_receive(req, source, tag, (size_t)args[1], args[2], args[3], args[4],
@@ -265,7 +279,7 @@ static void h_rts(gk_am_token_t *token, void *payload, size_t nbytes, const uint
             unexpected_add(u);
         }
     }
-    pthread_mutex_unlock(&msg_lock);
+    msg_unlock();
     (void)payload, (void)nbytes, (void)nargs;
 }
 
@@ -293,7 +307,7 @@ static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
                        const uint64_t *args, int nargs)
 {
     struct gk__ring_msg msg;
-    memset(&msg, 0, sizeof(msg));
+    msg.dst_offset = 0;
     msg.handler = (uint16_t)handler;
     msg.nargs = (uint8_t)nargs;
     msg.flags = GK__AM_MEDIUM;
@@ -440,7 +454,7 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
     req->capacity = capacity;
     gk__rt_flush_wakes();
     gk__progress(); /* what has arrived is matched first, in order */
-    pthread_mutex_lock(&msg_lock);
+    msg_lock();
     struct unexpected *prev = NULL, *u;
     for (u = unexpected_head; u != NULL; prev = u, u = u->next)
         if (matches(source, tag, u->source, u->tag))
@@ -468,7 +482,7 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
             posted_tail->next = req;
         posted_tail = req;
     }
-    pthread_mutex_unlock(&msg_lock);
+    msg_unlock();
     if (u != NULL) {
         free(u->data);
         free(u);
@@ -645,7 +659,7 @@ int gk_request_wait_all(size_t count, gk_request_t **requests, gk_msg_status_t *
 static int probe_once(int source, int tag, gk_msg_status_t *status_p)
 {
     int found = 0;
-    pthread_mutex_lock(&msg_lock);
+    msg_lock();
     for (struct unexpected *u = unexpected_head; u != NULL; u = u->next) {
         if (matches(source, tag, u->source, u->tag)) {
             if (status_p != NULL)
@@ -654,7 +668,7 @@ static int probe_once(int source, int tag, gk_msg_status_t *status_p)
             break;
         }
     }
-    pthread_mutex_unlock(&msg_lock);
+    msg_unlock();
     return found;
 }
 

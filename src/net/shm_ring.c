@@ -16,8 +16,20 @@ static struct gk__ring_ctl *ring_ctl(const char *seg_base)
 
 static struct gk__ring_slot *ring_slot(const char *seg_base, uint64_t ticket)
 {
-    return (struct gk__ring_slot *)(seg_base + GK__SEG_INBOX_OFFSET + GK__RING_CTL_SIZE +
-                                    (ticket % GK__RING_SLOTS) * GK__RING_SLOT_SIZE);
+    return (struct gk__ring_slot *)(seg_base + GK__SEG_INBOX_OFFSET + GK__RING_HEADERS_AT +
+                                    (ticket % GK__RING_SLOTS) * GK__RING_HEADER_SIZE);
+}
+
+/* Where a slot's payload lives: after its arguments if it fits, else in
+ * the slot's own block. Producer and consumer compute the same. */
+static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot *slot,
+                          unsigned nargs, uint64_t nbytes)
+{
+    size_t inline_at = offsetof(struct gk__ring_slot, msg.args) + nargs * sizeof(uint64_t);
+    if (inline_at + nbytes <= GK__RING_HEADER_SIZE)
+        return (char *)slot + inline_at;
+    return seg_base + GK__SEG_INBOX_OFFSET + GK__RING_BLOCKS_AT +
+           (ticket % GK__RING_SLOTS) * GK__RING_BLOCK_SIZE;
 }
 
 /* A hash of the header fields: a stray write is caught, not executed. */
@@ -91,13 +103,15 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
     slot->msg.dst_offset = msg->dst_offset;
     memcpy(slot->msg.args, msg->args, (size_t)msg->nargs * sizeof(uint64_t));
     if (payload != NULL && msg->nbytes > 0)
-        memcpy(gk__ring_payload(slot), payload, msg->nbytes);
+        memcpy(ring_payload(peer->seg_base, ticket, slot, msg->nargs, msg->nbytes), payload,
+               msg->nbytes);
     slot->check = ring_check(ticket, msg);
-    atomic_store_explicit(&slot->seq, ticket + 1, memory_order_release);
-    /* A sleeping target waits in some wait of its own, watching some word:
-     * every message wakes every sleeper, which then runs its inbox. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
+    /* Publish with a seq_cst exchange: it is the full fence the wake-up
+     * check below needs (base/wait.h), in the same instruction. A sleeping
+     * target waits in some wait of its own, watching some word: every
+     * message wakes every sleeper, which then runs its inbox. */
+    atomic_exchange_explicit(&slot->seq, ticket + 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&peer->header->wake.sleepers, memory_order_seq_cst) != 0)
         gk__wake_all(&peer->header->wake);
     return GK_OK;
 }
@@ -110,7 +124,8 @@ int gk__ring_ready(const char *seg_base)
            head + 1;
 }
 
-struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p)
+struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p,
+                                    void **payload_p)
 {
     struct gk__ring_ctl *ctl = ring_ctl(seg_base);
     uint64_t ticket = atomic_load_explicit(&ctl->head, memory_order_relaxed);
@@ -121,6 +136,9 @@ struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *val
     *ticket_p = ticket;
     *valid_p = slot->msg.nargs <= GK__RING_MAX_ARGS &&
                slot->check == ring_check(ticket, &slot->msg);
+    *payload_p = *valid_p && slot->msg.nbytes <= GK__RING_MAX_PAYLOAD
+                     ? ring_payload(seg_base, ticket, slot, slot->msg.nargs, slot->msg.nbytes)
+                     : NULL;
     return slot;
 }
 

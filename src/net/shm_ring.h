@@ -32,12 +32,22 @@
 #include "mem/segment.h"
 #include "net/net.h"
 
-#define GK__RING_SLOT_SIZE ((size_t)4096)
+/*
+ * Layout of the inbox: the control block, then the slots' headers packed
+ * densely (256 bytes each), then one 4 KiB payload block per slot. A small
+ * message fits its header: its payload follows the arguments it uses, so
+ * an 8-byte eager message is one cache line on one page; only a payload
+ * that does not fit goes to the slot's block.
+ */
 #define GK__RING_CTL_SIZE ((size_t)4096)
-#define GK__RING_SLOTS ((GK__SEG_INBOX_SIZE - GK__RING_CTL_SIZE) / GK__RING_SLOT_SIZE)
+#define GK__RING_SLOTS ((size_t)224)
+#define GK__RING_HEADER_SIZE ((size_t)256)
+#define GK__RING_BLOCK_SIZE ((size_t)4096)
+#define GK__RING_HEADERS_AT GK__RING_CTL_SIZE
+#define GK__RING_BLOCKS_AT                                                     \
+    (GK__RING_HEADERS_AT + (GK__RING_SLOTS * GK__RING_HEADER_SIZE + 4095) / 4096 * 4096)
 #define GK__RING_MAX_ARGS 16
-#define GK__RING_PAYLOAD_AT ((size_t)192)
-#define GK__RING_MAX_PAYLOAD (GK__RING_SLOT_SIZE - GK__RING_PAYLOAD_AT)
+#define GK__RING_MAX_PAYLOAD GK__RING_BLOCK_SIZE
 #define GK__RING_MAGIC 0x676b524eu /* "gkRN" */
 
 struct gk__ring_ctl {
@@ -63,9 +73,13 @@ struct gk__ring_slot {
     _Atomic uint64_t seq;
     uint64_t check;
     struct gk__ring_msg msg;
+    /* Room for a small payload, which starts right after the nargs used. */
+    unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__ring_msg)];
 };
-_Static_assert(sizeof(struct gk__ring_slot) <= GK__RING_PAYLOAD_AT, "slot header");
+_Static_assert(sizeof(struct gk__ring_slot) == GK__RING_HEADER_SIZE, "slot header");
 _Static_assert(sizeof(struct gk__ring_ctl) <= GK__RING_CTL_SIZE, "ring control");
+_Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__SEG_INBOX_SIZE,
+               "the inbox fits its part of the segment");
 
 /* Initializes this PE's own (not yet shared) inbox in its segment. */
 void gk__ring_init(char *seg_base);
@@ -84,17 +98,14 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
 /*
  * The consumer side, on this PE's own inbox: the next message if one is
  * ready (NULL otherwise), taken off the ring but not yet freed, so its
- * payload stays valid until gk__ring_release(). *valid_p says whether its
- * check word matched.
+ * payload (*payload_p) stays valid until gk__ring_release(). *valid_p says
+ * whether its check word matched.
  */
-struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p);
+struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p,
+                                    void **payload_p);
 void gk__ring_release(char *seg_base, uint64_t ticket);
 /* Non-zero when a message is ready (a cheap test for waits). */
 int gk__ring_ready(const char *seg_base);
 
-static inline void *gk__ring_payload(struct gk__ring_slot *slot)
-{
-    return (char *)slot + GK__RING_PAYLOAD_AT;
-}
 
 #endif /* GK_NET_SHM_RING_H */
