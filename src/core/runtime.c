@@ -191,6 +191,7 @@ int gk_init(void)
     if (status != GK_OK)
         goto err_destroy_seg;
     status = rt_agree(rt_attach_peers());
+    gk__rt.all_mapped = status == GK_OK;
     /* Every PE of the node has mapped our segment (or given up): the name
      * has served its purpose. */
     gk__seg_unlink(boot->job_key, boot->rank);
@@ -335,20 +336,33 @@ int gk__rt_pool_give(size_t seg_offset)
 
 _Thread_local struct gk__wake_debt gk__debt = {.pe = -1};
 
-void gk__rt_flush_wakes_slow(void)
+static void rt_flush_wakes(int fence)
 {
     struct gk__wake_debt *debt = &gk__debt;
     int pending = debt->pe;
+    if (pending == -1)
+        return;
     uint64_t lo = pending == -2 ? 0 : debt->lo;
     uint64_t hi = pending == -2 ? UINT64_MAX : debt->hi;
     debt->pe = -1;
-    atomic_thread_fence(memory_order_seq_cst);
+    if (fence)
+        atomic_thread_fence(memory_order_seq_cst);
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
         if ((pending == -2 || pe == pending) && peer->header != NULL &&
             atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
             gk__wake_if_watching(&peer->header->wake, lo, hi);
     }
+}
+
+void gk__rt_flush_wakes_slow(void)
+{
+    rt_flush_wakes(1);
+}
+
+void gk__rt_flush_wakes_fenced(void)
+{
+    rt_flush_wakes(0);
 }
 
 void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)

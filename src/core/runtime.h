@@ -46,6 +46,9 @@ struct gk__runtime {
     /* Several threads may run gasket calls at once (GK_THREAD_MULTIPLE or
      * a progress thread): shared state must then be locked. */
     int threaded;
+    /* Every peer's segment is mapped here (so far always: off-node PEs need
+     * a network transport): operations complete when they return. */
+    int all_mapped;
 };
 
 /*
@@ -152,8 +155,24 @@ static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
         gk__rt_wake_done_slow(pe, lo, hi);
 }
 
+/*
+ * Completes this PE's operations before a release that is a seq_cst RMW
+ * (a lock's): on mapped peers they are complete already and the RMW orders
+ * them, so only a network transport has work here. After the RMW, call
+ * gk__rt_flush_wakes_fenced() for the wake-ups the puts owe.
+ */
+static inline int gk__rt_complete_before_rmw(void)
+{
+    if (GK__LIKELY(gk__rt.all_mapped))
+        return GK_OK;
+    return gk_quiet();
+}
+
 /* Makes the owed wake-up checks: one fence, then each target's sleepers. */
 void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
+/* The same checks right after a full fence or seq_cst RMW of the caller's
+ * own (a lock release, say): no second fence. */
+void gk__rt_flush_wakes_fenced(void) __attribute__((noinline));
 static inline void gk__rt_flush_wakes(void)
 {
     if (gk__debt.pe != -1)

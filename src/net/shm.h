@@ -70,6 +70,30 @@ static inline void gk__shm_quiet(void)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
+/*
+ * 64-bit compare-and-swap and fetch-add on a mapped peer's word, with the
+ * wake-up check: the inline forms of the transport's atomic for the
+ * protocols that live on such words (the window lock).
+ */
+static inline uint64_t gk__shm_cas64(struct gk__net_peer *peer, size_t offset,
+                                     uint64_t expected, uint64_t desired)
+{
+    uint64_t *word = (uint64_t *)(peer->seg_base + offset);
+    __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
+    return expected; /* the old value, whether or not it matched */
+}
+
+static inline uint64_t gk__shm_fadd64(struct gk__net_peer *peer, size_t offset,
+                                      uint64_t delta)
+{
+    uint64_t old = __atomic_fetch_add((uint64_t *)(peer->seg_base + offset), delta,
+                                      __ATOMIC_SEQ_CST);
+    gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
+    return old;
+}
+
 /* Maps the segments of the PEs on this node (attach), or unmaps them. */
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size);

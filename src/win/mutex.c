@@ -93,9 +93,12 @@ int gk_lock_clear(gk_lock_t *lock)
         gk__error("%s: this PE does not hold the lock at %p", op, (void *)lock);
         return GK_ERR_INVALID_ARG;
     }
-    status = gk_quiet(); /* what was done under the lock completes first */
+    /* What was done under the lock completes first (as gk_quiet()); the
+     * release is a seq_cst RMW, which orders it on mapped peers. */
+    status = gk__rt_complete_before_rmw();
     if (status == GK_OK)
         status = gk__rwlock_release(&site, GK__RWLOCK_EXCLUSIVE);
+    gk__rt_flush_wakes_fenced();
     *held = 0;
     return status;
 }

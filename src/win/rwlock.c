@@ -66,6 +66,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/runtime.h"
+#include "net/shm.h"
 
 #define FIELD_T 0
 #define FIELD_H 16
@@ -76,11 +77,16 @@
 #define GET(word, field) (((word) >> (field)) & FIELD_MASK)
 #define ONE(field) ((uint64_t)1 << (field))
 
-/* A remote 64-bit compare-and-swap: the old value. */
+/* A remote 64-bit compare-and-swap: the old value. A mapped peer's word
+ * takes the transport's inline form (net/shm.h), others its table. */
 static int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
                     uint64_t desired, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        *old_p = gk__shm_cas64(peer, site->word_offset, expected, desired);
+        return GK_OK;
+    }
     return peer->transport->atomic(peer, GK__AMO_CSWAP, 8, site->word_offset, desired,
                                    expected, old_p);
 }
@@ -88,22 +94,31 @@ static int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
 static int word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        *old_p = gk__shm_fadd64(peer, site->word_offset, delta);
+        return GK_OK;
+    }
     return peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, site->word_offset,
                                    delta, 0, old_p);
 }
 
 /*
- * A notification: a 64-bit put to `pe` at segment offset `offset`, fenced
- * after everything before it, and a wake-up if the PE sleeps on it.
+ * A notification: a 64-bit put to `pe` at segment offset `offset`, ordered
+ * after everything before it, and a wake-up if the PE sleeps on it. To a
+ * mapped peer it is one exchange: a store that is also the full fence both
+ * the ordering and the wake-up check need (base/wait.h).
  */
 static int notify_put(int pe, size_t offset, uint64_t value)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->seg_base != NULL)) {
+        __atomic_exchange_n((uint64_t *)(peer->seg_base + offset), value, __ATOMIC_SEQ_CST);
+        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + sizeof(value));
+        return GK_OK;
+    }
     int status = peer->transport->fence();
     if (status == GK_OK)
         status = peer->transport->put(peer, offset, &value, sizeof(value));
-    if (status == GK_OK && peer->header != NULL)
-        gk__wake_notify(&peer->header->wake, offset, offset + sizeof(value));
     return status;
 }
 

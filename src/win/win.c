@@ -452,13 +452,18 @@ int gk_win_unlock(gk_win_t *win, int pe)
                   win->lock_all ? " (it is inside lock_all: use gk_win_unlock_all)" : "");
         return GK_ERR_EPOCH;
     }
-    /* Everything done under the lock completes before the release. */
-    status = gk_quiet();
-    if (status == GK_OK && hold != GK__WIN_HOLD_NOCHECK) {
+    if (hold == GK__WIN_HOLD_NOCHECK) {
+        status = gk_quiet(); /* no release to order our operations */
+    } else {
+        /* Everything done under the lock completes before the release; the
+         * release is a seq_cst RMW, which orders it on mapped peers. */
+        status = gk__rt_complete_before_rmw();
         struct gk__rwlock_site site = win_site(op, win, pe);
-        status = gk__rwlock_release(&site, hold == GK__WIN_HOLD_SHARED
-                                               ? GK__RWLOCK_SHARED
-                                               : GK__RWLOCK_EXCLUSIVE);
+        if (status == GK_OK)
+            status = gk__rwlock_release(&site, hold == GK__WIN_HOLD_SHARED
+                                                   ? GK__RWLOCK_SHARED
+                                                   : GK__RWLOCK_EXCLUSIVE);
+        gk__rt_flush_wakes_fenced();
     }
     win->hold[pe] = GK__WIN_HOLD_NONE;
     win->holds--;
