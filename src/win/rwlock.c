@@ -51,13 +51,15 @@
  * and otherwise changes nothing. verify/rwlock.pml models exactly this.
  *
  * Memory ordering. The word ops are sequentially consistent RMWs. The
- * caller completes its RMA to the target before releasing (flush), and each
- * notification put is preceded by a transport fence, so everything done
- * under the lock is visible before the next holder can learn it holds the
- * lock: either from the word (its RMW reads the releasing RMW's value) or
- * from its `granted` word (loaded with acquire after the fenced put). The
- * waiter clears its own `granted` before it can ask again; no grant can be
- * in flight then, as each request gets one.
+ * caller completes its RMA to the target before releasing (on a mapped
+ * peer RMA is complete on return, and the release's first RMW orders it),
+ * and each notification put is ordered after everything before it (a
+ * transport fence; to a mapped peer the put is a seq_cst exchange, which
+ * is that fence), so everything done under the lock is visible before the
+ * next holder can learn it holds the lock: either from the word (its RMW
+ * reads the releasing RMW's value) or from its `granted` word (loaded with
+ * acquire). The waiter clears its own `granted` before it can ask again; no
+ * grant can be in flight then, as each request gets one.
  */
 #include "win/rwlock.h"
 
