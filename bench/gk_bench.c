@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "bench_common.h"
+#include "gk_bench.h"
 
 static const char usage[] =
     "usage: gasket-run -n 2 [--bind] gk-bench NAME [--iters N] [--warmup N]\n"
@@ -37,15 +38,24 @@ static const char usage[] =
     "                 put + barrier, 1 B to 16 KiB\n"
     "  bcast_lat, allreduce_lat: gk_broadcast from PE 0, gk_allreduce of\n"
     "                 doubles (sum), 8 B to 64 KiB (us)\n"
+    "  am_lat         short (size 0) or medium AM request + short reply (us round trip)\n"
+    "  am_rate        short AM requests per second, windows of 64\n"
+    "  sendrecv_lat   gk_send/gk_recv ping-pong, 1 B to 4 MiB (us one-way)\n"
+    "  sendrecv_bw    windows of 64 gk_isend + ack (MB/s)\n"
+    "  mt_put_lat     gk_ctx_put + gk_ctx_quiet, 1/2/4 threads on own contexts (us;\n"
+    "                 not part of `all`: it needs GK_THREAD_MULTIPLE)\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
     "scale down with the size); --digits the decimals of latencies (2).\n";
 
-static int me, npes;
-static unsigned char *sym;  /* symmetric: 2 * BENCH_MAX_MSG */
-static unsigned char *priv; /* private source and destination */
+int bench_me, bench_npes;
+unsigned char *bench_sym, *bench_priv;
+/* The short names this file has always used for the shared state. */
+#define me bench_me
+#define npes bench_npes
+#define sym bench_sym
+#define priv bench_priv
 
-/* Any error ends the job: a benchmark that goes on after one measures nothing. */
-static void check(int status, const char *what)
+void bench_check(int status, const char *what)
 {
     if (status != GK_OK) {
         char why[256];
@@ -56,7 +66,7 @@ static void check(int status, const char *what)
     }
 }
 
-static int need_two(const char *name)
+int bench_need_two(const char *name)
 {
     if (npes < 2) {
         if (me == 0)
@@ -72,7 +82,7 @@ static int need_two(const char *name)
  */
 static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
 {
-    if (!need_two(name))
+    if (!bench_need_two(name))
         return;
     if (me == 0)
         bench_header(name, "gasket", npes, NULL,
@@ -80,7 +90,7 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
         long iters = bench_iters(opts, size, 200000);
         long warmup = bench_warmup(opts, size, 200000);
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         if (me != 0)
             continue;
         double t0 = 0;
@@ -88,20 +98,20 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
             if (i == 0)
                 t0 = bench_now_us();
             if (is_put)
-                check(gk_put(1, sym, priv, size), "gk_put");
+                bench_check(gk_put(1, sym, priv, size), "gk_put");
             else
-                check(gk_get(1, priv, sym, size), "gk_get");
-            check(gk_quiet(), "gk_quiet");
+                bench_check(gk_get(1, priv, sym, size), "gk_get");
+            bench_check(gk_quiet(), "gk_quiet");
         }
         bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
     }
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
 }
 
 /* put_bw / get_bw: windows of non-blocking operations, each closed by quiet. */
 static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
 {
-    if (!need_two(name))
+    if (!bench_need_two(name))
         return;
     if (me == 0)
         bench_header(name, "gasket", npes, "windows of 64 non-blocking operations, then gk_quiet",
@@ -109,7 +119,7 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
         long loops = bench_bw_loops(opts, size);
         long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         if (me != 0)
             continue;
         double t0 = 0;
@@ -118,43 +128,43 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
                 t0 = bench_now_us();
             for (int w = 0; w < BENCH_BW_WINDOW; w++) {
                 if (is_put)
-                    check(gk_put_nbi(1, sym, priv, size), "gk_put_nbi");
+                    bench_check(gk_put_nbi(1, sym, priv, size), "gk_put_nbi");
                 else
-                    check(gk_get_nbi(1, priv, sym, size), "gk_get_nbi");
+                    bench_check(gk_get_nbi(1, priv, sym, size), "gk_get_nbi");
             }
-            check(gk_quiet(), "gk_quiet");
+            bench_check(gk_quiet(), "gk_quiet");
         }
         double us = bench_now_us() - t0;
         bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
     }
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
 }
 
 /* fadd_lat / cswap_lat: PE 0 updates one word on PE 1; every compare-and-swap
  * succeeds (it expects the value the previous one left). */
 static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd)
 {
-    if (!need_two(name))
+    if (!bench_need_two(name))
         return;
     uint64_t *word = (uint64_t *)(void *)(sym + BENCH_MAX_MSG);
     uint64_t old = 0;
     long iters = bench_iters(opts, 8, 1000000);
     long warmup = bench_warmup(opts, 8, 1000000);
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
     if (me == 0) {
         bench_header(name, "gasket", npes, NULL,
                      is_fadd ? "us per gk_atomic_fetch_add_u64"
                              : "us per gk_atomic_compare_swap_u64");
-        check(gk_atomic_fetch_u64(1, word, &old), "gk_atomic_fetch_u64");
+        bench_check(gk_atomic_fetch_u64(1, word, &old), "gk_atomic_fetch_u64");
         double t0 = 0;
         for (long i = -warmup; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
             if (is_fadd) {
-                check(gk_atomic_fetch_add_u64(1, word, 1, &old), "gk_atomic_fetch_add_u64");
+                bench_check(gk_atomic_fetch_add_u64(1, word, 1, &old), "gk_atomic_fetch_add_u64");
             } else {
                 uint64_t seen;
-                check(gk_atomic_compare_swap_u64(1, word, old, old + 1, &seen),
+                bench_check(gk_atomic_compare_swap_u64(1, word, old, old + 1, &seen),
                       "gk_atomic_compare_swap_u64");
                 if (seen != old) {
                     fprintf(stderr, "gk-bench: compare-and-swap saw %llu, expected %llu\n",
@@ -166,7 +176,7 @@ static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd
         }
         bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
     }
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
 }
 
 static void barrier_lat(const struct bench_opts *opts, const char *name)
@@ -176,12 +186,12 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
     long iters = bench_iters(opts, 8, base), warmup = bench_warmup(opts, 8, base);
     if (me == 0)
         bench_header(name, "gasket", npes, "size is the number of PEs", "us per gk_barrier");
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
     double t0 = 0;
     for (long i = -warmup; i < iters; i++) {
         if (i == 0)
             t0 = bench_now_us();
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
     }
     double us = (bench_now_us() - t0) / (double)iters;
     if (me == 0)
@@ -214,21 +224,21 @@ pingpong_send(enum pingpong_kind kind, const struct pingpong *pp, size_t size, u
 {
     switch (kind) {
     case PP_FLAG:
-        check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
-        check(gk_fence(), "gk_fence");
-        check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
+        bench_check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
+        bench_check(gk_fence(), "gk_fence");
+        bench_check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
         break;
     case PP_NBI_FLAG:
-        check(gk_put_nbi(pp->peer, pp->inbox, priv, size), "gk_put_nbi");
-        check(gk_quiet(), "gk_quiet");
-        check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
+        bench_check(gk_put_nbi(pp->peer, pp->inbox, priv, size), "gk_put_nbi");
+        bench_check(gk_quiet(), "gk_quiet");
+        bench_check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
         break;
     case PP_SIGNAL:
-        check(gk_put_signal(pp->peer, pp->inbox, priv, size, pp->peer_sem, 1), "gk_put_signal");
+        bench_check(gk_put_signal(pp->peer, pp->inbox, priv, size, pp->peer_sem, 1), "gk_put_signal");
         break;
     case PP_BARRIER:
-        check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
+        bench_check(gk_barrier(), "gk_barrier");
         break;
     }
 }
@@ -239,13 +249,13 @@ pingpong_receive(enum pingpong_kind kind, const struct pingpong *pp, uint64_t se
     switch (kind) {
     case PP_FLAG:
     case PP_NBI_FLAG:
-        check(gk_wait_until_u64(pp->flag, GK_CMP_GE, seq), "gk_wait_until_u64");
+        bench_check(gk_wait_until_u64(pp->flag, GK_CMP_GE, seq), "gk_wait_until_u64");
         break;
     case PP_SIGNAL:
-        check(gk_sem_wait(pp->sem), "gk_sem_wait");
+        bench_check(gk_sem_wait(pp->sem), "gk_sem_wait");
         break;
     case PP_BARRIER:
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         break;
     }
 }
@@ -258,7 +268,7 @@ pingpong_loop(enum pingpong_kind kind, const struct pingpong *pp, size_t size, l
     uint64_t s = *seq;
     if (me >= 2) { /* bystanders take part in barriers only */
         for (long i = 0; kind == PP_BARRIER && i < 2 * iters; i++)
-            check(gk_barrier(), "gk_barrier");
+            bench_check(gk_barrier(), "gk_barrier");
         *seq = s + 2 * (uint64_t)iters;
         return;
     }
@@ -296,7 +306,7 @@ static void pingpong_run(enum pingpong_kind kind, const struct pingpong *pp, siz
 static void pingpong(const struct bench_opts *opts, const char *name, enum pingpong_kind kind,
                      size_t lo, size_t hi)
 {
-    if (!need_two(name))
+    if (!bench_need_two(name))
         return;
     /* Two flag lines, as in the raw floor: PE r waits on line r and writes
      * line 1-r of its peer. With one shared slot, a PE's store to the
@@ -312,19 +322,19 @@ static void pingpong(const struct bench_opts *opts, const char *name, enum pingp
         .peer_sem = GK_SEM_NULL,
     };
     if (kind == PP_SIGNAL) {
-        check(gk_sem_alloc_all(GK_SEM_SINGLE_PRODUCER | GK_SEM_SINGLE_CONSUMER, &pp.sem),
+        bench_check(gk_sem_alloc_all(GK_SEM_SINGLE_PRODUCER | GK_SEM_SINGLE_CONSUMER, &pp.sem),
               "gk_sem_alloc_all");
-        check(gk_sem_on(pp.sem, pp.peer, &pp.peer_sem), "gk_sem_on");
+        bench_check(gk_sem_on(pp.sem, pp.peer, &pp.peer_sem), "gk_sem_on");
     }
     flags[0] = flags[8] = 0;
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
     uint64_t seq = 0;
     if (me == 0)
         bench_header(name, "gasket", npes, NULL, "us one-way");
     BENCH_FOR_SIZES(opts, size, lo, hi) {
         long iters = bench_iters(opts, size, 100000);
         long warmup = bench_warmup(opts, size, 100000);
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         pingpong_run(kind, &pp, size, warmup, &seq);
         double t0 = bench_now_us();
         pingpong_run(kind, &pp, size, iters, &seq);
@@ -332,9 +342,9 @@ static void pingpong(const struct bench_opts *opts, const char *name, enum pingp
         if (me == 0)
             bench_row_lat(opts, size, us / (double)iters / 2.0);
     }
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
     if (kind == PP_SIGNAL)
-        check(gk_sem_free_all(pp.sem), "gk_sem_free_all");
+        bench_check(gk_sem_free_all(pp.sem), "gk_sem_free_all");
 }
 
 /* Back-to-back collectives, then a barrier, so the time runs until every PE
@@ -348,19 +358,19 @@ static void collective_lat(const struct bench_opts *opts, const char *name, int 
     BENCH_FOR_SIZES(opts, size, 8, 65536) {
         long iters = bench_iters(opts, size, 20000);
         long warmup = bench_warmup(opts, size, 20000);
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         double t0 = 0;
         for (long i = -warmup; i < iters; i++) {
             if (i == 0)
                 t0 = bench_now_us();
             if (is_bcast)
-                check(gk_broadcast(priv, priv + BENCH_MAX_MSG, size, 0), "gk_broadcast");
+                bench_check(gk_broadcast(priv, priv + BENCH_MAX_MSG, size, 0), "gk_broadcast");
             else
-                check(gk_allreduce(priv, priv + BENCH_MAX_MSG, size / 8, GK_DTYPE_DOUBLE,
+                bench_check(gk_allreduce(priv, priv + BENCH_MAX_MSG, size / 8, GK_DTYPE_DOUBLE,
                                    GK_OP_SUM),
                       "gk_allreduce");
         }
-        check(gk_barrier(), "gk_barrier");
+        bench_check(gk_barrier(), "gk_barrier");
         if (me == 0)
             bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
     }
@@ -408,6 +418,11 @@ static const struct {
     {"barrier_pingpong", run_barrier_pp},
     {"bcast_lat", run_bcast},
     {"allreduce_lat", run_allreduce},
+    {"am_lat", bench_am_lat},
+    {"am_rate", bench_am_rate},
+    {"sendrecv_lat", bench_sendrecv_lat},
+    {"sendrecv_bw", bench_sendrecv_bw},
+    {"mt_put_lat", bench_mt_put_lat},
 };
 #define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 
@@ -431,7 +446,13 @@ int main(int argc, char **argv)
         return 2;
     }
 
-    check(gk_init(), "gk_init");
+    /* Only the threaded benchmark asks for threads: the others measure the
+     * single-threaded paths, as a typical program uses them. */
+    int provided = 0;
+    if (strcmp(opts.name, "mt_put_lat") == 0)
+        bench_check(gk_init_thread(GK_THREAD_MULTIPLE, &provided), "gk_init_thread");
+    else
+        bench_check(gk_init(), "gk_init");
     me = gk_my_pe();
     npes = gk_n_pes();
     sym = gk_malloc(2 * BENCH_MAX_MSG);
@@ -443,17 +464,17 @@ int main(int argc, char **argv)
         gk_abort(1, "gk-bench: no memory for the buffers (raise GK_HEAP_SIZE)");
     memset(priv, 1, 2 * BENCH_MAX_MSG);
     memset(sym, 0, 2 * BENCH_MAX_MSG);
-    check(gk_barrier(), "gk_barrier");
+    bench_check(gk_barrier(), "gk_barrier");
 
     for (size_t b = 0; b < N_BENCHES; b++) {
         if (all || strcmp(opts.name, benches[b].name) == 0) {
             benches[b].run(&opts, benches[b].name);
-            check(gk_barrier(), "gk_barrier");
+            bench_check(gk_barrier(), "gk_barrier");
         }
     }
 
     gk_free(sym);
     free(priv);
-    check(gk_finalize(), "gk_finalize");
+    bench_check(gk_finalize(), "gk_finalize");
     return 0;
 }

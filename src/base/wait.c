@@ -52,23 +52,33 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg)
 {
     const struct gk__wait_policy *policy = &gk__wait_policy;
+    /*
+     * Waits here are for other PEs (barriers, locks, receives), which may
+     * need our handlers to get there: run the inbox on every poll, and
+     * while messages keep coming stay in the spin phase, where a reply
+     * costs no wake-up.
+     */
+restart:
     for (unsigned i = 0; i < policy->spin_count; i++) {
         if (pred(arg))
             return GK_OK;
-        if ((i & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1)
-            gk__wait_progress();
+        if (gk__wait_progress() > 0)
+            i = 0;
         gk__cpu_relax();
     }
     for (unsigned i = 0; i < policy->yield_count; i++) {
         if (pred(arg))
             return GK_OK;
-        gk__wait_progress();
+        if (gk__wait_progress() > 0)
+            goto restart;
         sched_yield();
     }
     for (;;) {
-        gk__wait_progress();
-        /* One waiting thread per PE, so one watch; set it before we show up
-         * as a sleeper (the increment releases it). */
+        if (gk__wait_progress() > 0)
+            goto restart;
+        /* One watch word per PE: with several waiting threads, policy says
+         * to watch everything. Set it before we show up as a sleeper (the
+         * increment releases it). */
         atomic_store_explicit(&wake->watch, policy->watch_any ? GK__WAKE_WATCH_ANY : watch,
                               memory_order_relaxed);
         atomic_fetch_add_explicit(&wake->sleepers, 1, memory_order_seq_cst);
@@ -77,7 +87,9 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
         atomic_thread_fence(memory_order_seq_cst);
         uint32_t seq = atomic_load_explicit(&wake->seq, memory_order_acquire);
         int done = pred(arg);
-        if (!done)
+        /* A message that came before we announced ourselves woke nobody. */
+        int mail = policy->inbox_ready != NULL && policy->inbox_ready();
+        if (!done && !mail)
             futex_wait(&wake->seq, seq, policy->sleep_ms);
         atomic_fetch_sub_explicit(&wake->sleepers, 1, memory_order_relaxed);
         if (done || pred(arg))
@@ -85,12 +97,15 @@ int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
         int status = policy->check_alive();
         if (status != GK_OK)
             return status;
+        if (gk__wait_progress() > 0 || mail)
+            goto restart;
         /* Woken, but not for us: another word of this PE changed. Yield a
          * little before sleeping again, in case our write is on its way. */
         for (unsigned i = 0; i < 4; i++) {
             if (pred(arg))
                 return GK_OK;
-            gk__wait_progress();
+            if (gk__wait_progress() > 0)
+                goto restart;
             sched_yield();
         }
     }
@@ -102,14 +117,15 @@ int gk__wait_poll(gk__wait_pred_fn pred, const void *arg)
     for (unsigned i = 0; i < policy->spin_count; i++) {
         if (pred(arg))
             return GK_OK;
-        if ((i & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1)
-            gk__wait_progress();
+        if (gk__wait_progress() > 0)
+            i = 0;
         gk__cpu_relax();
     }
     for (unsigned i = 0;; i++) {
         if (pred(arg))
             return GK_OK;
-        gk__wait_progress();
+        if (gk__wait_progress() > 0)
+            i = 0; /* messages flow: yield, do not nap, for a while */
         if (i < policy->yield_count) {
             sched_yield();
             continue;

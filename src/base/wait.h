@@ -45,9 +45,13 @@ struct gk__wait_policy {
     unsigned sleep_ms;    /* longest single sleep */
     /* Returns 0 while the job is alive; called on the sleep path. */
     int (*check_alive)(void);
-    /* Runs this PE's inbox (core/progress.h); NULL before gk_init. Waits
-     * call it now and then: a PE that waits still serves active messages. */
+    /* Runs this PE's inbox (core/progress.h) and returns how many messages
+     * it ran; NULL before gk_init. Waits call it as they poll: a PE that
+     * waits still serves active messages. */
     int (*progress)(void);
+    /* Non-zero when a message waits in the inbox: checked by a waiter after
+     * it announced itself as a sleeper, as senders wake every sleeper. */
+    int (*inbox_ready)(void);
     /* Several threads of this PE may sleep at once (a progress thread,
      * GK_THREAD_MULTIPLE): sleepers watch every word, as `watch` is one. */
     int watch_any;
@@ -59,10 +63,9 @@ extern struct gk__wait_policy gk__wait_policy;
 /* How often a spinning wait runs the inbox (a power of two, in polls). */
 #define GK__WAIT_PROGRESS_EVERY 32u
 
-static inline void gk__wait_progress(void)
+static inline int gk__wait_progress(void)
 {
-    if (gk__wait_policy.progress != NULL)
-        gk__wait_policy.progress();
+    return gk__wait_policy.progress != NULL ? gk__wait_policy.progress() : 0;
 }
 
 /* Returns non-zero when the wait is over. */

@@ -55,6 +55,9 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload);
  * number run, or a negative status if the job is ending. */
 int gk__progress(void);
 
+/* Non-zero when a message waits in this PE's inbox (the waits' check). */
+int gk__progress_inbox_ready(void);
+
 /* Set-up and tear-down, called by gk_init()/gk_finalize(). */
 int gk__progress_init_inbox(char *seg_base, int n_pes);
 int gk__progress_start(void);

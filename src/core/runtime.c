@@ -91,6 +91,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.sleep_ms = gk__rt.config.sleep_ms ? gk__rt.config.sleep_ms : 1;
     gk__wait_policy.check_alive = rt_check_alive;
     gk__wait_policy.progress = gk__progress;
+    gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores > 0 && gk__rt.boot.node_size > cores && gk__wait_policy.spin_count > 20)
         gk__wait_policy.spin_count = 20;

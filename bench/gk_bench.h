@@ -1,0 +1,27 @@
+/*
+ * gk_bench.h: what gk-bench's benchmark files share with its driver
+ * (gk_bench.c): this PE's number, the buffers, the error check. Each file
+ * adds its benchmarks to the driver's table.
+ */
+#ifndef GK_BENCH_GK_BENCH_H
+#define GK_BENCH_GK_BENCH_H
+
+#include "bench_common.h"
+
+extern int bench_me, bench_npes;
+extern unsigned char *bench_sym;  /* symmetric: 2 * BENCH_MAX_MSG */
+extern unsigned char *bench_priv; /* private: 2 * BENCH_MAX_MSG, page-aligned */
+
+/* Ends the job on an error: a benchmark that goes on after one measures nothing. */
+void bench_check(int status, const char *what);
+/* 1 when the job has 2 PEs or more; else PE 0 says the benchmark is skipped. */
+int bench_need_two(const char *name);
+
+/* gk_bench_msg.c: active messages, two-sided, threads on contexts. */
+void bench_am_lat(const struct bench_opts *opts, const char *name);
+void bench_am_rate(const struct bench_opts *opts, const char *name);
+void bench_sendrecv_lat(const struct bench_opts *opts, const char *name);
+void bench_sendrecv_bw(const struct bench_opts *opts, const char *name);
+void bench_mt_put_lat(const struct bench_opts *opts, const char *name);
+
+#endif /* GK_BENCH_GK_BENCH_H */
