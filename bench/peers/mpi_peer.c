@@ -29,6 +29,8 @@ static const char usage[] =
     "  cswap_lat    MPI_Compare_and_swap + MPI_Win_flush (us)\n"
     "  barrier_lat  MPI_Barrier (us; size is the number of ranks)\n"
     "  pingpong     MPI_Send/MPI_Recv, 8 B to 64 KiB (us one-way)\n"
+    "  sendrecv_lat the same, 1 B to 4 MiB\n"
+    "  sendrecv_bw  windows of 64 MPI_Isend, then a 0 B ack (MB/s)\n"
     "  bcast_lat, allreduce_lat: MPI_Bcast from rank 0, MPI_Allreduce of\n"
     "               doubles (sum), 8 B to 64 KiB (us)\n"
     "  all          every benchmark above\n";
@@ -186,13 +188,14 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
         bench_row_lat(opts, (size_t)npes, us);
 }
 
-static void pingpong(const struct bench_opts *opts, const char *name)
+static void pingpong_sizes(const struct bench_opts *opts, const char *name, size_t lo,
+                           size_t hi)
 {
     if (!need_two(name))
         return;
     if (me == 0)
         bench_header(name, "MPI", npes, NULL, "us one-way (MPI_Send/MPI_Recv)");
-    BENCH_FOR_SIZES(opts, size, 8, 65536) {
+    BENCH_FOR_SIZES(opts, size, lo, hi) {
         long iters = bench_iters(opts, size, 100000);
         long warmup = bench_warmup(opts, size, 100000);
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
@@ -214,6 +217,49 @@ static void pingpong(const struct bench_opts *opts, const char *name)
         }
         if (me == 0)
             bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters / 2.0);
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+static void pingpong(const struct bench_opts *o, const char *n) { pingpong_sizes(o, n, 8, 65536); }
+static void sendrecv_lat(const struct bench_opts *o, const char *n)
+{
+    pingpong_sizes(o, n, 1, BENCH_MAX_MSG);
+}
+
+/* OSU's bandwidth test: windows of 64 MPI_Isend (one buffer), then an ack. */
+static void sendrecv_bw(const struct bench_opts *opts, const char *name)
+{
+    if (!need_two(name))
+        return;
+    if (me == 0)
+        bench_header(name, "MPI", npes, "windows of 64 MPI_Isend, then a 0 B ack", "MB/s");
+    MPI_Request reqs[BENCH_BW_WINDOW];
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long loops = bench_bw_loops(opts, size);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        if (me >= 2)
+            continue;
+        double t0 = bench_now_us();
+        for (long l = 0; l < loops; l++) {
+            for (int i = 0; i < BENCH_BW_WINDOW; i++) {
+                if (me == 0)
+                    check(MPI_Isend(priv, (int)size, MPI_BYTE, 1, 2, MPI_COMM_WORLD, &reqs[i]),
+                          "MPI_Isend");
+                else
+                    check(MPI_Irecv(priv, (int)size, MPI_BYTE, 0, 2, MPI_COMM_WORLD, &reqs[i]),
+                          "MPI_Irecv");
+            }
+            check(MPI_Waitall(BENCH_BW_WINDOW, reqs, MPI_STATUSES_IGNORE), "MPI_Waitall");
+            if (me == 0)
+                check(MPI_Recv(NULL, 0, MPI_BYTE, 1, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                      "MPI_Recv");
+            else
+                check(MPI_Send(NULL, 0, MPI_BYTE, 0, 3, MPI_COMM_WORLD), "MPI_Send");
+        }
+        double us = bench_now_us() - t0;
+        if (me == 0)
+            bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
     }
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
@@ -261,7 +307,8 @@ static const struct {
     {"put_lat", run_put_lat},     {"get_lat", run_get_lat},     {"put_bw", run_put_bw},
     {"get_bw", run_get_bw},       {"fadd_lat", run_fadd},       {"cswap_lat", run_cswap},
     {"barrier_lat", barrier_lat}, {"pingpong", pingpong},       {"bcast_lat", run_bcast},
-    {"allreduce_lat", run_allreduce},
+    {"allreduce_lat", run_allreduce}, {"sendrecv_lat", sendrecv_lat},
+    {"sendrecv_bw", sendrecv_bw},
 };
 #define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 

@@ -22,7 +22,7 @@
 
 static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
 static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
-static _Thread_local int in_progress;
+static _Thread_local int in_progress __attribute__((tls_model("initial-exec")));
 /* Per peer: the last `released` of its inbox we read (shm_ring.h). */
 static _Atomic uint64_t *released_seen;
 

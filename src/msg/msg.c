@@ -409,12 +409,11 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
         status = gk__rt_check_local(op, "buf", buf, nbytes);
     if (status != GK_OK)
         return status;
-    memset(req, 0, sizeof(*req));
-    req->magic = REQUEST_MAGIC;
-    req->kind = REQ_SEND;
-    req->buf = (void *)(uintptr_t)buf;
-    req->capacity = nbytes;
-    req->status = (gk_msg_status_t){gk__rt.my_pe, tag, nbytes, GK_OK};
+    *req = (struct gk_request){.magic = REQUEST_MAGIC,
+                               .kind = REQ_SEND,
+                               .buf = (void *)(uintptr_t)buf,
+                               .capacity = nbytes,
+                               .status = {gk__rt.my_pe, tag, nbytes, GK_OK}};
     gk__rt_flush_wakes();
     if (nbytes <= GK__RING_MAX_PAYLOAD) {
         uint64_t args[2] = {(uint64_t)tag, nbytes};
@@ -445,13 +444,12 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
         status = gk__rt_check_local(op, "buf", buf, capacity);
     if (status != GK_OK)
         return status;
-    memset(req, 0, sizeof(*req));
-    req->magic = REQUEST_MAGIC;
-    req->kind = REQ_RECV;
-    req->source = source;
-    req->tag = tag;
-    req->buf = buf;
-    req->capacity = capacity;
+    *req = (struct gk_request){.magic = REQUEST_MAGIC,
+                               .kind = REQ_RECV,
+                               .source = source,
+                               .tag = tag,
+                               .buf = buf,
+                               .capacity = capacity};
     gk__rt_flush_wakes();
     gk__progress(); /* what has arrived is matched first, in order */
     msg_lock();
@@ -509,8 +507,13 @@ static int request_done_progress(const void *arg)
  * word watched is the inbox's. */
 static int request_block(struct gk_request *req)
 {
-    if (request_done_progress(req))
-        return GK_OK;
+    /* The spin phase here, with one inbox poll per round and the check
+     * right after it: a ping-pong's receive usually ends in it. */
+    for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
+        if (request_done_progress(req))
+            return GK_OK;
+        gk__cpu_relax();
+    }
     return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET,
                         request_done_progress, req);
 }

@@ -32,24 +32,18 @@ static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot 
            (ticket % GK__RING_SLOTS) * GK__RING_BLOCK_SIZE;
 }
 
-/* A hash of the header fields: a stray write is caught, not executed. */
+/*
+ * A check over the header's fields and the ticket: a stray write (or a
+ * slot from another lap) is caught, not executed. The arguments and the
+ * payload are the sender's data, like a put's, and are not covered.
+ */
 static uint64_t ring_check(uint64_t ticket, const struct gk__ring_msg *msg)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ULL ^ ticket;
-    uint64_t words[4] = {(uint64_t)msg->src << 32 | (uint64_t)msg->handler << 16 |
-                             (uint64_t)msg->nargs << 8 | msg->flags,
-                         msg->nbytes, msg->dst_offset, GK__RING_MAGIC};
-    for (int i = 0; i < 4; i++) {
-        h ^= words[i];
-        h *= 0xff51afd7ed558ccdULL;
-        h ^= h >> 33;
-    }
-    for (unsigned i = 0; i < msg->nargs && i < GK__RING_MAX_ARGS; i++) {
-        h ^= msg->args[i];
-        h *= 0xc4ceb9fe1a85ec53ULL;
-        h ^= h >> 29;
-    }
-    return h;
+    uint64_t h = ((uint64_t)msg->src << 32 | (uint64_t)msg->handler << 16 |
+                  (uint64_t)msg->nargs << 8 | msg->flags) ^
+                 (msg->nbytes * 0x9e3779b97f4a7c15ULL) ^ (msg->dst_offset << 1) ^
+                 (ticket * 0xff51afd7ed558ccdULL) ^ GK__RING_MAGIC;
+    return h ^ (h >> 29);
 }
 
 void gk__ring_init(char *seg_base)
