@@ -8,13 +8,17 @@
  *   bits 48-63  A  active readers: readers that hold the lock, or have been
  *                  admitted and will hold it as soon as they are told
  *   bits 32-47  B  readers queued behind the tail writer (its "group")
- *   bits 16-31  H  head writer + 1: the writer that holds the lock or is
- *                  next to (waiting for the A readers to leave); 0 if none
+ *   bits 16-31  H  head writer + 1: the writer that waits for the A readers
+ *                  to leave (whom the last of them grants); 0 if no writer
  *   bits  0-15  T  tail writer + 1: the last writer in the queue; 0 if none
  *
  * Invariants: T == 0 exactly when H == 0 (no writer at all), and then
  * B == 0. While a writer holds the lock A == 0; so A > 0 with H != 0 means
- * the head writer waits for readers.
+ * H is the head writer, waiting for readers. While writers hand the lock
+ * straight on (no readers between them) H is not updated: nobody reads it
+ * then, and it saves the hand-over a remote atomic. So H may name an
+ * earlier writer; the holder knows the value H has (each grant carries it,
+ * in its node, `h_seen`) and uses it to update the word.
  *
  * Each requester has a node (struct gk__rwlock_node) and n_pes wait-for
  * slots for this lock in its own memory. Writers queue MCS-style: each
@@ -38,9 +42,13 @@
  *                put (me, B(old)) into the old tail's `next`; wait.
  *   read unlock  fetch-add A -= 1; if A was 1 and H != 0, grant H.
  *   write unlock no successor (T == me): CAS to A = B, B = H = T = 0, then
- *                admit my group. Else wait for `next` = (Y, b), fetch-add
- *                A += b and H = Y, admit my group (b readers), and grant Y
- *                myself if b == 0 (else the last of them does).
+ *                admit my group. Else wait for `next` = (Y, b); if b > 0,
+ *                fetch-add A += b and H = Y, and admit my group (the last
+ *                of them grants Y); if b == 0, grant Y (the word does not
+ *                change).
+ *
+ * A grant carries the value of H (grant = H << 1 | 1): the writer granted
+ * keeps it to update the word later.
  *   admit group  for each slot i < b: wait for the slot, grant that reader.
  *
  * So writers are granted in the order their CASes hit the word (FIFO); a
@@ -150,20 +158,25 @@ static int wait_local(const void *word)
     return gk__wait_for(wake, offset, u64_nonzero, word);
 }
 
-/* Waits for my grant and consumes it, ready for my next request. */
+/* Waits for my grant and consumes it, ready for my next request; keeps
+ * the value of H it carries (for a writer's release). */
 static int wait_granted(const struct gk__rwlock_site *site)
 {
     struct gk__rwlock_node *node = my_node(site);
     int status = wait_local(&node->granted);
-    if (status == GK_OK)
+    if (status == GK_OK) {
+        uint64_t grant = atomic_load_explicit(&node->granted, memory_order_acquire);
+        node->h_seen = grant >> 1;
         atomic_store_explicit(&node->granted, 0, memory_order_relaxed);
+    }
     return status;
 }
 
-static int grant(const struct gk__rwlock_site *site, int pe)
+/* Grants `pe` the lock, telling it the value of H in the word. */
+static int grant(const struct gk__rwlock_site *site, int pe, uint64_t h)
 {
     return notify_put(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
-                      1);
+                      h << 1 | 1);
 }
 
 static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char *why)
@@ -198,8 +211,10 @@ int gk__rwlock_acquire(const struct gk__rwlock_site *site, enum gk__rwlock_mode 
         expected = old;
     }
     uint64_t tail = GET(old, FIELD_T);
-    if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0))
-        return GK_OK; /* granted at once */
+    if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0)) {
+        my_node(site)->h_seen = me; /* an exclusive request set H = me */
+        return GK_OK;                /* granted at once */
+    }
     if (tail != 0) {
         int pred = (int)tail - 1;
         uint64_t index = GET(old, FIELD_B);
@@ -233,6 +248,7 @@ int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode
         if (status != GK_OK)
             return status;
         if (old == expected) {
+            my_node(site)->h_seen = me;
             *acquired_p = 1;
             return GK_OK;
         }
@@ -250,7 +266,7 @@ static int admit_group(const struct gk__rwlock_site *site, uint64_t b)
             return status;
         uint64_t reader = atomic_load_explicit(slot, memory_order_acquire);
         atomic_store_explicit(slot, 0, memory_order_relaxed);
-        status = grant(site, (int)reader - 1);
+        status = grant(site, (int)reader - 1, 0); /* readers need no H */
         if (status != GK_OK)
             return status;
     }
@@ -266,7 +282,7 @@ static int release_shared(const struct gk__rwlock_site *site)
     if (GET(old, FIELD_A) == 0)
         return corrupt(site, old, "a reader left with no active readers");
     if (GET(old, FIELD_A) == 1 && GET(old, FIELD_H) != 0)
-        return grant(site, (int)GET(old, FIELD_H) - 1);
+        return grant(site, (int)GET(old, FIELD_H) - 1, GET(old, FIELD_H));
     return GK_OK;
 }
 
@@ -274,8 +290,9 @@ static int release_exclusive(const struct gk__rwlock_site *site)
 {
     uint64_t me = (uint64_t)gk__rt.my_pe + 1;
     struct gk__rwlock_node *node = my_node(site);
+    uint64_t h = node->h_seen; /* the value of H in the word */
     if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
-        uint64_t expected = me << FIELD_H | me << FIELD_T, old = 0;
+        uint64_t expected = h << FIELD_H | me << FIELD_T, old = 0;
         for (;;) {
             /* No successor yet: hand the lock to my group, or free it. */
             uint64_t b = GET(expected, FIELD_B);
@@ -284,7 +301,7 @@ static int release_exclusive(const struct gk__rwlock_site *site)
                 return status;
             if (old == expected)
                 return admit_group(site, b);
-            if (GET(old, FIELD_H) != me || GET(old, FIELD_A) != 0)
+            if (GET(old, FIELD_H) != h || GET(old, FIELD_A) != 0)
                 return corrupt(site, old, "the writer releasing it is not the holder");
             if (GET(old, FIELD_T) != me)
                 break; /* a writer queued behind me: it will tell me */
@@ -297,19 +314,18 @@ static int release_exclusive(const struct gk__rwlock_site *site)
     uint64_t next = atomic_load_explicit(&node->next, memory_order_acquire);
     atomic_store_explicit(&node->next, 0, memory_order_relaxed);
     uint64_t successor = next & FIELD_MASK, b = next >> 32;
-    /* H: me -> successor, A += b, in one fetch-add (H holds me, so the
-     * field cannot borrow from its neighbour). */
-    uint64_t delta = (b << FIELD_A) + (successor << FIELD_H) - (me << FIELD_H);
+    if (b == 0) /* straight on: the word stays as it is */
+        return grant(site, (int)successor - 1, h);
+    /* H: h -> successor, A += b, in one fetch-add (H holds h, so the field
+     * cannot borrow from its neighbour); the last of my group grants. */
+    uint64_t delta = (b << FIELD_A) + (successor << FIELD_H) - (h << FIELD_H);
     uint64_t old = 0;
     status = word_fadd(site, delta, &old);
     if (status != GK_OK)
         return status;
-    if (GET(old, FIELD_H) != me)
+    if (GET(old, FIELD_H) != h)
         return corrupt(site, old, "the writer handing it on is not the holder");
-    status = admit_group(site, b);
-    if (status == GK_OK && b == 0)
-        status = grant(site, (int)successor - 1);
-    return status;
+    return admit_group(site, b);
 }
 
 int gk__rwlock_release(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)

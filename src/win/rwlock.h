@@ -31,9 +31,10 @@ struct gk__rwlock_site {
  * the only words anybody waits on.
  */
 struct gk__rwlock_node {
-    _Atomic uint64_t granted; /* 1: the lock is mine (written by whoever grants) */
+    _Atomic uint64_t granted; /* H << 1 | 1: the lock is mine (written by the granter) */
     _Atomic uint64_t next;    /* my successor writer: (PE + 1) | readers << 32 */
-    uint64_t pad[6];
+    uint64_t h_seen;          /* mine only: the lock word's H while I hold it */
+    uint64_t pad[5];          /* mine only (gk_lock_t keeps its state here) */
 };
 _Static_assert(sizeof(struct gk__rwlock_node) == 64, "one cache line per node");
 
