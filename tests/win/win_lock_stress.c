@@ -1,0 +1,108 @@
+/*
+ * win_lock_stress: every PE takes random locks on random targets of one
+ * window: shared, exclusive, try-lock of either kind, with short critical
+ * sections. Checks, on every target:
+ *   (a) occupancy: a word updated with window atomics; a writer entering
+ *       sees nobody, a reader sees no writer (readers count in the high
+ *       half, writers in the low);
+ *   (b) a counter incremented NON-atomically (get, +1, put) under exclusive
+ *       locks equals the job's total of exclusive sections on that target;
+ *   (d) readers were seen overlapping at least once (somewhere).
+ * The FIFO order of writers, (c), is checked by win_lock_fifo_test.
+ */
+#include <sched.h>
+
+#include "pe_check.h"
+
+#define OPS 3000
+#define READER_ONE ((uint64_t)1 << 32)
+
+enum { DISP_COUNTER = 0, DISP_OCCUPANCY = 8, DISP_READERS_MAX = 16 };
+
+static uint64_t rng = 88172645463325252ULL;
+static uint64_t next_random(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+int main(void)
+{
+    CHECK_OK(gk_init());
+    int me = gk_my_pe(), npes = gk_n_pes();
+    rng += (uint64_t)me * 0x9e3779b97f4a7c15ULL;
+    uint64_t *base = NULL;
+    gk_win_t *win = NULL;
+    CHECK_OK(gk_win_allocate(64, 0, (void **)&base, &win));
+    /* Exclusive sections I made on each target. */
+    uint64_t *mine = calloc((size_t)npes, sizeof(uint64_t));
+    CHECK_NOT_NULL(mine);
+
+    for (int op = 0; op < OPS; op++) {
+        int target = (int)(next_random() % (uint64_t)npes);
+        int kind = (int)(next_random() % 4); /* 0 shared 1 exclusive 2,3 try */
+        int type = (kind == 0 || kind == 2) ? GK_LOCK_SHARED : GK_LOCK_EXCLUSIVE;
+        if (kind >= 2) {
+            int acquired = -1;
+            CHECK_OK(gk_win_try_lock(win, target, type, &acquired));
+            CHECK_TRUE(acquired == 0 || acquired == 1);
+            if (!acquired)
+                continue;
+        } else {
+            CHECK_OK(gk_win_lock(win, target, type, 0));
+        }
+        uint64_t old = 0;
+        if (type == GK_LOCK_EXCLUSIVE) {
+            uint64_t one = 1;
+            CHECK_OK(gk_win_fetch_and_op(win, target, DISP_OCCUPANCY, &one, &old,
+                                         GK_DTYPE_UINT64, GK_OP_SUM));
+            CHECK_EQ_U64(old, 0); /* (a) a writer alone */
+            uint64_t counter = 0;
+            CHECK_OK(gk_win_get(win, target, DISP_COUNTER, &counter, sizeof(counter)));
+            if (op % 7 == 0)
+                sched_yield(); /* widen the window a lost update needs */
+            counter++;
+            CHECK_OK(gk_win_put(win, target, DISP_COUNTER, &counter, sizeof(counter)));
+            uint64_t minus_one = UINT64_MAX;
+            CHECK_OK(gk_win_accumulate(win, target, DISP_OCCUPANCY, &minus_one, 1,
+                                       GK_DTYPE_UINT64, GK_OP_SUM));
+            mine[target]++;
+        } else {
+            uint64_t one = READER_ONE;
+            CHECK_OK(gk_win_fetch_and_op(win, target, DISP_OCCUPANCY, &one, &old,
+                                         GK_DTYPE_UINT64, GK_OP_SUM));
+            CHECK_EQ_U64(old & 0xffffffffu, 0); /* (a) readers see no writer */
+            uint64_t readers = (old >> 32) + 1, seen = 0;
+            CHECK_OK(gk_win_fetch_and_op(win, target, DISP_READERS_MAX, &readers, &seen,
+                                         GK_DTYPE_UINT64, GK_OP_MAX));
+            if (op % 5 == 0)
+                sched_yield(); /* let other readers in */
+            uint64_t minus = (uint64_t)0 - READER_ONE;
+            CHECK_OK(gk_win_accumulate(win, target, DISP_OCCUPANCY, &minus, 1,
+                                       GK_DTYPE_UINT64, GK_OP_SUM));
+        }
+        CHECK_OK(gk_win_unlock(win, target));
+    }
+
+    /* (b) per target: the counter equals every PE's exclusive sections. */
+    uint64_t *total = calloc((size_t)npes, sizeof(uint64_t));
+    CHECK_NOT_NULL(total);
+    CHECK_OK(gk_allreduce(total, mine, (size_t)npes, GK_DTYPE_UINT64, GK_OP_SUM));
+    CHECK_EQ_U64(base[DISP_COUNTER / 8], total[me]);
+    CHECK_EQ_U64(base[DISP_OCCUPANCY / 8], 0);
+    /* (d) readers overlapped somewhere (with 2 PEs or more, over 3000
+     * operations each; shared requests are half of them). */
+    uint64_t most = base[DISP_READERS_MAX / 8], most_all = 0;
+    CHECK_OK(gk_allreduce(&most_all, &most, 1, GK_DTYPE_UINT64, GK_OP_MAX));
+    if (npes > 1)
+        CHECK_GE(most_all, 2);
+    if (me == 0)
+        printf("win_lock_stress: %d PEs, most readers at once %llu\n", npes,
+               (unsigned long long)most_all);
+    free(total);
+    free(mine);
+    CHECK_OK(gk_win_free(win));
+    return gk_finalize() == GK_OK ? 0 : 1;
+}
