@@ -44,6 +44,11 @@ static const char usage[] =
     "  sendrecv_bw    windows of 64 gk_isend + ack (MB/s)\n"
     "  mt_put_lat     gk_ctx_put + gk_ctx_quiet, 1/2/4 threads on own contexts (us;\n"
     "                 not part of `all`: it needs GK_THREAD_MULTIPLE)\n"
+    "  lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat: window lock,\n"
+    "                 one put / one get / eight gets, unlock, 8 B to 64 KiB (us)\n"
+    "  lock_contended every PE: PE 0's exclusive lock, update, unlock (us per\n"
+    "                 acquisition; # longest wait)\n"
+    "  overlap        % of a locked put / get hidden behind computation\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
     "scale down with the size); --digits the decimals of latencies (2).\n";
 
@@ -423,6 +428,12 @@ static const struct {
     {"sendrecv_lat", bench_sendrecv_lat},
     {"sendrecv_bw", bench_sendrecv_bw},
     {"mt_put_lat", bench_mt_put_lat},
+    {"lock_put_lat", bench_lock_put_lat},
+    {"lock_get_lat", bench_lock_get_lat},
+    {"lock_get8_lat", bench_lock_get8_lat},
+    {"lock_all_get_lat", bench_lock_all_get_lat},
+    {"lock_contended", bench_lock_contended},
+    {"overlap", bench_overlap},
 };
 #define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 

@@ -24,4 +24,12 @@ void bench_sendrecv_lat(const struct bench_opts *opts, const char *name);
 void bench_sendrecv_bw(const struct bench_opts *opts, const char *name);
 void bench_mt_put_lat(const struct bench_opts *opts, const char *name);
 
+/* gk_bench_lock.c: windows and their locks. */
+void bench_lock_put_lat(const struct bench_opts *opts, const char *name);
+void bench_lock_get_lat(const struct bench_opts *opts, const char *name);
+void bench_lock_get8_lat(const struct bench_opts *opts, const char *name);
+void bench_lock_all_get_lat(const struct bench_opts *opts, const char *name);
+void bench_lock_contended(const struct bench_opts *opts, const char *name);
+void bench_overlap(const struct bench_opts *opts, const char *name);
+
 #endif /* GK_BENCH_GK_BENCH_H */

@@ -51,7 +51,14 @@ void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
 int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg)
 {
+    return gk__wait_for_yielding(wake, watch, pred, arg, 0);
+}
+
+int gk__wait_for_yielding(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                          const void *arg, unsigned extra_yields)
+{
     const struct gk__wait_policy *policy = &gk__wait_policy;
+    unsigned yields = policy->yield_count + extra_yields;
     /*
      * Waits here are for other PEs (barriers, locks, receives), which may
      * need our handlers to get there: run the inbox on every poll, and
@@ -66,7 +73,7 @@ restart:
             i = 0;
         gk__cpu_relax();
     }
-    for (unsigned i = 0; i < policy->yield_count; i++) {
+    for (unsigned i = 0; i < yields; i++) {
         if (pred(arg))
             return GK_OK;
         if (gk__wait_progress() > 0)

@@ -114,6 +114,10 @@ static inline void gk__wake_notify_after_rmw(struct gk__wake *wake, uint64_t lo,
  */
 int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg);
+/* The same with `extra_yields` more yields before it sleeps: for waits
+ * whose end is near but needs other PEs to run first (a lock's queue). */
+int gk__wait_for_yielding(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                          const void *arg, unsigned extra_yields);
 
 /*
  * Waits until pred(arg) is true for a condition nobody will wake us for (a

@@ -150,12 +150,22 @@ static int u64_nonzero(const void *word)
     return atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire) != 0;
 }
 
+/*
+ * Lock hand-overs go down a queue of PEs, which on an oversubscribed node
+ * are often not running: a waiter that sleeps costs its granter a futex
+ * wake and itself a wake-up delay at every hand-over, while one that
+ * yields is run again as soon as a core frees up. A queue of n waiters is
+ * served within n hand-overs, so waiters yield this much longer before
+ * they sleep.
+ */
+#define LOCK_EXTRA_YIELDS 2000
+
 /* Waits for a local 64-bit word to become non-zero (only others write it). */
 static int wait_local(const void *word)
 {
     size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].seg_base);
     struct gk__wake *wake = &gk__rt.peers[gk__rt.my_pe].header->wake;
-    return gk__wait_for(wake, offset, u64_nonzero, word);
+    return gk__wait_for_yielding(wake, offset, u64_nonzero, word, LOCK_EXTRA_YIELDS);
 }
 
 /* Waits for my grant and consumes it, ready for my next request; keeps

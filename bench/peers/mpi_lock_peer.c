@@ -1,0 +1,247 @@
+/*
+ * mpi-lock-peer: gk-bench's window-lock benchmarks (bench/gk_bench_lock.c)
+ * with MPI-3 windows, the same names and tables:
+ *
+ *   mpirun -n 2 --bind-to core --mca osc sm   mpi-lock-peer NAME [options]
+ *   mpirun -n 2 --bind-to core --mca osc rdma mpi-lock-peer NAME [options]
+ *   mpirun.mpich -n 2 mpi-lock-peer-mpich NAME [options]
+ *
+ * lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat,
+ * lock_contended and overlap, as in gk_bench_lock.c (MPI_Win_lock,
+ * MPI_Put/MPI_Get, MPI_Win_unlock; MPI_Win_lock_all for lock_all).
+ */
+#include <mpi.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_common.h"
+
+#define LOCK_MAX_MSG ((size_t)64 * 1024)
+
+static const char usage[] =
+    "usage: mpirun -n 2 --bind-to core [--mca osc sm|rdma] mpi-lock-peer NAME [options]\n"
+    "  lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat, lock_contended,\n"
+    "  overlap (see bench/gk_bench_lock.c)\n";
+
+static int me, npes;
+static unsigned char *priv;
+
+static void check(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, text, &len);
+        fprintf(stderr, "mpi-lock-peer: %s failed: %s\n", what, text);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+
+static MPI_Win window(size_t size, void **base_p)
+{
+    MPI_Win win;
+    check(MPI_Win_allocate((MPI_Aint)size, 1, MPI_INFO_NULL, MPI_COMM_WORLD, base_p, &win),
+          "MPI_Win_allocate");
+    check(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN), "MPI_Win_set_errhandler");
+    memset(*base_p, 0, size);
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    return win;
+}
+
+enum lock_kind { LK_PUT, LK_GET, LK_GET8, LK_ALL_GET };
+
+static void lock_epoch(MPI_Win win, enum lock_kind kind, size_t size)
+{
+    int n = (int)size;
+    switch (kind) {
+    case LK_PUT:
+        check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 1, 0, win), "MPI_Win_lock");
+        check(MPI_Put(priv, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win), "MPI_Put");
+        check(MPI_Win_unlock(1, win), "MPI_Win_unlock");
+        break;
+    case LK_GET:
+    case LK_GET8:
+        check(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win), "MPI_Win_lock");
+        for (int i = 0; i < (kind == LK_GET8 ? 8 : 1); i++)
+            check(MPI_Get(priv + (size_t)i * size, n, MPI_BYTE, 1, (MPI_Aint)i * n, n,
+                          MPI_BYTE, win),
+                  "MPI_Get");
+        check(MPI_Win_unlock(1, win), "MPI_Win_unlock");
+        break;
+    case LK_ALL_GET:
+        check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
+        check(MPI_Get(priv, n, MPI_BYTE, 1, 0, n, MPI_BYTE, win), "MPI_Get");
+        check(MPI_Win_unlock_all(win), "MPI_Win_unlock_all");
+        break;
+    }
+}
+
+static void lock_lat(const struct bench_opts *opts, const char *name, enum lock_kind kind)
+{
+    void *base = NULL;
+    MPI_Win win = window(8 * LOCK_MAX_MSG, &base);
+    static const char *const units[] = {
+        "us per exclusive MPI_Win_lock + MPI_Put + unlock",
+        "us per shared MPI_Win_lock + MPI_Get + unlock",
+        "us per shared MPI_Win_lock + 8 MPI_Get + unlock",
+        "us per MPI_Win_lock_all + MPI_Get + unlock_all"};
+    if (me == 0)
+        bench_header(name, "MPI", npes, NULL, units[kind]);
+    BENCH_FOR_SIZES(opts, size, 8, LOCK_MAX_MSG) {
+        long iters = bench_iters(opts, size, 50000), warmup = bench_warmup(opts, size, 50000);
+        check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+        if (me == 0) {
+            double start = 0;
+            for (long i = -warmup; i < iters; i++) {
+                if (i == 0)
+                    start = bench_now_us();
+                lock_epoch(win, kind, size);
+            }
+            bench_row_lat(opts, size, (bench_now_us() - start) / (double)iters);
+        }
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    check(MPI_Win_free(&win), "MPI_Win_free");
+}
+
+static void lock_contended(const struct bench_opts *opts, const char *name)
+{
+    void *base = NULL;
+    MPI_Win win = window(64, &base);
+    long iters = opts->iters > 0 ? opts->iters : (npes > 2 ? 5000 : 50000);
+    if (me == 0)
+        bench_header(name, "MPI", npes,
+                     "every rank: rank 0's exclusive lock, get + 1 + put, unlock; size 8",
+                     "us per acquisition (the job's)");
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    double longest = 0, start = bench_now_us();
+    for (long i = 0; i < iters; i++) {
+        double asked = bench_now_us();
+        check(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win), "MPI_Win_lock");
+        double waited = bench_now_us() - asked;
+        if (waited > longest)
+            longest = waited;
+        uint64_t v = 0;
+        check(MPI_Get(&v, 8, MPI_BYTE, 0, 0, 8, MPI_BYTE, win), "MPI_Get");
+        check(MPI_Win_flush(0, win), "MPI_Win_flush");
+        v++;
+        check(MPI_Put(&v, 8, MPI_BYTE, 0, 0, 8, MPI_BYTE, win), "MPI_Put");
+        check(MPI_Win_unlock(0, win), "MPI_Win_unlock");
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    double elapsed = bench_now_us() - start, all_elapsed = 0, all_longest = 0;
+    check(MPI_Allreduce(&elapsed, &all_elapsed, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+    check(MPI_Allreduce(&longest, &all_longest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD),
+          "MPI_Allreduce");
+    if (me == 0) {
+        uint64_t total = *(uint64_t *)base, expected = (uint64_t)iters * (uint64_t)npes;
+        if (total != expected) {
+            fprintf(stderr, "mpi-lock-peer: lock_contended counted %llu, expected %llu\n",
+                    (unsigned long long)total, (unsigned long long)expected);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        bench_row_lat(opts, 8, all_elapsed / (double)expected);
+        printf("# longest wait for the lock: %.1f us (%d ranks, %ld acquisitions each)\n",
+               all_longest, npes, iters);
+    }
+    check(MPI_Win_free(&win), "MPI_Win_free");
+}
+
+/* Computation for `us` microseconds: a busy loop on the clock (the
+ * transfer under test is at most a few hundred microseconds). */
+static void compute(double us)
+{
+    double end = bench_now_us() + us;
+    while (bench_now_us() < end) {
+    }
+}
+
+static void overlap(const struct bench_opts *opts, const char *name)
+{
+    void *base = NULL;
+    MPI_Win win = window(BENCH_MAX_MSG, &base);
+    for (int is_get = 0; is_get < 2; is_get++) {
+        if (me == 0)
+            bench_header(is_get ? "overlap_get" : "overlap_put", "MPI", npes,
+                         "lock, transfer, compute as long as the transfer takes, unlock",
+                         "% of the transfer hidden by the computation");
+        BENCH_FOR_SIZES(opts, size, 8, (size_t)1 << 20) {
+            long iters = bench_iters(opts, size, 5000);
+            check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+            if (me != 0)
+                continue;
+            double t0 = bench_now_us();
+            for (long i = 0; i < iters; i++)
+                lock_epoch(win, is_get ? LK_GET : LK_PUT, size);
+            double comm = (bench_now_us() - t0) / (double)iters;
+            t0 = bench_now_us();
+            for (long i = 0; i < iters; i++) {
+                check(MPI_Win_lock(is_get ? MPI_LOCK_SHARED : MPI_LOCK_EXCLUSIVE, 1, 0, win),
+                      "MPI_Win_lock");
+                if (is_get)
+                    check(MPI_Get(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                          "MPI_Get");
+                else
+                    check(MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
+                          "MPI_Put");
+                compute(comm);
+                check(MPI_Win_unlock(1, win), "MPI_Win_unlock");
+            }
+            double total = (bench_now_us() - t0) / (double)iters;
+            double hidden = 100.0 * (comm + comm - total) / comm;
+            printf("%-12zu %.1f\n", size, hidden < 0 ? 0 : hidden > 100 ? 100 : hidden);
+        }
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    check(MPI_Win_free(&win), "MPI_Win_free");
+}
+
+static void run_put(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_PUT); }
+static void run_get(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_GET); }
+static void run_get8(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_GET8); }
+static void run_all(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_ALL_GET); }
+
+static const struct {
+    const char *name;
+    void (*run)(const struct bench_opts *opts, const char *name);
+} benches[] = {
+    {"lock_put_lat", run_put},      {"lock_get_lat", run_get},
+    {"lock_get8_lat", run_get8},    {"lock_all_get_lat", run_all},
+    {"lock_contended", lock_contended}, {"overlap", overlap},
+};
+
+int main(int argc, char **argv)
+{
+    struct bench_opts opts;
+    if (bench_parse(argc, argv, usage, &opts) != 0)
+        return 2;
+    int found = -1;
+    for (size_t b = 0; b < sizeof(benches) / sizeof(benches[0]); b++)
+        if (strcmp(opts.name, benches[b].name) == 0)
+            found = (int)b;
+    if (found < 0 || opts.n_args != 0) {
+        fprintf(stderr, "mpi-lock-peer: unknown benchmark or argument\n%s", usage);
+        return 2;
+    }
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &npes);
+    if (npes < 2 && strcmp(opts.name, "lock_contended") != 0) {
+        if (me == 0)
+            printf("# %s needs 2 ranks; skipped\n", opts.name);
+        MPI_Finalize();
+        return 0;
+    }
+    if (posix_memalign((void **)&priv, 4096, 8 * LOCK_MAX_MSG + BENCH_MAX_MSG) != 0)
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    memset(priv, 1, 8 * LOCK_MAX_MSG + BENCH_MAX_MSG);
+    benches[found].run(&opts, opts.name);
+    free(priv);
+    MPI_Finalize();
+    return 0;
+}
