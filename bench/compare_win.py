@@ -205,6 +205,7 @@ def plot(directory, values):
             ax.plot(xs, ys, marker="o", label=NAMES[impl])
     ax.set_xlabel("PEs (2 cores: 4 and 8 oversubscribed)")
     ax.set_ylabel("us per acquisition (lower is better)")
+    ax.set_yscale("log")
     ax.set_xticks([2, 4, 8])
     ax.set_title("Contended exclusive lock on one PE")
     ax.grid(True, alpha=0.3)
