@@ -607,7 +607,7 @@ GK_API int gk_win_test(gk_win_t *win, int *done_p);
  * PE 0, each PE's own copy is its queue node.
  */
 typedef struct gk_lock {
-    uint64_t words[16]; /* 128 bytes: the lock word and this PE's queue node */
+    uint64_t words[24]; /* 192 bytes: the lock word and this PE's queue node */
 } gk_lock_t;
 
 /** Blocks until this PE holds the lock; holding it already is an error. */

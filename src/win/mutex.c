@@ -2,8 +2,8 @@
  * mutex.c: gk_lock_t, the OpenSHMEM-style distributed mutex, as the
  * exclusive-only use of the reader/writer lock of rwlock.c.
  *
- * A gk_lock_t is symmetric and 128 bytes: the first 64 hold the lock word
- * (used on PE 0 only) and the second 64 this PE's queue node. Zero is the
+ * A gk_lock_t is symmetric and 192 bytes: the first 64 hold the lock word
+ * (used on PE 0 only) and the next 128 this PE's queue node. Zero is the
  * free state of both, so gk_calloc() makes a ready lock. Whether this PE
  * holds the lock is kept in the node's padding, which only this PE touches:
  * it catches set while holding and clear without holding.

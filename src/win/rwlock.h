@@ -28,15 +28,21 @@ struct gk__rwlock_site {
 
 /*
  * One requester's queue node for one lock, in the requester's own memory:
- * the only words anybody waits on.
+ * the only words anybody waits on. `granted` and `next` are written by
+ * different PEs at different moments (the predecessor grants, the
+ * successor enqueues), so each has a cache line of its own.
  */
 struct gk__rwlock_node {
     _Atomic uint64_t granted; /* H << 1 | 1: the lock is mine (written by the granter) */
-    _Atomic uint64_t next;    /* my successor writer: (PE + 1) | readers << 32 */
     uint64_t h_seen;          /* mine only: the lock word's H while I hold it */
-    uint64_t pad[5];          /* mine only (gk_lock_t keeps its state here) */
+    uint64_t pad[6];          /* mine only (gk_lock_t keeps its state here) */
+    _Atomic uint64_t next; /* my successor writer: (PE + 1) | readers << 32 */
+    uint64_t pad_next[7];
 };
-_Static_assert(sizeof(struct gk__rwlock_node) == 64, "one cache line per node");
+/* No _Alignas: a gk_lock_t (8-byte aligned) holds one; nodes are 64-byte
+ * aligned where the layout puts them (window control blocks). */
+_Static_assert(sizeof(struct gk__rwlock_node) == 128, "two cache lines per node");
+_Static_assert(offsetof(struct gk__rwlock_node, next) == 64, "next on a line of its own");
 
 enum gk__rwlock_mode { GK__RWLOCK_SHARED, GK__RWLOCK_EXCLUSIVE };
 
