@@ -40,13 +40,6 @@ void gk__wake_all(struct gk__wake *wake)
     syscall(SYS_futex, (uint32_t *)&wake->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 }
 
-void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
-{
-    uint64_t watch = atomic_load_explicit(&wake->watch, memory_order_relaxed);
-    /* The watched word is up to 8 bytes: wake on any overlap with it. */
-    if (watch == GK__WAKE_WATCH_ANY || (watch < hi && watch + 8 > lo))
-        gk__wake_all(wake);
-}
 
 int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg)

@@ -83,9 +83,18 @@ static inline void gk__cpu_relax(void)
 }
 
 void gk__wake_all(struct gk__wake *wake) __attribute__((cold, noinline));
-/* Someone sleeps: wake them if they watch a word in [lo, hi). */
-void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
-    __attribute__((cold, noinline));
+
+/*
+ * Someone sleeps: wake them if they watch a word in [lo, hi). Inline, as a
+ * PE asleep in a barrier makes every write to it ask, and the answer is
+ * nearly always no (the watched word is up to 8 bytes: any overlap wakes).
+ */
+static inline void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
+{
+    uint64_t watch = atomic_load_explicit(&wake->watch, memory_order_relaxed);
+    if (__builtin_expect(watch == GK__WAKE_WATCH_ANY || (watch < hi && watch + 8 > lo), 0))
+        gk__wake_all(wake);
+}
 
 /* After plain stores to [lo, hi) (segment offsets) of the PE owning `wake`. */
 static inline void gk__wake_notify(struct gk__wake *wake, uint64_t lo, uint64_t hi)
