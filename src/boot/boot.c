@@ -69,12 +69,25 @@ static int boot_build_node_map(struct gk__boot *boot)
     return status;
 }
 
+static gk__boot_open_fn boot_external_open;
+static void *boot_external_arg;
+
+void gk__boot_use_external(gk__boot_open_fn open, void *arg)
+{
+    boot_external_open = open;
+    boot_external_arg = arg;
+}
+
 int gk__boot_init(struct gk__boot *boot)
 {
     memset(boot, 0, sizeof(*boot));
     boot->fd = -1;
     int status;
-    if (gk__config_getenv(NULL, "BOOT_FD") != NULL)
+    if (boot_external_open != NULL) {
+        gk__boot_open_fn open = boot_external_open;
+        boot_external_open = NULL; /* once: a failed start does not stick */
+        status = open(boot, boot_external_arg);
+    } else if (gk__config_getenv(NULL, "BOOT_FD") != NULL)
         status = gk__boot_launcher_open(boot);
     else
         status = gk__boot_single_open(boot);

@@ -39,6 +39,7 @@ struct gk__boot {
     /* Back-end state. */
     int fd;
     pid_t launcher_pid;
+    void *backend; /* an external back end's own (the MPI communicator) */
 };
 
 /* Chooses the back end from the environment and builds the node map. */
@@ -60,5 +61,14 @@ static inline int gk__boot_barrier(struct gk__boot *boot)
 /* Back ends. */
 int gk__boot_launcher_open(struct gk__boot *boot);
 int gk__boot_single_open(struct gk__boot *boot);
+
+/*
+ * An external back end (libgasket_mpi's, over an MPI communicator): the
+ * next gk__boot_init() calls open(boot, arg) instead of choosing from the
+ * environment, once. Exported for libgasket_mpi only; not public API.
+ */
+typedef int (*gk__boot_open_fn)(struct gk__boot *boot, void *arg);
+__attribute__((visibility("default"))) void gk__boot_use_external(gk__boot_open_fn open,
+                                                                    void *arg);
 
 #endif /* GK_BOOT_BOOT_H */
