@@ -175,6 +175,11 @@ class Runner:
             else:
                 cmd = ["mpirun", "--oversubscribe", "-n", str(npes), self.mpi[-1]] + \
                       cmd[len(self.mpi):]
+        return self.run_command(cmd, env, bench)
+
+    def run_command(self, cmd, env, bench, every_table=False):
+        """Runs one benchmark program; its table for `bench` (all its tables
+        with every_table), {} on failure, which is recorded."""
         full_env = dict(os.environ)
         full_env.update(env)
         try:
@@ -183,7 +188,8 @@ class Runner:
         except subprocess.TimeoutExpired:
             self.failures.append("%s: timed out" % " ".join(cmd))
             return {}
-        table = parse_tables(proc.stdout).get(bench, {})
+        tables = parse_tables(proc.stdout)
+        table = tables if every_table else tables.get(bench, {})
         if proc.returncode != 0 or not table:
             self.failures.append("%s: exit %d\n%s" % (" ".join(cmd), proc.returncode,
                                                       proc.stderr[-1500:]))

@@ -64,9 +64,8 @@ class Runner(compare.Runner):
         if impl == "mpich":
             if not self.have_mpich:
                 return {}
-            cmd = self.mpich + [bench] + compare.DIGITS + list(extra)
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-            return compare.parse_tables(proc.stdout).get(bench, {})
+            return self.run_command(self.mpich + [bench] + compare.DIGITS + list(extra), {},
+                                    bench)
         if impl == "ucx":
             return self.ucx_am_lat()
         return super().run(impl, bench, extra, npes)

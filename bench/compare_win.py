@@ -17,7 +17,6 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -70,20 +69,7 @@ class Runner(compare.Runner):
             if npes > 2:  # its oversubscribed acquisitions take milliseconds
                 extra = list(extra) + ["--iters", "100"]
         cmd = cmd + [bench] + compare.DIGITS + list(extra)
-        full_env = dict(os.environ)
-        full_env.update(env)
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=full_env,
-                                  timeout=300)
-        except subprocess.TimeoutExpired:
-            self.failures.append("%s: timed out" % " ".join(cmd))
-            return {}
-        every = compare.parse_tables(proc.stdout)
-        table = every if tables else every.get(bench, {})
-        if proc.returncode != 0 or not table:
-            self.failures.append("%s: exit %d %s" % (" ".join(cmd), proc.returncode,
-                                                     proc.stderr[-300:]))
-        return table
+        return self.run_command(cmd, env, bench, every_table=tables)
 
 
 def measure(runner, reps):
