@@ -1,8 +1,299 @@
 /*
  * win_errors_test: bad arguments and misuse of windows, each with its code
- * and the words of its message; nothing crashes or hangs.
+ * and the words of its message; nothing crashes or hangs. check_more():
+ * every call kind against ranges, bad PEs, NULL buffers, bad types and
+ * ops, misalignment, lock and PSCW misuse, what each epoch kind covers on
+ * a strict window, creation with a base that differs between PEs.
  */
+#include <stdint.h>
+
 #include "pe_check.h"
+
+/* The rest of the list, each with its code and its message. */
+static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
+{
+    int other = (me + 1) % npes;
+    char buf[512] = {0};
+    uint64_t u = 1, old = 0, cmp = 0;
+    int32_t i32 = 1;
+    double d = 1;
+    float f = 1;
+    size_t size = gk_win_size(win, other);
+
+    /* Ranges: the message names the window, the PE, displacement, length. */
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, size, buf, 1), "gk_win_put",
+                 "window 1", pe_fmt("on PE %d", other), pe_fmt("displacement %zu", size),
+                 "+ 1 bytes");
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_get(win, other, 0, buf, size + 1), "gk_win_get",
+                 "window 1", pe_fmt("PE %d", other), "displacement 0",
+                 pe_fmt("%zu bytes", size + 1));
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, SIZE_MAX, buf, 2), "window 1",
+                 pe_fmt("displacement %zu", (size_t)SIZE_MAX));
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, 8, buf, SIZE_MAX - 4), "window 1",
+                 "displacement 8");
+    CHECK_LOGGED(GK_ERR_RANGE,
+                 gk_win_accumulate(win, other, size - 8, &u, 2, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_accumulate", "window 1", pe_fmt("displacement %zu", size - 8),
+                 "16 bytes");
+    CHECK_LOGGED(GK_ERR_RANGE,
+                 gk_win_fetch_and_op(win, other, size, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_fetch_and_op", "window 1");
+    CHECK_LOGGED(GK_ERR_RANGE,
+                 gk_win_compare_and_swap(win, other, size - 4, &cmp, &u, &old,
+                                         GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", "window 1", pe_fmt("displacement %zu", size - 4));
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, SIZE_MAX / 4, GK_DTYPE_UINT64,
+                                   GK_OP_SUM),
+                 "gk_win_accumulate", "overflows");
+    /* The end of the part itself is fine: 0 bytes there, the last byte. */
+    CHECK_OK_SILENT(gk_win_put(win, other, size, buf, 0));
+    CHECK_OK_SILENT(gk_win_get(win, other, size - 1, buf, 1));
+
+    /* Bad PEs, on every kind of call: the number and the valid range. */
+    const char *no_such = pe_fmt("PE %d does not exist", npes);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_get(win, npes, 0, buf, 8), "gk_win_get", no_such);
+    CHECK_LOGGED(GK_ERR_PE,
+                 gk_win_accumulate(win, -1, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_accumulate", "PE -1 does not exist");
+    CHECK_LOGGED(GK_ERR_PE,
+                 gk_win_compare_and_swap(win, npes, 0, &cmp, &u, &old, GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_lock(win, npes, GK_LOCK_EXCLUSIVE, 0), "gk_win_lock",
+                 no_such);
+    int got = 0;
+    CHECK_LOGGED(GK_ERR_PE, gk_win_try_lock(win, npes, GK_LOCK_SHARED, &got),
+                 "gk_win_try_lock", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_unlock(win, npes), "gk_win_unlock", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_flush(win, npes), "gk_win_flush", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_flush_local(win, -3), "gk_win_flush_local",
+                 "PE -3 does not exist");
+    gk_capture_begin();
+    size_t no_size = gk_win_size(win, npes);
+    const char *text = gk_capture_end();
+    CHECK_EQ(no_size, 0);
+    const char *const size_needles[] = {"gk_win_size", no_such, NULL};
+    const char *why = pe_check_report(text, size_needles);
+    if (why != NULL) {
+        gk_capture_echo(text);
+        PE_FAIL("the report of gk_win_size(win, %d): %s", npes, why);
+    }
+    CHECK_EQ(gk_win_size(win, me), 256);
+    int bad_group[1] = {npes};
+    CHECK_LOGGED(GK_ERR_PE, gk_win_start(win, bad_group, 1, 0), "gk_win_start", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_post(win, bad_group, 1, 0), "gk_win_post", no_such);
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_post(win, NULL, 1, 0), "gk_win_post", "group");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_start(win, bad_group, -1, 0), "gk_win_start",
+                 "group of -1 PEs");
+
+    /* NULL buffers and output pointers (0 bytes from NULL is fine). */
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_put(win, other, 0, NULL, 8), "gk_win_put",
+                 "src is NULL", "8 bytes");
+    CHECK_OK_SILENT(gk_win_put(win, other, 0, NULL, 0));
+    CHECK_OK_SILENT(gk_win_get(win, other, 0, NULL, 0));
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, NULL, 2, GK_DTYPE_INT32, GK_OP_SUM),
+                 "gk_win_accumulate", "src is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_get_accumulate(win, other, 0, &u, NULL, 1, GK_DTYPE_UINT64,
+                                       GK_OP_SUM),
+                 "gk_win_get_accumulate", "result is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_fetch_and_op(win, other, 0, NULL, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_fetch_and_op", "src is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_compare_and_swap(win, other, 0, NULL, &u, &old, GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", "compare is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_compare_and_swap(win, other, 0, &cmp, &u, NULL, GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", "result is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_try_lock(win, other, GK_LOCK_SHARED, NULL),
+                 "gk_win_try_lock", "acquired_p is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_get(NULL, other, 0, buf, 8), "gk_win_get",
+                 "win is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(NULL, other, GK_LOCK_SHARED, 0),
+                 "gk_win_lock", "win is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(NULL, 0), "gk_win_fence", "win is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_free(NULL), "gk_win_free", "win is NULL");
+    CHECK_LOGGED_NULL(gk_win_base(NULL), "gk_win_base", "win is NULL");
+
+    /* Types and operations: every bitwise op on both floating types, CAS
+     * on both, NO_OP where no fetch is made, an unknown op. */
+    static const gk_op_t bitwise[] = {GK_OP_BAND, GK_OP_BOR, GK_OP_BXOR};
+    static const char *const bitwise_names[] = {"GK_OP_BAND", "GK_OP_BOR", "GK_OP_BXOR"};
+    for (int k = 0; k < 3; k++) {
+        CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                     gk_win_accumulate(win, other, 0, &f, 1, GK_DTYPE_FLOAT, bitwise[k]),
+                     bitwise_names[k], "GK_DTYPE_FLOAT");
+        CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                     gk_win_fetch_and_op(win, other, 0, &d, &d, GK_DTYPE_DOUBLE, bitwise[k]),
+                     bitwise_names[k], "GK_DTYPE_DOUBLE");
+    }
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_compare_and_swap(win, other, 0, &d, &d, &d, GK_DTYPE_DOUBLE),
+                 "gk_win_compare_and_swap", "not an integer");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_compare_and_swap(win, other, 0, &u, &u, &u, (gk_dtype_t)9),
+                 "gk_win_compare_and_swap", "dtype 9");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, (gk_op_t)9),
+                 "gk_win_accumulate", "op 9");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
+                 "gk_win_fetch_and_op", "op -1");
+
+    /* Misaligned elements: the address and the width. */
+    CHECK_LOGGED(GK_ERR_ALIGN,
+                 gk_win_accumulate(win, other, 4, &u, 1, GK_DTYPE_INT64, GK_OP_SUM),
+                 "gk_win_accumulate", pe_fmt("on PE %d", other), "not aligned to 8 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN,
+                 gk_win_accumulate(win, other, 2, &i32, 1, GK_DTYPE_INT32, GK_OP_MAX),
+                 "gk_win_accumulate", "not aligned to 4 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN,
+                 gk_win_accumulate(win, other, 1, &d, 1, GK_DTYPE_DOUBLE, GK_OP_SUM),
+                 "not aligned to 8 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN,
+                 gk_win_get_accumulate(win, other, 6, &f, &f, 1, GK_DTYPE_FLOAT, GK_OP_SUM),
+                 "gk_win_get_accumulate", "not aligned to 4 bytes");
+    CHECK_LOGGED(GK_ERR_ALIGN,
+                 gk_win_compare_and_swap(win, other, 12, &cmp, &u, &old, GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", "not aligned to 8 bytes");
+    /* A misaligned accumulate changed nothing. */
+    CHECK_OK(gk_barrier());
+    uint64_t zero[4] = {0}, seen[4] = {1, 1, 1, 1};
+    CHECK_OK(gk_win_get(win, other, 0, seen, sizeof(seen)));
+    CHECK_EQ(memcmp(seen, zero, sizeof(seen)), 0);
+    CHECK_OK(gk_barrier());
+
+    /* Lock arguments and epochs. */
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(win, other, 0, 0), "lock_type 0");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(win, other, GK_LOCK_SHARED, 0x40),
+                 "gk_win_lock", "flags 0x40");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock_all(win, 0x8), "gk_win_lock_all",
+                 "flags 0x8");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(win, 0x100), "gk_win_fence", "flags 0x100");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock(win, me), "gk_win_unlock", "window 1",
+                 pe_fmt("PE %d", me), "not locked");
+    /* A second lock of the same target, of either kind, also with try_lock
+     * and NOCHECK; a lock of another target is fine. */
+    CHECK_OK(gk_win_lock(win, other, GK_LOCK_EXCLUSIVE, 0));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock(win, other, GK_LOCK_SHARED, 0), "gk_win_lock",
+                 pe_fmt("PE %d", other), "window 1", "already locked");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock(win, other, GK_LOCK_EXCLUSIVE, GK_WIN_NOCHECK),
+                 "already locked");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_try_lock(win, other, GK_LOCK_EXCLUSIVE, &got),
+                 "gk_win_try_lock", "already locked");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_fence(win, 0), "gk_win_fence", "window 1");
+    int group[1] = {other};
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, group, 1, 0), "gk_win_start", "window 1");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock_all(win), "not inside lock_all");
+    if (npes > 1) {
+        CHECK_OK(gk_win_lock(win, me, GK_LOCK_SHARED, 0));
+        CHECK_OK(gk_win_unlock(win, me));
+    }
+    CHECK_OK(gk_win_unlock(win, other));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock(win, other), "not locked"); /* twice */
+    /* Inside lock_all: no lock, try_lock, second lock_all or start. */
+    CHECK_OK(gk_win_lock_all(win, GK_WIN_NOCHECK));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock(win, me, GK_LOCK_EXCLUSIVE, 0), "lock_all");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_try_lock(win, me, GK_LOCK_SHARED, &got), "lock_all");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock_all(win, 0), "gk_win_lock_all",
+                 "already has lock_all");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, group, 1, 0), "gk_win_start");
+    CHECK_OK(gk_win_unlock_all(win));
+    /* PSCW misuse: a second post before wait; test without a post. */
+    CHECK_OK(gk_win_post(win, group, 1, 0));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_post(win, group, 1, 0), "gk_win_post",
+                 "already exposed");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_test(win, NULL), "gk_win_test", "done_p");
+    int from[1] = {(me + npes - 1) % npes};
+    CHECK_OK(gk_win_start(win, from, 1, 0));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, from, 1, 0), "gk_win_start",
+                 "already has an access epoch");
+    CHECK_OK(gk_win_complete(win));
+    CHECK_OK(gk_win_wait(win));
+    int done = 1;
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_test(win, &done), "gk_win_test", "not exposed");
+    CHECK_OK(gk_barrier());
+
+    /* Strict: every kind of RMA outside an epoch; and each epoch kind
+     * covers exactly its targets, for exactly its duration. */
+    int strict_other = npes > 1 ? other : 0;
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, other, 0, buf, 8), "gk_win_get",
+                 "window 2", "GK_WIN_STRICT", pe_fmt("PE %d", other));
+    CHECK_LOGGED(GK_ERR_EPOCH,
+                 gk_win_accumulate(strict, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_accumulate", "GK_WIN_STRICT");
+    CHECK_LOGGED(GK_ERR_EPOCH,
+                 gk_win_get_accumulate(strict, other, 0, NULL, &old, 1, GK_DTYPE_UINT64,
+                                       GK_OP_NO_OP),
+                 "gk_win_get_accumulate", "GK_WIN_STRICT");
+    CHECK_LOGGED(GK_ERR_EPOCH,
+                 gk_win_fetch_and_op(strict, other, 0, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_win_fetch_and_op", "GK_WIN_STRICT");
+    CHECK_LOGGED(GK_ERR_EPOCH,
+                 gk_win_compare_and_swap(strict, other, 0, &cmp, &u, &old, GK_DTYPE_UINT64),
+                 "gk_win_compare_and_swap", "GK_WIN_STRICT");
+    if (npes > 1) {
+        /* A lock of one target is no epoch for another. */
+        CHECK_OK(gk_win_lock(strict, me, GK_LOCK_SHARED, 0));
+        CHECK_LOGGED(GK_ERR_EPOCH, gk_win_put(strict, strict_other, 0, buf, 8),
+                     "GK_WIN_STRICT", pe_fmt("PE %d", strict_other));
+        CHECK_OK(gk_win_unlock(strict, me));
+        /* An access epoch covers its group only. */
+        CHECK_OK(gk_win_post(strict, from, 1, 0));
+        int right[1] = {other};
+        CHECK_OK(gk_win_start(strict, right, 1, 0));
+        CHECK_OK(gk_win_put(strict, other, 0, buf, 8));
+        if (npes > 2)
+            CHECK_LOGGED(GK_ERR_EPOCH, gk_win_put(strict, from[0], 0, buf, 8),
+                         "GK_WIN_STRICT", pe_fmt("PE %d", from[0]));
+        CHECK_OK(gk_win_complete(strict));
+        CHECK_OK(gk_win_wait(strict));
+        CHECK_LOGGED(GK_ERR_EPOCH, gk_win_put(strict, other, 0, buf, 8), "GK_WIN_STRICT");
+    }
+    /* NOCHECK locks and lock_all are epochs too; unlock ends them. */
+    CHECK_OK(gk_win_lock(strict, strict_other, GK_LOCK_EXCLUSIVE, GK_WIN_NOCHECK));
+    CHECK_OK_SILENT(gk_win_put(strict, strict_other, 8, buf, 8));
+    CHECK_OK(gk_win_unlock(strict, strict_other));
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_win_lock_all(strict, 0));
+    CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
+    CHECK_OK(gk_win_unlock_all(strict));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8), "GK_WIN_STRICT");
+    /* A fence epoch: open after a fence, closed by NOSUCCEED. */
+    CHECK_OK(gk_win_fence(strict, GK_WIN_NOPRECEDE));
+    CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
+    CHECK_OK(gk_win_fence(strict, GK_WIN_NOSUCCEED));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8), "GK_WIN_STRICT");
+
+    /* Creation: NULL outputs; a base that differs between PEs fails on
+     * every PE, which all say so (the offsets named). */
+    void *base = NULL;
+    gk_win_t *w = NULL;
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0, NULL, &w), "gk_win_allocate",
+                 "base_p is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0, &base, NULL), "gk_win_allocate",
+                 "win_p is NULL");
+    if (npes > 1) {
+        char *range = gk_calloc(1, 4096);
+        CHECK_NOT_NULL(range);
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_create(range + (me == 0 ? 0 : 64), 64, 0, &w),
+                     "gk_win_create", "not the same symmetric address");
+        gk_free(range);
+    }
+    CHECK_OK(gk_barrier());
+    /* After all that, the windows still work. */
+    CHECK_OK(gk_win_lock(win, other, GK_LOCK_EXCLUSIVE, 0));
+    u = 0xfeed;
+    CHECK_OK(gk_win_put(win, other, 64, &u, sizeof(u)));
+    CHECK_OK(gk_win_unlock(win, other));
+    CHECK_OK(gk_barrier());
+    uint64_t mine = 0;
+    memcpy(&mine, (char *)gk_win_base(win) + 64, sizeof(mine));
+    CHECK_EQ_U64(mine, 0xfeed);
+    CHECK_OK(gk_barrier());
+}
 
 int main(void)
 {
@@ -75,6 +366,8 @@ int main(void)
     void *bad_base = NULL;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0x80, &bad_base, &bad), "flags");
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_create(buf, sizeof(buf), 0, &bad), "symmetric heap");
+
+    check_more(win, strict, me, npes);
 
     CHECK_OK(gk_win_free(strict));
     CHECK_OK(gk_win_free(win));
