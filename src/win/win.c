@@ -471,9 +471,11 @@ int gk_win_unlock(gk_win_t *win, int pe)
 }
 
 /*
- * Shared on every PE, in PE order from ours: readers do not block each
- * other, so the order matters only against writers, and starting at our
- * own PE spreads the PEs of a job over the targets.
+ * Shared on every PE, in the same order (PE 0 first) on every caller. A
+ * reader that asks behind a queued writer waits for it (writers do not
+ * starve), so two lock_all callers that walked the targets in different
+ * orders could each hold a target the other's writer waits for: a cycle.
+ * One order for all makes that impossible.
  */
 int gk_win_lock_all(gk_win_t *win, unsigned flags)
 {
@@ -491,9 +493,7 @@ int gk_win_lock_all(gk_win_t *win, unsigned flags)
         return GK_ERR_EPOCH;
     }
     if (!(flags & GK_WIN_NOCHECK)) {
-        int n = gk__rt.n_pes;
-        for (int i = 0; i < n; i++) {
-            int pe = (gk__rt.my_pe + i) % n;
+        for (int pe = 0; pe < gk__rt.n_pes; pe++) {
             struct gk__rwlock_site site = win_site(op, win, pe);
             status = gk__rwlock_acquire(&site, GK__RWLOCK_SHARED);
             if (status != GK_OK)
@@ -516,9 +516,7 @@ int gk_win_unlock_all(gk_win_t *win)
     }
     status = gk_quiet();
     if (win->lock_all == 1) {
-        int n = gk__rt.n_pes;
-        for (int i = 0; i < n && status == GK_OK; i++) {
-            int pe = (gk__rt.my_pe + i) % n;
+        for (int pe = 0; pe < gk__rt.n_pes && status == GK_OK; pe++) {
             struct gk__rwlock_site site = win_site(op, win, pe);
             status = gk__rwlock_release(&site, GK__RWLOCK_SHARED);
         }
