@@ -9,9 +9,9 @@
  *
  * Start the program with mpirun (Open MPI or MPICH), not gasket-run. The
  * bootstrap (who is where, the shared-memory job key) goes through a
- * duplicate of `comm`; after gk_init_mpi() gasket calls MPI only in
- * gk_abort() (MPI_Abort). The rules for threads and progress are in
- * docs/MPI.md.
+ * duplicate of `comm`; after gk_init_mpi() returns gasket calls MPI only
+ * in gk_abort() (MPI_Abort); the duplicate is freed by the program's
+ * MPI_Finalize. The rules for threads and progress are in docs/MPI.md.
  */
 #ifndef GASKET_MPI_H
 #define GASKET_MPI_H
@@ -29,6 +29,14 @@ extern "C" {
  * as gk_init(). Link with -lgasket_mpi -lgasket.
  */
 GK_API int gk_init_mpi(MPI_Comm comm);
+
+/**
+ * gk_init_thread() over an MPI communicator: as gk_init_mpi(), at gasket
+ * thread level `requested` (GK_THREAD_SINGLE .. GK_THREAD_MULTIPLE), the
+ * level given in *provided_p. gasket's level is independent of MPI's: it
+ * says which threads may call gasket; MPI's says which may call MPI.
+ */
+GK_API int gk_init_thread_mpi(MPI_Comm comm, int requested, int *provided_p);
 
 #ifdef __cplusplus
 }
