@@ -1,5 +1,5 @@
 /*
- * win_lock_stress: every PE takes random locks on random targets of one
+ * win_lock_stress: every PE takes OPS (20,000) random locks on random targets of one
  * window: shared, exclusive, try-lock of either kind, with short critical
  * sections. Checks, on every target:
  *   (a) occupancy: a word updated with window atomics; a writer entering
@@ -7,17 +7,21 @@
  *       half, writers in the low);
  *   (b) a counter incremented NON-atomically (get, +1, put) under exclusive
  *       locks equals the job's total of exclusive sections on that target;
- *   (d) readers were seen overlapping at least once (somewhere).
+ *   (d) readers were seen overlapping at least once (somewhere);
+ *   (e) a block that writers fill with their own stamp, in two puts with a
+ *       yield between, is never seen half-written: by readers (all words
+ *       equal), nor by the next writer.
  * The FIFO order of writers, (c), is checked by win_lock_fifo_test.
  */
 #include <sched.h>
 
 #include "pe_check.h"
 
-#define OPS 3000
+#define OPS 20000
+#define BLOCK_WORDS 32 /* a block writers fill with their id, in two halves */
 #define READER_ONE ((uint64_t)1 << 32)
 
-enum { DISP_COUNTER = 0, DISP_OCCUPANCY = 8, DISP_READERS_MAX = 16 };
+enum { DISP_COUNTER = 0, DISP_OCCUPANCY = 8, DISP_READERS_MAX = 16, DISP_BLOCK = 64 };
 
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next_random(void)
@@ -28,6 +32,16 @@ static uint64_t next_random(void)
     return rng;
 }
 
+static void check_block(const uint64_t *block, int target, const char *who)
+{
+    for (int w = 1; w < BLOCK_WORDS; w++)
+        if (block[w] != block[0])
+            PE_FAIL("%s found PE %d's block half-written: word 0 is 0x%llx, word %d "
+                    "0x%llx",
+                    who, target, (unsigned long long)block[0], w,
+                    (unsigned long long)block[w]);
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -35,11 +49,13 @@ int main(void)
     rng += (uint64_t)me * 0x9e3779b97f4a7c15ULL;
     uint64_t *base = NULL;
     gk_win_t *win = NULL;
-    CHECK_OK(gk_win_allocate(64, 0, (void **)&base, &win));
+    CHECK_OK(gk_win_allocate(64 + 8 * BLOCK_WORDS, 0, (void **)&base, &win));
     /* Exclusive sections I made on each target. */
     uint64_t *mine = calloc((size_t)npes, sizeof(uint64_t));
     CHECK_NOT_NULL(mine);
 
+    CHECK_OK(gk_barrier());
+    double started = pe_now();
     for (int op = 0; op < OPS; op++) {
         int target = (int)(next_random() % (uint64_t)npes);
         int kind = (int)(next_random() % 4); /* 0 shared 1 exclusive 2,3 try */
@@ -65,6 +81,17 @@ int main(void)
                 sched_yield(); /* widen the window a lost update needs */
             counter++;
             CHECK_OK(gk_win_put(win, target, DISP_COUNTER, &counter, sizeof(counter)));
+            /* (e) the block: whole as the last writer left it, then mine. */
+            uint64_t block[BLOCK_WORDS];
+            CHECK_OK(gk_win_get(win, target, DISP_BLOCK, block, sizeof(block)));
+            check_block(block, target, "a writer");
+            for (int w = 0; w < BLOCK_WORDS; w++)
+                block[w] = ((uint64_t)me << 32) | (uint64_t)op;
+            CHECK_OK(gk_win_put(win, target, DISP_BLOCK, block, sizeof(block) / 2));
+            if (op % 3 == 0)
+                sched_yield();
+            CHECK_OK(gk_win_put(win, target, DISP_BLOCK + sizeof(block) / 2,
+                                block + BLOCK_WORDS / 2, sizeof(block) / 2));
             uint64_t minus_one = UINT64_MAX;
             CHECK_OK(gk_win_accumulate(win, target, DISP_OCCUPANCY, &minus_one, 1,
                                        GK_DTYPE_UINT64, GK_OP_SUM));
@@ -79,6 +106,9 @@ int main(void)
                                          GK_DTYPE_UINT64, GK_OP_MAX));
             if (op % 5 == 0)
                 sched_yield(); /* let other readers in */
+            uint64_t block[BLOCK_WORDS];
+            CHECK_OK(gk_win_get(win, target, DISP_BLOCK, block, sizeof(block)));
+            check_block(block, target, "a reader");
             uint64_t minus = (uint64_t)0 - READER_ONE;
             CHECK_OK(gk_win_accumulate(win, target, DISP_OCCUPANCY, &minus, 1,
                                        GK_DTYPE_UINT64, GK_OP_SUM));
@@ -99,8 +129,9 @@ int main(void)
     if (npes > 1)
         CHECK_GE(most_all, 2);
     if (me == 0)
-        printf("win_lock_stress: %d PEs, most readers at once %llu\n", npes,
-               (unsigned long long)most_all);
+        printf("win_lock_stress: %d PEs, %d operations each in %.2f s, most readers at "
+               "once %llu\n",
+               npes, OPS, pe_now() - started, (unsigned long long)most_all);
     free(total);
     free(mine);
     CHECK_OK(gk_win_free(win));
