@@ -144,8 +144,8 @@ static void more_epochs(int me, int npes)
      * neighbour, exclusive on it; flushed one by one, unlocked in another
      * order. */
     for (int p = 0; p < npes; p++)
-        CHECK_OK(gk_win_lock(win, p, p == right && npes > 1 ? GK_LOCK_EXCLUSIVE
-                                                            : GK_LOCK_SHARED, 0));
+        CHECK_OK(gk_win_lock(
+            win, p, p == right && npes > 1 ? GK_LOCK_EXCLUSIVE : GK_LOCK_SHARED, 0));
     uint64_t tag = 5000 + (uint64_t)me;
     CHECK_OK(gk_win_put(win, right, 48, &tag, 8));
     for (int p = 0; p < npes; p++) {
@@ -167,8 +167,8 @@ static void more_epochs(int me, int npes)
         CHECK_OK(gk_win_lock_all(win, round == 0 ? 0 : GK_WIN_NOCHECK));
         for (int p = 0; p < npes; p++) {
             uint64_t add = (uint64_t)me + 1, old = 0;
-            CHECK_OK(gk_win_fetch_and_op(win, p, 64, &add, &old, GK_DTYPE_UINT64,
-                                         GK_OP_SUM));
+            CHECK_OK(
+                gk_win_fetch_and_op(win, p, 64, &add, &old, GK_DTYPE_UINT64, GK_OP_SUM));
         }
         CHECK_OK(gk_win_flush_all(win));
         CHECK_OK(gk_win_flush_local_all(win));

@@ -31,21 +31,23 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  pe_fmt("displacement %zu", (size_t)SIZE_MAX));
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, 8, buf, SIZE_MAX - 4), "window 1",
                  "displacement 8");
-    CHECK_LOGGED(GK_ERR_RANGE,
-                 gk_win_accumulate(win, other, size - 8, &u, 2, GK_DTYPE_UINT64, GK_OP_SUM),
-                 "gk_win_accumulate", "window 1", pe_fmt("displacement %zu", size - 8),
-                 "16 bytes");
-    CHECK_LOGGED(GK_ERR_RANGE,
-                 gk_win_fetch_and_op(win, other, size, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
-                 "gk_win_fetch_and_op", "window 1");
-    CHECK_LOGGED(GK_ERR_RANGE,
-                 gk_win_compare_and_swap(win, other, size - 4, &cmp, &u, &old,
-                                         GK_DTYPE_UINT64),
-                 "gk_win_compare_and_swap", "window 1", pe_fmt("displacement %zu", size - 4));
-    CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_accumulate(win, other, 0, &u, SIZE_MAX / 4, GK_DTYPE_UINT64,
-                                   GK_OP_SUM),
-                 "gk_win_accumulate", "overflows");
+    CHECK_LOGGED(
+        GK_ERR_RANGE,
+        gk_win_accumulate(win, other, size - 8, &u, 2, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_accumulate", "window 1", pe_fmt("displacement %zu", size - 8),
+        "16 bytes");
+    CHECK_LOGGED(
+        GK_ERR_RANGE,
+        gk_win_fetch_and_op(win, other, size, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_fetch_and_op", "window 1");
+    CHECK_LOGGED(
+        GK_ERR_RANGE,
+        gk_win_compare_and_swap(win, other, size - 4, &cmp, &u, &old, GK_DTYPE_UINT64),
+        "gk_win_compare_and_swap", "window 1", pe_fmt("displacement %zu", size - 4));
+    CHECK_LOGGED(
+        GK_ERR_INVALID_ARG,
+        gk_win_accumulate(win, other, 0, &u, SIZE_MAX / 4, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_accumulate", "overflows");
     /* The end of the part itself is fine: 0 bytes there, the last byte. */
     CHECK_OK_SILENT(gk_win_put(win, other, size, buf, 0));
     CHECK_OK_SILENT(gk_win_get(win, other, size - 1, buf, 1));
@@ -82,7 +84,8 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     int bad_group[1] = {npes};
     CHECK_LOGGED(GK_ERR_PE, gk_win_start(win, bad_group, 1, 0), "gk_win_start", no_such);
     CHECK_LOGGED(GK_ERR_PE, gk_win_post(win, bad_group, 1, 0), "gk_win_post", no_such);
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_post(win, NULL, 1, 0), "gk_win_post", "group");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_post(win, NULL, 1, 0), "gk_win_post",
+                 "group");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_start(win, bad_group, -1, 0), "gk_win_start",
                  "group of -1 PEs");
 
@@ -94,13 +97,14 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, NULL, 2, GK_DTYPE_INT32, GK_OP_SUM),
                  "gk_win_accumulate", "src is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_get_accumulate(win, other, 0, &u, NULL, 1, GK_DTYPE_UINT64,
-                                       GK_OP_SUM),
-                 "gk_win_get_accumulate", "result is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_fetch_and_op(win, other, 0, NULL, &old, GK_DTYPE_UINT64, GK_OP_SUM),
-                 "gk_win_fetch_and_op", "src is NULL");
+    CHECK_LOGGED(
+        GK_ERR_INVALID_ARG,
+        gk_win_get_accumulate(win, other, 0, &u, NULL, 1, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_get_accumulate", "result is NULL");
+    CHECK_LOGGED(
+        GK_ERR_INVALID_ARG,
+        gk_win_fetch_and_op(win, other, 0, NULL, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_fetch_and_op", "src is NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, NULL, &u, &old, GK_DTYPE_UINT64),
                  "gk_win_compare_and_swap", "compare is NULL");
@@ -113,7 +117,8 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  "win is NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(NULL, other, GK_LOCK_SHARED, 0),
                  "gk_win_lock", "win is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(NULL, 0), "gk_win_fence", "win is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(NULL, 0), "gk_win_fence",
+                 "win is NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_free(NULL), "gk_win_free", "win is NULL");
     CHECK_LOGGED_NULL(gk_win_base(NULL), "gk_win_base", "win is NULL");
 
@@ -125,9 +130,10 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
         CHECK_LOGGED(GK_ERR_INVALID_ARG,
                      gk_win_accumulate(win, other, 0, &f, 1, GK_DTYPE_FLOAT, bitwise[k]),
                      bitwise_names[k], "GK_DTYPE_FLOAT");
-        CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                     gk_win_fetch_and_op(win, other, 0, &d, &d, GK_DTYPE_DOUBLE, bitwise[k]),
-                     bitwise_names[k], "GK_DTYPE_DOUBLE");
+        CHECK_LOGGED(
+            GK_ERR_INVALID_ARG,
+            gk_win_fetch_and_op(win, other, 0, &d, &d, GK_DTYPE_DOUBLE, bitwise[k]),
+            bitwise_names[k], "GK_DTYPE_DOUBLE");
     }
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &d, &d, &d, GK_DTYPE_DOUBLE),
@@ -138,23 +144,25 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, (gk_op_t)9),
                  "gk_win_accumulate", "op 9");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
-                 "gk_win_fetch_and_op", "op -1");
+    CHECK_LOGGED(
+        GK_ERR_INVALID_ARG,
+        gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
+        "gk_win_fetch_and_op", "op -1");
 
     /* Misaligned elements: the address and the width. */
-    CHECK_LOGGED(GK_ERR_ALIGN,
-                 gk_win_accumulate(win, other, 4, &u, 1, GK_DTYPE_INT64, GK_OP_SUM),
-                 "gk_win_accumulate", pe_fmt("on PE %d", other), "not aligned to 8 bytes");
+    CHECK_LOGGED(
+        GK_ERR_ALIGN, gk_win_accumulate(win, other, 4, &u, 1, GK_DTYPE_INT64, GK_OP_SUM),
+        "gk_win_accumulate", pe_fmt("on PE %d", other), "not aligned to 8 bytes");
     CHECK_LOGGED(GK_ERR_ALIGN,
                  gk_win_accumulate(win, other, 2, &i32, 1, GK_DTYPE_INT32, GK_OP_MAX),
                  "gk_win_accumulate", "not aligned to 4 bytes");
     CHECK_LOGGED(GK_ERR_ALIGN,
                  gk_win_accumulate(win, other, 1, &d, 1, GK_DTYPE_DOUBLE, GK_OP_SUM),
                  "not aligned to 8 bytes");
-    CHECK_LOGGED(GK_ERR_ALIGN,
-                 gk_win_get_accumulate(win, other, 6, &f, &f, 1, GK_DTYPE_FLOAT, GK_OP_SUM),
-                 "gk_win_get_accumulate", "not aligned to 4 bytes");
+    CHECK_LOGGED(
+        GK_ERR_ALIGN,
+        gk_win_get_accumulate(win, other, 6, &f, &f, 1, GK_DTYPE_FLOAT, GK_OP_SUM),
+        "gk_win_get_accumulate", "not aligned to 4 bytes");
     CHECK_LOGGED(GK_ERR_ALIGN,
                  gk_win_compare_and_swap(win, other, 12, &cmp, &u, &old, GK_DTYPE_UINT64),
                  "gk_win_compare_and_swap", "not aligned to 8 bytes");
@@ -171,7 +179,8 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  "gk_win_lock", "flags 0x40");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock_all(win, 0x8), "gk_win_lock_all",
                  "flags 0x8");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(win, 0x100), "gk_win_fence", "flags 0x100");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(win, 0x100), "gk_win_fence",
+                 "flags 0x100");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock(win, me), "gk_win_unlock", "window 1",
                  pe_fmt("PE %d", me), "not locked");
     /* A second lock of the same target, of either kind, also with try_lock
@@ -185,7 +194,8 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  "gk_win_try_lock", "already locked");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_fence(win, 0), "gk_win_fence", "window 1");
     int group[1] = {other};
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, group, 1, 0), "gk_win_start", "window 1");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, group, 1, 0), "gk_win_start",
+                 "window 1");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock_all(win), "not inside lock_all");
     if (npes > 1) {
         CHECK_OK(gk_win_lock(win, me, GK_LOCK_SHARED, 0));
@@ -196,7 +206,8 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     /* Inside lock_all: no lock, try_lock, second lock_all or start. */
     CHECK_OK(gk_win_lock_all(win, GK_WIN_NOCHECK));
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock(win, me, GK_LOCK_EXCLUSIVE, 0), "lock_all");
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_try_lock(win, me, GK_LOCK_SHARED, &got), "lock_all");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_try_lock(win, me, GK_LOCK_SHARED, &got),
+                 "lock_all");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_lock_all(win, 0), "gk_win_lock_all",
                  "already has lock_all");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_start(win, group, 1, 0), "gk_win_start");
@@ -228,12 +239,14 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  gk_win_get_accumulate(strict, other, 0, NULL, &old, 1, GK_DTYPE_UINT64,
                                        GK_OP_NO_OP),
                  "gk_win_get_accumulate", "GK_WIN_STRICT");
-    CHECK_LOGGED(GK_ERR_EPOCH,
-                 gk_win_fetch_and_op(strict, other, 0, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
-                 "gk_win_fetch_and_op", "GK_WIN_STRICT");
-    CHECK_LOGGED(GK_ERR_EPOCH,
-                 gk_win_compare_and_swap(strict, other, 0, &cmp, &u, &old, GK_DTYPE_UINT64),
-                 "gk_win_compare_and_swap", "GK_WIN_STRICT");
+    CHECK_LOGGED(
+        GK_ERR_EPOCH,
+        gk_win_fetch_and_op(strict, other, 0, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
+        "gk_win_fetch_and_op", "GK_WIN_STRICT");
+    CHECK_LOGGED(
+        GK_ERR_EPOCH,
+        gk_win_compare_and_swap(strict, other, 0, &cmp, &u, &old, GK_DTYPE_UINT64),
+        "gk_win_compare_and_swap", "GK_WIN_STRICT");
     if (npes > 1) {
         /* A lock of one target is no epoch for another. */
         CHECK_OK(gk_win_lock(strict, me, GK_LOCK_SHARED, 0));
@@ -260,12 +273,14 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_OK(gk_win_lock_all(strict, 0));
     CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
     CHECK_OK(gk_win_unlock_all(strict));
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8), "GK_WIN_STRICT");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8),
+                 "GK_WIN_STRICT");
     /* A fence epoch: open after a fence, closed by NOSUCCEED. */
     CHECK_OK(gk_win_fence(strict, GK_WIN_NOPRECEDE));
     CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
     CHECK_OK(gk_win_fence(strict, GK_WIN_NOSUCCEED));
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8), "GK_WIN_STRICT");
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8),
+                 "GK_WIN_STRICT");
 
     /* Creation: NULL outputs; a base that differs between PEs fails on
      * every PE, which all say so (the offsets named). */
@@ -273,12 +288,13 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     gk_win_t *w = NULL;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0, NULL, &w), "gk_win_allocate",
                  "base_p is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0, &base, NULL), "gk_win_allocate",
-                 "win_p is NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0, &base, NULL),
+                 "gk_win_allocate", "win_p is NULL");
     if (npes > 1) {
         char *range = gk_calloc(1, 4096);
         CHECK_NOT_NULL(range);
-        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_create(range + (me == 0 ? 0 : 64), 64, 0, &w),
+        CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                     gk_win_create(range + (me == 0 ? 0 : 64), 64, 0, &w),
                      "gk_win_create", "not the same symmetric address");
         gk_free(range);
     }
@@ -365,7 +381,8 @@ int main(void)
     gk_win_t *bad = NULL;
     void *bad_base = NULL;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0x80, &bad_base, &bad), "flags");
-    CHECK_LOGGED(GK_ERR_RANGE, gk_win_create(buf, sizeof(buf), 0, &bad), "symmetric heap");
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_create(buf, sizeof(buf), 0, &bad),
+                 "symmetric heap");
 
     check_more(win, strict, me, npes);
 

@@ -41,8 +41,8 @@
 
 static volatile sig_atomic_t role_now = -1; /* for the watchdog's message */
 static const char *const role_names[] = {
-    "lock_all (PE 0)",         "exclusive on target 0",   "exclusive on target 3",
-    "lock_all (PE 3)",         "blocker of target 1",     "blocker of target 4",
+    "lock_all (PE 0)", "exclusive on target 0", "exclusive on target 3",
+    "lock_all (PE 3)", "blocker of target 1",   "blocker of target 4",
 };
 
 static void watchdog(int sig)
@@ -50,10 +50,11 @@ static void watchdog(int sig)
     (void)sig;
     char line[256];
     int r = role_now;
-    int len = snprintf(line, sizeof(line),
-                       "FAIL PE %d win_lock_all_test: no progress in %d s in the role "
-                       "\"%s\": lock_all deadlocked with exclusive lockers\n",
-                       gk_my_pe(), WATCHDOG_S, r >= 0 && r < 6 ? role_names[r] : "a barrier");
+    int len =
+        snprintf(line, sizeof(line),
+                 "FAIL PE %d win_lock_all_test: no progress in %d s in the role "
+                 "\"%s\": lock_all deadlocked with exclusive lockers\n",
+                 gk_my_pe(), WATCHDOG_S, r >= 0 && r < 6 ? role_names[r] : "a barrier");
     ssize_t unused = write(2, line, (size_t)len);
     (void)unused;
     _exit(3);

@@ -111,8 +111,8 @@ static void wait_writer_queued(gk_win_t *win)
 static void writer_section(gk_win_t *win, int me)
 {
     uint64_t one = 1, turn = 0;
-    CHECK_OK(gk_win_fetch_and_op(win, 0, DISP_TURN, &one, &turn, GK_DTYPE_UINT64,
-                                 GK_OP_SUM));
+    CHECK_OK(
+        gk_win_fetch_and_op(win, 0, DISP_TURN, &one, &turn, GK_DTYPE_UINT64, GK_OP_SUM));
     uint64_t who = (uint64_t)me;
     CHECK_OK(gk_win_put(win, 0, DISP_ORDER + 8 * (size_t)turn, &who, sizeof(who)));
     if (me == 1) {

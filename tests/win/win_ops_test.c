@@ -31,8 +31,8 @@
 #include "pe_check.h"
 
 #define MIB ((size_t)1 << 20)
-#define ELEMS 8   /* elements accumulated */
-#define FIRST 3   /* the first of them, in elements: an odd offset */
+#define ELEMS 8                   /* elements accumulated */
+#define FIRST 3                   /* the first of them, in elements: an odd offset */
 #define SLOTS (FIRST + ELEMS + 3) /* guards before and after */
 
 static int me, npes;
@@ -41,7 +41,10 @@ static int me, npes;
 /* Creation, put and get                                                    */
 /* ------------------------------------------------------------------------ */
 
-static size_t part_size(int pe) { return MIB + 4096 + 24 * (size_t)pe + 1; }
+static size_t part_size(int pe)
+{
+    return MIB + 4096 + 24 * (size_t)pe + 1;
+}
 
 static unsigned char pattern(int from, size_t round, size_t i)
 {
@@ -82,8 +85,9 @@ static void check_put_get(void)
             memset(back, 0xee, n);
             CHECK_OK(gk_win_get(win, right, disp, back, n));
             if (n > 0 && memcmp(out, back, n) != 0)
-                PE_FAIL("get of %zu bytes at displacement %zu of PE %d differs from the put",
-                        n, disp, right);
+                PE_FAIL(
+                    "get of %zu bytes at displacement %zu of PE %d differs from the put",
+                    n, disp, right);
             CHECK_OK(gk_barrier());
             /* What arrived here from the left, and nothing around it. */
             size_t at = my_disps[d];
@@ -91,11 +95,14 @@ static void check_put_get(void)
                 if ((unsigned char)base[at + i] != pattern(left, round, i))
                     PE_FAIL("%zu-byte put at displacement %zu: byte %zu is 0x%02x, "
                             "expected 0x%02x",
-                            n, at, i, (unsigned char)base[at + i], pattern(left, round, i));
+                            n, at, i, (unsigned char)base[at + i],
+                            pattern(left, round, i));
             if (at > 0 && base[at - 1] != 0)
-                PE_FAIL("%zu-byte put at displacement %zu wrote the byte before it", n, at);
+                PE_FAIL("%zu-byte put at displacement %zu wrote the byte before it", n,
+                        at);
             if (at + n < my_size && base[at + n] != 0)
-                PE_FAIL("%zu-byte put at displacement %zu wrote the byte after it", n, at);
+                PE_FAIL("%zu-byte put at displacement %zu wrote the byte after it", n,
+                        at);
             CHECK_OK(gk_barrier());
             memset(base + at, 0, n);
             CHECK_OK(gk_barrier());
@@ -132,7 +139,7 @@ static void check_put_get(void)
 
 static const gk_op_t all_ops[] = {GK_OP_SUM,     GK_OP_MIN,  GK_OP_MAX, GK_OP_PROD,
                                   GK_OP_REPLACE, GK_OP_BAND, GK_OP_BOR, GK_OP_BXOR};
-static const char *const op_names[] = {"SUM",  "MIN", "MAX", "PROD",
+static const char *const op_names[] = {"SUM",     "MIN",  "MAX", "PROD",
                                        "REPLACE", "BAND", "BOR", "BXOR"};
 static const gk_dtype_t all_types[] = {GK_DTYPE_INT32, GK_DTYPE_INT64, GK_DTYPE_UINT64,
                                        GK_DTYPE_FLOAT, GK_DTYPE_DOUBLE};
@@ -229,11 +236,21 @@ static uint64_t start_value(gk_dtype_t t, gk_op_t op, int i)
         memcpy(&a, &acc, sizeof(T));                                                     \
         memcpy(&b, &v, sizeof(T));                                                       \
         switch (op) {                                                                    \
-        case GK_OP_SUM: r = (T)((U)a + (U)b); break;                                     \
-        case GK_OP_PROD: r = (T)((U)a * (U)b); break;                                    \
-        case GK_OP_MIN: r = b < a ? b : a; break;                                        \
-        case GK_OP_MAX: r = b > a ? b : a; break;                                        \
-        default: r = b; break;                                                           \
+        case GK_OP_SUM:                                                                  \
+            r = (T)((U)a + (U)b);                                                        \
+            break;                                                                       \
+        case GK_OP_PROD:                                                                 \
+            r = (T)((U)a * (U)b);                                                        \
+            break;                                                                       \
+        case GK_OP_MIN:                                                                  \
+            r = b < a ? b : a;                                                           \
+            break;                                                                       \
+        case GK_OP_MAX:                                                                  \
+            r = b > a ? b : a;                                                           \
+            break;                                                                       \
+        default:                                                                         \
+            r = b;                                                                       \
+            break;                                                                       \
         }                                                                                \
         uint64_t out = 0;                                                                \
         memcpy(&out, &r, sizeof(T));                                                     \
@@ -245,17 +262,26 @@ static uint64_t apply(gk_dtype_t t, gk_op_t op, uint64_t acc, uint64_t v)
 {
     uint64_t mask = width_of(t) == 4 ? 0xffffffffu : ~(uint64_t)0;
     switch (op) {
-    case GK_OP_BAND: return (acc & v) & mask;
-    case GK_OP_BOR: return (acc | v) & mask;
-    case GK_OP_BXOR: return (acc ^ v) & mask;
-    default: break;
+    case GK_OP_BAND:
+        return (acc & v) & mask;
+    case GK_OP_BOR:
+        return (acc | v) & mask;
+    case GK_OP_BXOR:
+        return (acc ^ v) & mask;
+    default:
+        break;
     }
     switch (t) {
-    case GK_DTYPE_INT32: APPLY(int32_t, uint32_t);
-    case GK_DTYPE_INT64: APPLY(int64_t, uint64_t);
-    case GK_DTYPE_UINT64: APPLY(uint64_t, uint64_t);
-    case GK_DTYPE_FLOAT: APPLY(float, float);
-    case GK_DTYPE_DOUBLE: APPLY(double, double);
+    case GK_DTYPE_INT32:
+        APPLY(int32_t, uint32_t);
+    case GK_DTYPE_INT64:
+        APPLY(int64_t, uint64_t);
+    case GK_DTYPE_UINT64:
+        APPLY(uint64_t, uint64_t);
+    case GK_DTYPE_FLOAT:
+        APPLY(float, float);
+    case GK_DTYPE_DOUBLE:
+        APPLY(double, double);
     }
     return 0;
 }
@@ -272,7 +298,8 @@ static void store(unsigned char *slots, gk_dtype_t t, int k, uint64_t v)
     memcpy(slots + (size_t)k * width_of(t), &v, width_of(t));
 }
 
-static void check_accumulates(gk_win_t *win, unsigned char *base, int target, int fetching)
+static void check_accumulates(gk_win_t *win, unsigned char *base, int target,
+                              int fetching)
 {
     const uint64_t guard = 0x6b6b6b6b6b6b6b6bULL;
     for (size_t ti = 0; ti < sizeof(all_types) / sizeof(all_types[0]); ti++) {
@@ -293,7 +320,8 @@ static void check_accumulates(gk_win_t *win, unsigned char *base, int target, in
                 store(src, t, i, contribution(t, op, me, i));
             size_t disp = FIRST * width_of(t);
             if (fetching) {
-                CHECK_OK(gk_win_get_accumulate(win, target, disp, src, old, ELEMS, t, op));
+                CHECK_OK(
+                    gk_win_get_accumulate(win, target, disp, src, old, ELEMS, t, op));
             } else {
                 CHECK_OK(gk_win_accumulate(win, target, disp, src, ELEMS, t, op));
             }
@@ -321,9 +349,10 @@ static void check_accumulates(gk_win_t *win, unsigned char *base, int target, in
                             ok |= got == contribution(t, op, p, i);
                     }
                     if (!ok)
-                        PE_FAIL("%s %s on %d PEs, element %d: got 0x%llx, expected 0x%llx",
-                                op_names[oi], type_names[t], npes, i,
-                                (unsigned long long)got, (unsigned long long)expect);
+                        PE_FAIL(
+                            "%s %s on %d PEs, element %d: got 0x%llx, expected 0x%llx",
+                            op_names[oi], type_names[t], npes, i, (unsigned long long)got,
+                            (unsigned long long)expect);
                 }
             }
             if (fetching && (op == GK_OP_SUM || op == GK_OP_BOR) && is_integer(t) &&
@@ -362,8 +391,8 @@ static void check_fetching(gk_win_t *win, uint64_t *base)
         base[1] = 1000;
     CHECK_OK(gk_barrier());
     uint64_t mine = 2000 + (uint64_t)me, old = 0;
-    CHECK_OK(gk_win_fetch_and_op(win, target, 8, &mine, &old, GK_DTYPE_UINT64,
-                                 GK_OP_REPLACE));
+    CHECK_OK(
+        gk_win_fetch_and_op(win, target, 8, &mine, &old, GK_DTYPE_UINT64, GK_OP_REPLACE));
     CHECK_OK(gk_allreduce(all, &old, 1, GK_DTYPE_UINT64, GK_OP_SUM)); /* sync */
     uint64_t *olds = calloc((size_t)npes + 1, sizeof(uint64_t));
     CHECK_NOT_NULL(olds);
@@ -382,7 +411,8 @@ static void check_fetching(gk_win_t *win, uint64_t *base)
     /* fetch_and_op SUM of my own bit: I never see my bit, everyone sees a
      * different subset, the end value has every bit. */
     uint64_t bit = (uint64_t)1 << me;
-    CHECK_OK(gk_win_fetch_and_op(win, target, 16, &bit, &old, GK_DTYPE_UINT64, GK_OP_SUM));
+    CHECK_OK(
+        gk_win_fetch_and_op(win, target, 16, &bit, &old, GK_DTYPE_UINT64, GK_OP_SUM));
     CHECK_EQ_U64(old & bit, 0);
     CHECK_OK(gk_win_put(win, target, 128 + 8 * (size_t)me, &old, 8));
     CHECK_OK(gk_barrier());
@@ -450,7 +480,7 @@ static void check_cas(gk_win_t *win, unsigned char *base)
         if (me == target) {
             memset(base, 0x6b, 8 * 8);
             /* The chain starts at -3 (signed) or 2^63 + 5 (unsigned). */
-            uint64_t start = t == GK_DTYPE_UINT64 ? ((uint64_t)1 << 63) + 5
+            uint64_t start = t == GK_DTYPE_UINT64  ? ((uint64_t)1 << 63) + 5
                              : t == GK_DTYPE_INT32 ? (uint32_t)-3
                                                    : (uint64_t)-3;
             memcpy(base + 3 * w, &start, w);
@@ -459,7 +489,8 @@ static void check_cas(gk_win_t *win, unsigned char *base)
         uint64_t first = t == GK_DTYPE_UINT64 ? ((uint64_t)1 << 63) + 5 : (uint64_t)-3;
         /* Failure: a wrong compare value changes nothing, returns the value. */
         uint64_t wrong = first + 100, desired = 42, result = 0;
-        CHECK_OK(gk_win_compare_and_swap(win, target, 3 * w, &wrong, &desired, &result, t));
+        CHECK_OK(
+            gk_win_compare_and_swap(win, target, 3 * w, &wrong, &desired, &result, t));
         uint64_t mask = w == 4 ? 0xffffffffu : ~(uint64_t)0;
         CHECK_EQ_U64(result & mask, first & mask);
         CHECK_OK(gk_barrier());
@@ -468,7 +499,8 @@ static void check_cas(gk_win_t *win, unsigned char *base)
         long failures = 0;
         for (;;) {
             result = 0;
-            CHECK_OK(gk_win_compare_and_swap(win, target, 3 * w, &expect, &next, &result, t));
+            CHECK_OK(
+                gk_win_compare_and_swap(win, target, 3 * w, &expect, &next, &result, t));
             if ((result & mask) == (expect & mask))
                 break;
             /* Failed: the value is before my turn, never past it. */
