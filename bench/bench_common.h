@@ -77,4 +77,19 @@ void bench_header(const char *name, const char *impl, int npes, const char *note
 void bench_row_lat(const struct bench_opts *opts, size_t size, double us);
 void bench_row_bw(size_t size, double mb_per_s);
 
+/*
+ * The seed's overlap test, the same procedure for gk-bench and the MPI
+ * peers. epoch(ctx, rounds) runs one access epoch: lock, the transfer under
+ * test, bench_compute(rounds) when rounds > 0, unlock. bench_overlap_measure()
+ * measures t_comm (epochs without computation), calibrates a computation of
+ * about t_comm, then in each of 5 trials times `iters` / 5 epochs without
+ * computation (t_comm), the computation alone (t_comp) and epochs with it
+ * (t_total), and returns the median over the trials of
+ * 100 * (t_comm + t_comp - t_total) / t_comm, clamped to [0, 100]: the
+ * share of the transfer hidden behind the computation. The trials and the
+ * interleaving keep the VM's changes of speed out of the difference.
+ */
+void bench_compute(long rounds);
+double bench_overlap_measure(void (*epoch)(void *ctx, long rounds), void *ctx, long iters);
+
 #endif /* GK_BENCH_COMMON_H */

@@ -11,9 +11,9 @@
  *                     microseconds per acquisition, and a # line with the
  *                     longest single wait for the lock
  *   overlap           the seed's overlap test: lock, put (or get) of size
- *                     bytes, compute for as long as the transfer takes,
- *                     unlock; the % of the transfer hidden behind the
- *                     computation (100: all of it)
+ *                     bytes, a calibrated computation about as long as the
+ *                     epoch, unlock; the % of the transfer hidden behind the
+ *                     computation (100: all of it; bench_overlap_measure())
  *
  * The MPI peer (peers/mpi_lock_peer.c) prints the same tables with MPI-3
  * windows, for osc/sm, osc/rdma and MPICH.
@@ -104,7 +104,10 @@ void bench_lock_contended(const struct bench_opts *opts, const char *name)
 {
     void *base = NULL;
     gk_win_t *win = lock_window(64, &base);
-    long iters = opts->iters > 0 ? opts->iters : (bench_npes > 2 ? 5000 : 50000);
+    /* 50000 at every PE count: with fewer, an oversubscribed run could finish
+     * one PE's loop before the others left the barrier (no contention; about
+     * 0.1 us per acquisition in some runs at 4 and 8 PEs). */
+    long iters = opts->iters > 0 ? opts->iters : 50000;
     if (bench_me == 0)
         bench_header(name, "gasket", bench_npes,
                      "every PE: PE 0's exclusive lock, get + 1 + put, unlock; size 8",
@@ -144,15 +147,26 @@ void bench_lock_contended(const struct bench_opts *opts, const char *name)
 }
 
 
-/* Computation for `us` microseconds: a busy loop on the clock (the
- * transfer under test is at most a few hundred microseconds). */
-static void compute(double us)
-{
-    double end = bench_now_us() + us;
-    while (bench_now_us() < end) {
-    }
-}
+/* One epoch of the overlap test (bench_overlap_measure() in bench_common.c). */
+struct overlap_ctx {
+    gk_win_t *win;
+    size_t size;
+    int is_get;
+};
 
+static void overlap_epoch(void *arg, long rounds)
+{
+    const struct overlap_ctx *c = arg;
+    bench_check(gk_win_lock(c->win, 1, c->is_get ? GK_LOCK_SHARED : GK_LOCK_EXCLUSIVE, 0),
+                "gk_win_lock");
+    if (c->is_get)
+        bench_check(gk_win_get(c->win, 1, 0, bench_priv, c->size), "gk_win_get");
+    else
+        bench_check(gk_win_put(c->win, 1, 0, bench_priv, c->size), "gk_win_put");
+    if (rounds > 0)
+        bench_compute(rounds);
+    bench_check(gk_win_unlock(c->win, 1), "gk_win_unlock");
+}
 
 void bench_overlap(const struct bench_opts *opts, const char *name)
 {
@@ -164,32 +178,17 @@ void bench_overlap(const struct bench_opts *opts, const char *name)
     for (int is_get = 0; is_get < 2; is_get++) {
         if (bench_me == 0)
             bench_header(is_get ? "overlap_get" : "overlap_put", "gasket", bench_npes,
-                         "lock, transfer, compute as long as the transfer takes, unlock",
+                         "lock, transfer, compute about as long as lock+transfer+unlock, "
+                         "unlock; median of 5 trials",
                          "% of the transfer hidden by the computation");
         BENCH_FOR_SIZES(opts, size, 8, (size_t)1 << 20) {
-            long iters = bench_iters(opts, size, 5000);
             bench_check(gk_barrier(), "gk_barrier");
             if (bench_me != 0)
                 continue;
-            enum lock_kind kind = is_get ? LK_GET : LK_PUT;
-            double t0 = bench_now_us();
-            for (long i = 0; i < iters; i++)
-                lock_epoch(win, kind, size);
-            double comm = (bench_now_us() - t0) / (double)iters;
-            t0 = bench_now_us();
-            for (long i = 0; i < iters; i++) {
-                int type = is_get ? GK_LOCK_SHARED : GK_LOCK_EXCLUSIVE;
-                bench_check(gk_win_lock(win, 1, type, 0), "gk_win_lock");
-                if (is_get)
-                    bench_check(gk_win_get(win, 1, 0, bench_priv, size), "gk_win_get");
-                else
-                    bench_check(gk_win_put(win, 1, 0, bench_priv, size), "gk_win_put");
-                compute(comm);
-                bench_check(gk_win_unlock(win, 1), "gk_win_unlock");
-            }
-            double total = (bench_now_us() - t0) / (double)iters;
-            double hidden = 100.0 * (comm + comm - total) / comm;
-            printf("%-12zu %.1f\n", size, hidden < 0 ? 0 : hidden > 100 ? 100 : hidden);
+            struct overlap_ctx c = {win, size, is_get};
+            printf("%-12zu %.1f\n", size,
+                   bench_overlap_measure(overlap_epoch, &c, bench_iters(opts, size, 5000)));
+            fflush(stdout);
         }
     }
     bench_check(gk_barrier(), "gk_barrier");
