@@ -27,6 +27,9 @@
  *
  * Prints "hybrid_am_deadlock: <mode> ok" on world rank 0.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* clock_gettime under -std=c11 */
+#endif
 #include <gasket_mpi.h>
 
 #include <pthread.h>

@@ -49,7 +49,10 @@ int main(int argc, char **argv)
 {
     int reverse = argc > 1 && strcmp(argv[1], "--reverse") == 0;
     int abort_test = argc > 1 && strcmp(argv[1], "--abort") == 0;
-    MPI_Init(&argc, &argv);
+    /* FUNNELED: the runs with GK_PROGRESS_THREAD=1 have a second thread
+     * (which makes no MPI call). */
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     int size = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
