@@ -2,8 +2,8 @@
 """compare_win.py: gasket's windows and locks beside MPI-3 windows (issue 5):
 Open MPI's osc/sm and osc/rdma, and MPICH, with compare.py's machinery.
 
-    python3 bench/compare_win.py [--build build] [--reps 7] [--plot-dir docs]
-                                 [--markdown FILE]
+    /usr/bin/python3 bench/compare_win.py [--build build] [--reps 7] [--plot-dir docs]
+                                         [--markdown FILE]
 
 Each repetition runs every benchmark for ours and each peer back to back,
 alternating which goes first; ratios are medians over repetitions of ours /
@@ -12,6 +12,12 @@ in sandwiches (peer, ours, peer), as compare.py does on this VM, whose two
 vCPUs change behaviour every few seconds. lock_contended runs at 2, 4 and 8
 PEs (4 and 8 oversubscribed, unpinned). --plot-dir draws
 win_lock_lat.png and win_lock_contended.png there.
+
+Each peer is probed once first (8-byte lock_put_lat); one that cannot run
+here (osc/rdma needs a btl with RDMA or atomics; MPICH may be absent) is
+reported as unavailable and its columns and targets are "-" / "not
+measured". The sandwiches are split by the VM's state, probed before and
+after each with the raw floor's one-way time, as in compare.py.
 """
 import argparse
 import os
@@ -46,6 +52,22 @@ class Runner(compare.Runner):
                      "rdma": os.access(self.lock_peer, os.X_OK) and shutil.which("mpirun"),
                      "mpich": os.access(self.lock_peer_mpich, os.X_OK) and
                      shutil.which("mpirun.mpich")}
+        self.why = {}  # peer: why it is not measured
+        self.kept = {}  # sandwich label: [(ours, peer, state)]
+        self.set_aside = {}  # sandwich label: count
+        for impl in PEERS:
+            if not self.have[impl]:
+                self.why[impl] = "not built or no launcher"
+                continue
+            before = len(self.failures)
+            if not self.lock_run(impl, "lock_put_lat", 2, ["--max-size", "8", "--iters", "100"]):
+                self.have[impl] = False
+                lines = self.failures[before].splitlines() if len(self.failures) > before \
+                    else ["no table"]
+                err = [x.strip() for x in lines[1:] if any(c.isalpha() for c in x) and
+                       "ORTE_ERROR_LOG" not in x and "help message" not in x]
+                self.why[impl] = "could not run here: " + (" / ".join(err[:3]) if err
+                                                            else lines[0])[:240]
 
     def lock_run(self, impl, bench, npes=2, extra=(), tables=False):
         """One run; its table for `bench` (every table with tables=True)."""
@@ -60,6 +82,10 @@ class Runner(compare.Runner):
                 ["--bind-to", "core"] if npes <= 2 else ["--oversubscribe", "--bind-to", "none"]
             ) + ["--mca", "osc", impl, "--mca", "btl", "self,vader", self.lock_peer]
             env = compare.MPI_ENV
+            if impl == "rdma" and npes > 2 and bench == "lock_contended":
+                # 12-60 us per acquisition oversubscribed: 10000 each is
+                # still seconds of contention, 50000 would be half a minute
+                extra = list(extra) + ["--iters", "10000"]
         else:
             if not self.have["mpich"]:
                 return {}
@@ -99,14 +125,23 @@ def measure(runner, reps):
                     values.setdefault((impl, name, size), []).append(v)
         # Sandwiches for the 8-byte latency targets.
         for label, tb, size, peer, limit in TARGETS[:3]:
+            if not runner.have[peer]:
+                continue
             small = ["--max-size", "8"]
+            state = runner.probe_state()
             a = runner.lock_run(peer, tb, 2, small)
             m = runner.lock_run("gasket", tb, 2, small)
             b = runner.lock_run(peer, tb, 2, small)
-            if a.get(8) and b.get(8) and m.get(8) and \
-                    max(a[8], b[8]) / min(a[8], b[8]) <= compare.SANDWICH_SPREAD:
-                ratios.setdefault(label + " (sandwiches)", []).append(
-                    m[8] / ((a[8] + b[8]) / 2))
+            if runner.probe_state() != state:
+                state = None
+            if not (a.get(8) and b.get(8) and m.get(8)):
+                continue
+            if max(a[8], b[8]) / min(a[8], b[8]) > compare.SANDWICH_SPREAD:
+                runner.set_aside[label] = runner.set_aside.get(label, 0) + 1
+                continue
+            around = (a[8] + b[8]) / 2
+            ratios.setdefault(label + " (sandwiches)", []).append(m[8] / around)
+            runner.kept.setdefault(label, []).append((m[8], around, state))
     return values, ratios
 
 
@@ -115,6 +150,7 @@ def report(values, ratios, reps, runner):
            "`python3 bench/compare_win.py --reps %d`; 2 PEs pinned for the latencies, "
            "lock_contended also at 4 and 8 PEs (oversubscribed, unpinned)." % reps, ""]
     out += compare.machine_lines()
+    out += [""] + ["%s: %s." % (NAMES[p], runner.why[p]) for p in PEERS if p in runner.why]
     out += ["", "Medians over repetitions, us (overlap: % of a put / get hidden):", ""]
     for bench in LAT + ["lock_contended@2", "lock_contended@4", "lock_contended@8",
                         "overlap_put", "overlap_get"]:
@@ -147,6 +183,19 @@ def report(values, ratios, reps, runner):
             failed.append(label)
         out.append("| %s | %.2f | %.2f-%.2f | %d | <= %.2f | %s |" % (
             label, med, min(r), max(r), len(r), limit, "PASS" if ok else "FAIL"))
+    out += ["", "Sandwiches (8 B) by the VM's state, probed before and after each with the "
+            "raw floor's one-way time: \"ht\" below %.2f us, \"cores\" above; "
+            "probes that disagree count in neither:" % runner.state_us, "",
+            "| target | ht: ratio | sandwiches | cores: ratio | sandwiches | set aside |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for label, tb, size, peer, limit in TARGETS[:3]:
+        kept = runner.kept.get(label, [])
+        cells = []
+        for state in ("ht", "cores"):
+            r = [o / p for o, p, st in kept if st == state]
+            cells += ["%.2f" % statistics.median(r) if r else "-", str(len(r))]
+        out.append("| %s | %s | %d |" % (label, " | ".join(cells),
+                                         runner.set_aside.get(label, 0)))
     if runner.failures:
         out += ["", "Runs that failed:", ""] + ["    " + f.splitlines()[0][:300]
                                                  for f in runner.failures]
