@@ -26,14 +26,28 @@
  * not starved), and no deadlock (Spin's invalid end states: every PE
  * finishes its rounds, and the lock word is free at the end).
  *
- * Cases (-D): ALL_WRITERS (3 writers) or ONE_WRITER_TWO_READERS.
+ * Cases (-D): ALL_WRITERS (3 writers), ONE_WRITER_TWO_READERS, or
+ * TWO_WRITERS_ONE_READER (the only case that reaches the hand-over to a
+ * writer behind a reader group: next = (Y, b > 0), the fetch-add that
+ * moves H from a stale value to Y, and admit_group from that path).
  * Mutants, each must fail:
  *   MUTANT_NO_FLUSH        a writer releases without flushing its data put
  *                          (lost update: the next writer may read old data)
  *   MUTANT_NO_READER_GRANT the last reader to leave does not grant the
  *                          waiting writer (deadlock)
+ *   MUTANT_STALE_H         the hand-over to a writer behind a reader group
+ *                          adds the group to A but leaves H on the old
+ *                          (possibly stale) writer (TWO_WRITERS_ONE_READER:
+ *                          the last reader grants the wrong writer)
  */
 #define N 3
+#if defined(ONE_WRITER_TWO_READERS)
+#define NW 1
+#elif defined(TWO_WRITERS_ONE_READER)
+#define NW 2
+#else
+#define NW 3
+#endif
 #ifndef ROUNDS
 #define ROUNDS 2
 #endif
@@ -159,7 +173,11 @@ proctype writer(byte me)
             if
             :: b == 0 -> out[me]!PUT_GRANT, succ - 1, h_seen, 0
             :: else ->
+#ifndef MUTANT_STALE_H
                 atomic { assert(H == h_seen); A = A + b; H = succ }
+#else
+                atomic { assert(H == h_seen); A = A + b }
+#endif
                 admit_group(me, b, i, r)
             fi
         fi
@@ -189,6 +207,8 @@ proctype reader(byte me)
 
         atomic {
             assert(writers_in == 0);
+            /* The data reads whole: every writer section so far landed. */
+            assert(counter == writer_sections);
             /* Behind a writer, a reader waits for it: writers are not
              * starved by readers that come later. */
             assert(old_t == 0 || ticket_served >= writers_before);
@@ -216,8 +236,10 @@ proctype reader(byte me)
 init {
     atomic {
         run deliver(0); run deliver(1); run deliver(2);
-#ifdef ONE_WRITER_TWO_READERS
+#if defined(ONE_WRITER_TWO_READERS)
         run writer(0); run reader(1); run reader(2)
+#elif defined(TWO_WRITERS_ONE_READER)
+        run writer(0); run writer(1); run reader(2)
 #else
         run writer(0); run writer(1); run writer(2)
 #endif
@@ -225,10 +247,6 @@ init {
     finished == N;
     /* Everything delivered: no lost update, the lock free again. */
     empty(out[0]) && empty(out[1]) && empty(out[2]);
-#ifdef ONE_WRITER_TWO_READERS
-    assert(counter == ROUNDS && writer_sections == ROUNDS);
-#else
-    assert(counter == N * ROUNDS && writer_sections == N * ROUNDS);
-#endif
+    assert(counter == NW * ROUNDS && writer_sections == NW * ROUNDS);
     assert(A == 0 && B == 0 && H == 0 && T == 0)
 }
