@@ -87,7 +87,7 @@ static int am_prepare(const char *op, int pe, int handler, const void *payload,
     msg->flags = (uint8_t)kind;
     msg->nbytes = kind == GK__AM_SHORT ? 0 : nbytes;
     if (nargs > 0)
-        memcpy(msg->args, args, (size_t)nargs * sizeof(uint64_t));
+        gk__copy_args(msg->args, args, (unsigned)nargs);
     return GK_OK;
 }
 

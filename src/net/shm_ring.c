@@ -103,10 +103,10 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
     slot->msg.flags = msg->flags;
     slot->msg.nbytes = msg->nbytes;
     slot->msg.dst_offset = msg->dst_offset;
-    memcpy(slot->msg.args, msg->args, (size_t)msg->nargs * sizeof(uint64_t));
+    gk__copy_args(slot->msg.args, msg->args, msg->nargs);
     if (payload != NULL && msg->nbytes > 0)
-        memcpy(ring_payload(peer->seg_base, ticket, slot, msg->nargs, msg->nbytes), payload,
-               msg->nbytes);
+        gk__copy_small(ring_payload(peer->seg_base, ticket, slot, msg->nargs, msg->nbytes),
+                       payload, msg->nbytes);
     slot->check = ring_check(ticket, msg);
     /* Publish with a seq_cst exchange: it is the full fence the wake-up
      * check below needs (base/wait.h), in the same instruction. A sleeping
