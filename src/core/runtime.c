@@ -350,9 +350,16 @@ static void rt_flush_wakes(int fence)
     debt->pe = -1;
     if (fence)
         atomic_thread_fence(memory_order_seq_cst);
+    if (pending >= 0) { /* one target (the usual case): no walk over all PEs */
+        struct gk__seg_header *header = gk__rt.peers[pending].header;
+        if (header != NULL &&
+            atomic_load_explicit(&header->wake.sleepers, memory_order_acquire) != 0)
+            gk__wake_if_watching(&header->wake, lo, hi);
+        return;
+    }
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
-        if ((pending == -2 || pe == pending) && peer->header != NULL &&
+        if (peer->header != NULL &&
             atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
             gk__wake_if_watching(&peer->header->wake, lo, hi);
     }
@@ -363,7 +370,7 @@ void gk__rt_flush_wakes_slow(void)
     rt_flush_wakes(1);
 }
 
-void gk__rt_flush_wakes_fenced(void)
+void gk__rt_flush_wakes_fenced_slow(void)
 {
     rt_flush_wakes(0);
 }

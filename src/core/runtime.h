@@ -172,7 +172,12 @@ static inline int gk__rt_complete_before_rmw(void)
 void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
 /* The same checks right after a full fence or seq_cst RMW of the caller's
  * own (a lock release, say): no second fence. */
-void gk__rt_flush_wakes_fenced(void) __attribute__((noinline));
+void gk__rt_flush_wakes_fenced_slow(void) __attribute__((noinline));
+static inline void gk__rt_flush_wakes_fenced(void)
+{
+    if (gk__debt.pe != -1)
+        gk__rt_flush_wakes_fenced_slow();
+}
 static inline void gk__rt_flush_wakes(void)
 {
     if (gk__debt.pe != -1)

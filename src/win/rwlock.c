@@ -89,7 +89,7 @@
 
 /* A remote 64-bit compare-and-swap: the old value. A mapped peer's word
  * takes the transport's inline form (net/shm.h), others its table. */
-static int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
+static inline __attribute__((always_inline)) int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
                     uint64_t desired, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
@@ -101,7 +101,7 @@ static int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
                                    expected, old_p);
 }
 
-static int word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
+static inline __attribute__((always_inline)) int word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
