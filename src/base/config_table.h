@@ -16,7 +16,8 @@
       "log level: none, error, warn, info or debug")                           \
     X(SPIN_COUNT, uint, spin_count, "2000",                                    \
       "polls of a waited-on word before a wait starts yielding the CPU "       \
-      "(none when the node has more PEs than cores: the PE waited for may need this core)")                     \
+      "(none when the node has more PEs than cores: the PE waited for may "    \
+      "need this core)")                                                       \
     X(YIELD_COUNT, uint, yield_count, "100",                                   \
       "sched_yield() calls before a wait sleeps on a futex")                   \
     X(SLEEP_MS, uint, sleep_ms, "100",                                         \

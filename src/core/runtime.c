@@ -357,7 +357,7 @@ static void rt_flush_wakes(int fence)
             gk__wake_if_watching(&header->wake, lo, hi);
         return;
     }
-    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) { /* -2: owed to every PE */
         struct gk__net_peer *peer = &gk__rt.peers[pe];
         if (peer->header != NULL &&
             atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)

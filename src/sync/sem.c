@@ -48,6 +48,8 @@ struct sem_cell {
 };
 _Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell");
 
+/* Callers declare one zeroed ({0}) although the resolver sets every field
+ * it returns: -O3's flow analysis cannot see that, and -Werror stops. */
 struct sem_ref {
     int pe;
     int collective;
@@ -186,14 +188,14 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
 
 int gk_sem_post_n(gk_sem_t sem, uint64_t n)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_decode("gk_sem_post_n", sem, &ref);
     return status == GK_OK ? sem_post_ref("gk_sem_post_n", &ref, n) : status;
 }
 
 int gk_sem_post(gk_sem_t sem)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_decode("gk_sem_post", sem, &ref);
     return status == GK_OK ? sem_post_ref("gk_sem_post", &ref, 1) : status;
 }
@@ -201,7 +203,7 @@ int gk_sem_post(gk_sem_t sem)
 static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes, gk_sem_t sem, uint64_t n)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_decode(op, sem, &ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
@@ -305,7 +307,7 @@ static int sem_consumer_ref(const char *op, gk_sem_t sem, uint64_t n, struct sem
 
 static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_consumer_ref(op, sem, n, &ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
@@ -321,7 +323,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
 
 static int sem_try(const char *op, gk_sem_t sem, uint64_t n, int *taken_p)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     gk__rt_flush_wakes(); /* a try in a loop is a wait */
     if (GK__UNLIKELY(taken_p == NULL))
         return gk__rt_report_null(op, "taken_p", 1);
@@ -353,7 +355,7 @@ int gk_sem_try_n(gk_sem_t sem, uint64_t n, int *taken_p)
 
 int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     if (value_p == NULL)
         return gk__rt_report_null("gk_sem_value", "value_p", 1);
     gk__rt_flush_wakes(); /* a value read in a loop is a wait */
@@ -365,7 +367,7 @@ int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
 
 int gk_sem_owner(gk_sem_t sem)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_decode("gk_sem_owner", sem, &ref);
     return status == GK_OK ? ref.pe : status;
 }
@@ -412,7 +414,7 @@ static int sem_check_own(const char *op, gk_sem_t sem, int collective,
 
 int gk_sem_free(gk_sem_t sem)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_check_own("gk_sem_free", sem, 0, &ref);
     if (status != GK_OK)
         return status;
@@ -444,7 +446,7 @@ int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
 
 int gk_sem_free_all(gk_sem_t sem)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_check_own("gk_sem_free_all", sem, 1, &ref);
     if (status != GK_OK)
         return status;
@@ -457,7 +459,7 @@ int gk_sem_free_all(gk_sem_t sem)
 
 int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p)
 {
-    struct sem_ref ref = {0}; /* set by the resolver; zeroed for -O3's flow analysis */
+    struct sem_ref ref = {0};
     int status = sem_decode("gk_sem_on", sem, &ref);
     if (status != GK_OK)
         return status;

@@ -89,8 +89,9 @@
 
 /* A remote 64-bit compare-and-swap: the old value. A mapped peer's word
  * takes the transport's inline form (net/shm.h), others its table. */
-static inline __attribute__((always_inline)) int word_cas(const struct gk__rwlock_site *site, uint64_t expected,
-                    uint64_t desired, uint64_t *old_p)
+__attribute__((always_inline)) static inline int
+word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired,
+         uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
@@ -101,7 +102,8 @@ static inline __attribute__((always_inline)) int word_cas(const struct gk__rwloc
                                    expected, old_p);
 }
 
-static inline __attribute__((always_inline)) int word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
+__attribute__((always_inline)) static inline int
+word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
@@ -165,7 +167,8 @@ static int wait_local(const void *word)
 {
     /* The spin phase inline, the inbox run every GK__WAIT_PROGRESS_EVERY
      * polls (as gk_wait_until's): a hand-over is usually over within it,
-     * and then each instruction of a poll is latency. */
+     * and then each instruction of a poll is latency. Past it, the general
+     * wait (its own short spin, then yields, then sleep). */
     const _Atomic uint64_t *w = word;
     for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
         if (atomic_load_explicit(w, memory_order_acquire) != 0)
