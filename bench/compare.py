@@ -407,7 +407,7 @@ def report(samples, reps, quick, runner):
             else:
                 ok = pr[0] >= limit if higher else pr[0] <= limit
                 verdict = "PASS" if ok else "FAIL"
-                out("| %s | %.2f | %.2f-%.2f | %s | %s %.2f | %s |" %
+                out("| %s | %.3f | %.2f-%.2f | %s | %s %.2f | %s |" %
                     (label, pr[0], pr[1], pr[2],
                      how % ((pr[3], set_aside) if source == "tight" else (pr[3],)),
                      ">=" if higher else "<=", limit, verdict))

@@ -185,14 +185,14 @@ def report(values, ratios, thread_ratios, reps, runner):
         result = ("info" if info else ("PASS" if ok else "FAIL"))
         if not ok and not info:
             failed.append(label)
-        out.append("| %s | %.2f | %.2f-%.2f | %d | %s %.2f | %s |" % (
+        out.append("| %s | %.3f | %.2f-%.2f | %d | %s %.2f | %s |" % (
             label, med, min(r), max(r), len(r), ">=" if higher else "<=", limit, result))
     if thread_ratios:
         med = statistics.median(thread_ratios)
         ok = med <= 1.2
         if not ok:
             failed.append("mt_put_lat")
-        out.append("| put latency, 2 threads on own contexts <= 1.2x 1 thread | %.2f | "
+        out.append("| put latency, 2 threads on own contexts <= 1.2x 1 thread | %.3f | "
                    "%.2f-%.2f | %d | <= 1.20 | %s |" % (med, min(thread_ratios),
                                                         max(thread_ratios), len(thread_ratios),
                                                         "PASS" if ok else "FAIL"))

@@ -181,7 +181,7 @@ def report(values, ratios, reps, runner):
         ok = med <= limit
         if not ok:
             failed.append(label)
-        out.append("| %s | %.2f | %.2f-%.2f | %d | <= %.2f | %s |" % (
+        out.append("| %s | %.3f | %.2f-%.2f | %d | <= %.2f | %s |" % (
             label, med, min(r), max(r), len(r), limit, "PASS" if ok else "FAIL"))
     out += ["", "Sandwiches (8 B) by the VM's state, probed before and after each with the "
             "raw floor's one-way time: \"ht\" below %.2f us, \"cores\" above; "
