@@ -351,6 +351,7 @@ struct start_plan {
     int *cpus; /* --bind: the CPUs we may use, in order */
     int n_cpus;
     int janitor_fd;
+    int node_cpus; /* CPUs the job may use here (our affinity); 0: unknown */
 };
 
 static void child_exec(struct run_job *job, const struct start_plan *plan, int rank,
@@ -397,6 +398,10 @@ static void child_exec(struct run_job *job, const struct start_plan *plan, int r
     setenv("GK_JOB_KEY", job->key, 1);
     snprintf(value, sizeof(value), "%d", (int)plan->launcher);
     setenv("GK_LAUNCHER_PID", value, 1);
+    if (plan->node_cpus > 0) { /* the PEs' own affinity may be one CPU (--bind) */
+        snprintf(value, sizeof(value), "%d", plan->node_cpus);
+        setenv("GK_NODE_CPUS", value, 1);
+    }
     execvp(argv[0], argv);
     int err = errno;
     fprintf(stderr, "gasket-run: cannot run %s: %s\n", argv[0], strerror(err));
@@ -456,8 +461,12 @@ err:
 
 static int start_pes(struct run_job *job, int janitor_fd, char **argv)
 {
-    struct start_plan plan = {getpid(), NULL, 0, janitor_fd};
+    struct start_plan plan = {getpid(), NULL, 0, janitor_fd, 0};
     cpu_set_t allowed;
+    /* The runtime compares the node's PEs with this to tell an
+     * oversubscribed node (a container's cpuset, taskset) from a big one. */
+    if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0)
+        plan.node_cpus = CPU_COUNT(&allowed);
     if (job->bind) {
         if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
             (plan.cpus = malloc(sizeof(int) * (size_t)CPU_COUNT(&allowed))) != NULL) {

@@ -34,6 +34,8 @@
     X(SIZE, "the number of PEs in the job")                                    \
     X(BOOT_FD, "the socket to gasket-run")                                     \
     X(JOB_KEY, "random key naming the job's shared-memory segments")           \
-    X(LAUNCHER_PID, "gasket-run's process id")
+    X(LAUNCHER_PID, "gasket-run's process id")                                 \
+    X(NODE_CPUS, "the CPUs gasket-run may use (more PEs than these: "          \
+                 "waits do not spin)")
 
 #endif /* GK_BASE_CONFIG_TABLE_H */

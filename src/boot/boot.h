@@ -36,6 +36,7 @@ struct gk__boot {
     int *node_id;
     int node_size;  /* PEs on my node */
     int node_index; /* my position among them, 0 .. node_size-1 */
+    int node_cpus;  /* CPUs the job may use on this node; 0: not told */
     /* Back-end state. */
     int fd;
     pid_t launcher_pid;

@@ -150,5 +150,13 @@ int gk__boot_launcher_open(struct gk__boot *boot)
     boot->fd = (int)fd;
     boot->launcher_pid = (pid_t)pid;
     snprintf(boot->job_key, sizeof(boot->job_key), "%s", key);
+    /* Optional (gasket-run sets it): the CPUs the launcher may use. */
+    const char *cpus = gk__config_getenv(NULL, "NODE_CPUS");
+    char *end;
+    long n_cpus = cpus != NULL ? strtol(cpus, &end, 10) : 0;
+    boot->node_cpus = cpus != NULL && *cpus != '\0' && *end == '\0' && n_cpus > 0 &&
+                              n_cpus < (1L << 20)
+                          ? (int)n_cpus
+                          : 0;
     return launcher_send(boot, GK__LMSG_HELLO, NULL, 0);
 }

@@ -82,6 +82,14 @@ static int rt_agree(int status)
     return agreed;
 }
 
+/* The CPUs this node's PEs share: what the launcher was allowed to use
+ * (a container's cpuset or taskset shows there, not in the CPUs online),
+ * else the CPUs online. */
+static long rt_node_cpus(const struct gk__boot *boot)
+{
+    return boot->node_cpus > 0 ? boot->node_cpus : sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* Spinning makes no sense when the node has more PEs than cores: the PE we
  * wait for may need our core, so waits start yielding at once. (Measured
  * at 4 and 8 PEs on 2 cores: a contended lock hand-over 1.3 us with no
@@ -94,7 +102,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.check_alive = rt_check_alive;
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = rt_node_cpus(&gk__rt.boot);
     if (cores > 0 && gk__rt.boot.node_size > cores)
         gk__wait_policy.spin_count = 0;
 }
@@ -225,7 +233,7 @@ int gk_init(void)
     }
     gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
-              boot->node_size > sysconf(_SC_NPROCESSORS_ONLN) ? " (oversubscribed)" : "");
+              boot->node_size > rt_node_cpus(boot) ? " (oversubscribed)" : "");
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
              boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
              boot->ops->name);

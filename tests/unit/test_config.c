@@ -278,7 +278,7 @@ GK_TEST(load_does_not_warn_about_the_launcher_variables)
     const char *log;
     char *env[] = {"GK_RANK=3",          "GK_SIZE=8",
                    "GK_BOOT_FD=5",       "GK_JOB_KEY=0123456789abcdef",
-                   "GK_LAUNCHER_PID=42", NULL};
+                   "GK_LAUNCHER_PID=42", "GK_NODE_CPUS=2",   NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
     ASSERT_STREQ(log, "");
 }
