@@ -120,7 +120,8 @@ int main(void)
     /* Medium: sizes up to the maximum, payload checked by the handler. */
     unsigned char *buf = malloc(max);
     CHECK_NOT_NULL(buf);
-    size_t sizes[] = {0, 1, 7, 64, 200, 255, 1000, max - 1, max};
+    /* 1-16 bytes take every branch of the small copy (net/shm_ring.h). */
+    size_t sizes[] = {0, 1, 3, 4, 7, 8, 13, 16, 17, 64, 200, 255, 1000, max - 1, max};
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         for (size_t i = 0; i < sizes[s]; i++)
             buf[i] = (unsigned char)(i ^ (s * 31) ^ (size_t)me_);
