@@ -1,6 +1,8 @@
 /*
  * wait.h: how every wait in gasket waits: spin briefly, then yield, then
- * sleep on a futex in shared memory until a poster wakes it.
+ * sleep on a futex in shared memory until a poster wakes it. Where the
+ * node's PEs outnumber the CPUs the job may use, waits skip the spin (the
+ * PE waited for may need this CPU; core/runtime.c sets the policy).
  *
  * Protocol. Each PE's segment holds one struct gk__wake. A waiter that has
  * spun and yielded long enough announces itself (sleepers++), reads the
