@@ -7,32 +7,20 @@
 #ifndef GK_NET_SHM_H
 #define GK_NET_SHM_H
 
-#include <string.h>
-
+#include "base/copy.h"
 #include "base/wait.h"
 #include "net/net.h"
 
 extern const struct gk__net_transport gk__shm_transport;
 
 /*
- * The copy alone. Its wake-up check is the caller's business: a signaling
+ * The copy alone (small ones inline, base/copy.h). Its wake-up check is the caller's business: a signaling
  * put's signal does it; a plain put leaves it owed (core/xfer.h).
  */
 static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
                                    const void *src, size_t n)
 {
-    char *dst = peer->seg_base + offset;
-    /* Word-sized copies inline: a libc call costs more than the copy. */
-    switch (n) {
-    case 8:
-        memcpy(dst, src, 8);
-        return;
-    case 4:
-        memcpy(dst, src, 4);
-        return;
-    default:
-        memcpy(dst, src, n);
-    }
+    gk__copy_small(peer->seg_base + offset, src, n);
 }
 
 /* A copy and its wake-up check at once (the transport table's put). */
@@ -46,18 +34,7 @@ static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
 static inline void gk__shm_get(struct gk__net_peer *peer, void *dst, size_t offset,
                                size_t n)
 {
-    const char *src = peer->seg_base + offset;
-    /* As for puts: word-sized copies inline. */
-    switch (n) {
-    case 8:
-        memcpy(dst, src, 8);
-        return;
-    case 4:
-        memcpy(dst, src, 4);
-        return;
-    default:
-        memcpy(dst, src, n);
-    }
+    gk__copy_small(dst, peer->seg_base + offset, n);
 }
 
 /*

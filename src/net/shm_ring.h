@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/copy.h" /* gk__copy_args, gk__copy_small: the message path's */
 #include "mem/segment.h"
 #include "net/net.h"
 
@@ -80,46 +81,6 @@ _Static_assert(sizeof(struct gk__ring_slot) == GK__RING_HEADER_SIZE, "slot heade
 _Static_assert(sizeof(struct gk__ring_ctl) <= GK__RING_CTL_SIZE, "ring control");
 _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__SEG_INBOX_SIZE,
                "the inbox fits its part of the segment");
-
-/*
- * Copies for the message path, where sizes are small and known only at
- * run time: a variable-length memcpy becomes a string instruction (or a
- * call) whose start-up costs more than the copy. The empty asm keeps the
- * compiler from turning the loop back into one.
- */
-static inline void gk__copy_args(uint64_t *dst, const uint64_t *src, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++) {
-        dst[i] = src[i];
-        __asm__ __volatile__("");
-    }
-}
-
-/* Up to 16 bytes as two overlapping word or half-word copies; longer ones
- * by memcpy. */
-static inline void gk__copy_small(void *dst, const void *src, size_t n)
-{
-    unsigned char *d = dst;
-    const unsigned char *s = src;
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        __builtin_memcpy(&a, s, 8);
-        __builtin_memcpy(&b, s + n - 8, 8);
-        __builtin_memcpy(d, &a, 8);
-        __builtin_memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else if (n < 4) {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    } else {
-        __builtin_memcpy(d, s, n);
-    }
-}
 
 /* Initializes this PE's own (not yet shared) inbox in its segment. */
 void gk__ring_init(char *seg_base);
