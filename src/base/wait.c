@@ -44,22 +44,28 @@ void gk__wake_all(struct gk__wake *wake)
 int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg)
 {
-    return gk__wait_for_yielding(wake, watch, pred, arg, 0);
+    return gk__wait_for_spun(wake, watch, pred, arg, 0, 0);
 }
 
-int gk__wait_for_yielding(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
-                          const void *arg, unsigned extra_yields)
+int gk__wait_for_spun(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                      const void *arg, unsigned extra_yields, int spun)
 {
     const struct gk__wait_policy *policy = &gk__wait_policy;
     unsigned yields = policy->yield_count + extra_yields;
+    /* The caller's own spin counts as the first spin phase (not a later
+     * one: messages that arrive while we yield bring the spin back). */
+    unsigned spins = spun ? 0 : policy->spin_count;
     /*
      * Waits here are for other PEs (barriers, locks, receives), which may
      * need our handlers to get there: run the inbox on every poll, and
      * while messages keep coming stay in the spin phase, where a reply
      * costs no wake-up.
      */
+    goto spin;
 restart:
-    for (unsigned i = 0; i < policy->spin_count; i++) {
+    spins = policy->spin_count;
+spin:
+    for (unsigned i = 0; i < spins; i++) {
         if (pred(arg))
             return GK_OK;
         if (gk__wait_progress() > 0)

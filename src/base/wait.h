@@ -125,10 +125,15 @@ static inline void gk__wake_notify_after_rmw(struct gk__wake *wake, uint64_t lo,
  */
 int gk__wait_for(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
                  const void *arg);
-/* The same with `extra_yields` more yields before it sleeps: for waits
- * whose end is near but needs other PEs to run first (a lock's queue). */
-int gk__wait_for_yielding(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
-                          const void *arg, unsigned extra_yields);
+/*
+ * The same, for callers with two needs: `extra_yields` more yields before
+ * it sleeps (waits whose end is near but needs other PEs to run first: a
+ * lock's queue), and `spun` non-zero for a caller that has already spun on
+ * its condition (a typed inline spin, as gk_wait_until's): it starts
+ * yielding at once instead of spinning a second time.
+ */
+int gk__wait_for_spun(struct gk__wake *wake, uint64_t watch, gk__wait_pred_fn pred,
+                      const void *arg, unsigned extra_yields, int spun);
 
 /*
  * Waits until pred(arg) is true for a condition nobody will wake us for (a

@@ -529,8 +529,8 @@ static int request_block(struct gk_request *req)
             return GK_OK;
         gk__cpu_relax();
     }
-    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET,
-                        request_done_progress, req);
+    return gk__wait_for_spun(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET,
+                             request_done_progress, req, 0, 1);
 }
 
 static int request_finish(struct gk_request *req, gk_msg_status_t *status_p)

@@ -134,8 +134,8 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
         case GK_CMP_LT: WAIT_SPIN(ctype, <)                                    \
         case GK_CMP_LE: WAIT_SPIN(ctype, <=)                                   \
         }                                                                      \
-        return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, \
-                            &c);                                               \
+        return gk__wait_for_spun(&gk__rt.my_seg.header->wake, offset,          \
+                                 wait_cond_holds, &c, 0, 1);                   \
     }                                                                          \
     int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
     {                                                                          \

@@ -168,7 +168,7 @@ static int wait_local(const void *word)
     /* The spin phase inline, the inbox run every GK__WAIT_PROGRESS_EVERY
      * polls (as gk_wait_until's): a hand-over is usually over within it,
      * and then each instruction of a poll is latency. Past it, the general
-     * wait (its own short spin, then yields, then sleep). */
+     * wait from its yield phase on. */
     const _Atomic uint64_t *w = word;
     for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
         if (atomic_load_explicit(w, memory_order_acquire) != 0)
@@ -179,7 +179,7 @@ static int wait_local(const void *word)
     }
     size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].seg_base);
     struct gk__wake *wake = &gk__rt.peers[gk__rt.my_pe].header->wake;
-    return gk__wait_for_yielding(wake, offset, u64_nonzero, word, LOCK_EXTRA_YIELDS);
+    return gk__wait_for_spun(wake, offset, u64_nonzero, word, LOCK_EXTRA_YIELDS, 1);
 }
 
 /* Waits for my grant and consumes it, ready for my next request; keeps
