@@ -40,19 +40,8 @@
 
 static int me;
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "hybrid_am_deadlock: rank %d: ", me);                 \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                          \
-    } while (0)
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int rc_ = (call);                                                      \
-        if (rc_ != 0)                                                          \
-            FAIL("%s returned %d (%s)", #call, rc_, gk_strerror(rc_));        \
-    } while (0)
+#define HYBRID_PROGRAM "hybrid_am_deadlock"
+#include "hybrid_check.h"
 
 enum { H_QUESTION = 0, H_ANSWER = 1 };
 enum { TAG_AFTER_REPLY = 9, TAG_FROM_HANDLER = 11 };

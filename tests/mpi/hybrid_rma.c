@@ -23,19 +23,8 @@
 
 static int me; /* world rank */
 
-#define FAIL(...)                                                              \
-    do {                                                                       \
-        fprintf(stderr, "hybrid_rma: rank %d: ", me);                         \
-        fprintf(stderr, __VA_ARGS__);                                          \
-        fprintf(stderr, "\n");                                                 \
-        MPI_Abort(MPI_COMM_WORLD, 1);                                          \
-    } while (0)
-#define CHECK(call)                                                            \
-    do {                                                                       \
-        int rc_ = (call);                                                      \
-        if (rc_ != 0)                                                          \
-            FAIL("%s returned %d (%s)", #call, rc_, gk_strerror(rc_));        \
-    } while (0)
+#define HYBRID_PROGRAM "hybrid_rma"
+#include "hybrid_check.h"
 
 #define ROUNDS 40
 #define BIG (1u << 20) /* bytes of the large put and get */

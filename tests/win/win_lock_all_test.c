@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "gk_random.h"
 #include "pe_check.h"
 
 #define WATCHDOG_S 8
@@ -69,10 +70,7 @@ static void sleep_us(long us)
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static uint64_t next_random(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return gk_test_random(&rng);
 }
 
 /* One round of the scenario; delays in microseconds. */

@@ -15,6 +15,7 @@
  */
 #include <sched.h>
 
+#include "gk_random.h"
 #include "pe_check.h"
 
 #define OPS 20000
@@ -26,10 +27,7 @@ enum { DISP_COUNTER = 0, DISP_OCCUPANCY = 8, DISP_READERS_MAX = 16, DISP_BLOCK =
 static uint64_t rng = 88172645463325252ULL;
 static uint64_t next_random(void)
 {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
+    return gk_test_random(&rng);
 }
 
 static void check_block(const uint64_t *block, int target, const char *who)
