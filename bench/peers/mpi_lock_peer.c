@@ -19,6 +19,9 @@
 
 #include "bench_common.h"
 
+#define PEER_NAME "mpi-lock-peer"
+#include "mpi_check.h"
+
 #define LOCK_MAX_MSG ((size_t)64 * 1024)
 
 static const char usage[] =
@@ -29,16 +32,6 @@ static const char usage[] =
 static int me, npes;
 static unsigned char *priv;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, text, &len);
-        fprintf(stderr, "mpi-lock-peer: %s failed: %s\n", what, text);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
 
 static MPI_Win window(size_t size, void **base_p)
 {

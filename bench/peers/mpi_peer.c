@@ -18,6 +18,9 @@
 
 #include "../bench_common.h"
 
+#define PEER_NAME "mpi-peer"
+#include "mpi_check.h"
+
 static const char usage[] =
     "usage: mpirun -n 2 --bind-to core --mca osc sm mpi-peer NAME [--iters N]\n"
     "              [--warmup N] [--max-size BYTES] [--digits D]\n"
@@ -39,17 +42,6 @@ static int me, npes;
 static unsigned char *base, *priv;
 static MPI_Win win;
 
-/* Errors return (MPI_ERRORS_RETURN) and end the job here, with MPI's text. */
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, text, &len);
-        fprintf(stderr, "mpi-peer: %s failed: %s\n", what, text);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
 
 static int need_two(const char *name)
 {
