@@ -122,6 +122,14 @@ GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
  * the call returns. They return NULL when the heap (GK_HEAP_SIZE bytes per
  * PE) cannot satisfy the request, after logging the size asked for, the free
  * bytes and the GK_HEAP_SIZE to raise. A size of 0 returns NULL without error.
+ *
+ * The PEs check that they agree: arguments that differ between PEs (a size
+ * computed from the PE number, a block freed on some PEs only, PEs in
+ * different heap calls) are logged on every PE, with this PE's value and
+ * the range seen, and the call does nothing anywhere (allocations return
+ * NULL, gk_free frees nothing, gk_realloc leaves the block as it was). So
+ * does a bad argument or an exhausted heap on any one PE: the heaps never
+ * drift apart.
  */
 GK_API void *gk_malloc(size_t size);
 /** As gk_malloc(), zero-filled; count * size must not overflow. */
@@ -133,7 +141,10 @@ GK_API void *gk_align(size_t alignment, size_t size);
  * ptr NULL acts as gk_malloc(); size 0 frees and returns NULL.
  */
 GK_API void *gk_realloc(void *ptr, size_t size);
-/** Frees a block from the calls above (NULL is ignored). Collective. */
+/**
+ * Frees a block from the calls above. Collective, NULL included: every PE
+ * passes the same block, or NULL (which frees nothing).
+ */
 GK_API void gk_free(void *ptr);
 
 /** The size in bytes of each PE's symmetric heap. */
@@ -528,7 +539,10 @@ GK_API int gk_win_allocate(size_t size, unsigned flags, void **base_p,
  * differ. Collective.
  */
 GK_API int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p);
-/** Frees a window (collective; no epoch may be open). */
+/**
+ * Frees a window. Collective; no epoch may be open: if one is open on any
+ * PE, every PE returns GK_ERR_EPOCH (each logs why) and the window stays.
+ */
 GK_API int gk_win_free(gk_win_t *win);
 /** This PE's base and size, and another PE's size. */
 GK_API void *gk_win_base(const gk_win_t *win);

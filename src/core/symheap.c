@@ -1,16 +1,92 @@
 /*
  * symheap.c: the collective symmetric-heap calls (gk_malloc and friends).
  * Every PE runs the same deterministic allocator (mem/heap_alloc.h) in the
- * same order, so offsets agree without communication; the barrier at the end
- * of each call makes the block usable remotely as soon as the call returns,
- * and the barrier at the start of gk_free keeps a PE from freeing (and later
- * reusing) memory a peer is still writing.
+ * same order, so offsets agree without communication.
+ *
+ * That holds only while every PE passes the same arguments. A size that
+ * depends on the PE number, or a block freed on some PEs only, would let
+ * the allocators drift apart, and later blocks would silently overlap
+ * other objects on some PEs. So each call ends (gk_free and gk_realloc:
+ * begin) with a vote, one all-reduce that also serves as the call's
+ * barrier: which call this is, its arguments, and whether the local step
+ * worked on this PE. Arguments that differ are reported on every PE and
+ * the call is undone everywhere; so is a local failure on any PE. The
+ * barrier role: a block is usable remotely as soon as the allocating call
+ * returns, and no PE frees (and later reuses) memory a peer still writes.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "core/runtime.h"
+
+/* Which heap call a vote belongs to: PEs in different calls disagree too. */
+enum symheap_call { CALL_ALLOC = 1, CALL_FREE, CALL_REALLOC };
+static const char *const symheap_call_names[] = {
+    [CALL_ALLOC] = "gk_malloc/gk_calloc/gk_align",
+    [CALL_FREE] = "gk_free",
+    [CALL_REALLOC] = "gk_realloc",
+};
+
+/* The two arguments a call votes on, named for the messages. */
+struct symheap_args {
+    enum symheap_call call;
+    const char *a_name, *b_name;
+    uint64_t a, b;
+};
+
+/* Logs one argument that differs between PEs (this PE's value and range). */
+static void symheap_report_mismatch(const char *op, const char *name, uint64_t mine,
+                                    uint64_t lo, uint64_t hi)
+{
+    gk__error("%s: the PEs passed different %s (from %llu to %llu; this PE %llu): a "
+              "collective heap call needs the same arguments on every PE; nothing was "
+              "allocated or freed",
+              op, name, (unsigned long long)lo, (unsigned long long)hi,
+              (unsigned long long)mine);
+}
+
+/*
+ * The vote: GK_OK when every PE made the same call with the same arguments
+ * and every local step worked (local_ok); GK_ERR_INVALID_ARG for differing
+ * arguments (logged here); GK_ERR_NOMEM or another failure code when some
+ * PE's local step failed (that PE logged why). Each value goes in with its
+ * complement, so one all-reduce of maxima yields every minimum as well.
+ */
+static int symheap_vote(const char *op, const struct symheap_args *args, int local_status)
+{
+    enum { N_VALUES = 3 };
+    uint64_t mine[N_VALUES] = {(uint64_t)args->call, args->a, args->b};
+    uint64_t in[2 * N_VALUES + 1], out[2 * N_VALUES + 1];
+    for (int i = 0; i < N_VALUES; i++) {
+        in[2 * i] = mine[i];
+        in[2 * i + 1] = ~mine[i];
+    }
+    /* Failure codes are negative: the vote carries the worst as a positive. */
+    in[2 * N_VALUES] = (uint64_t)-(int64_t)local_status;
+    int status = gk_allreduce(out, in, 2 * N_VALUES + 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (status != GK_OK)
+        return status; /* the job is ending */
+    uint64_t lo[N_VALUES], hi[N_VALUES];
+    for (int i = 0; i < N_VALUES; i++) {
+        hi[i] = out[2 * i];
+        lo[i] = ~out[2 * i + 1];
+    }
+    if (lo[0] != hi[0]) {
+        gk__error("%s: the PEs are in different heap calls (%s on some, %s on others): "
+                  "every PE must make the same collective calls in the same order",
+                  op, symheap_call_names[lo[0]], symheap_call_names[hi[0]]);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (lo[1] != hi[1] || lo[2] != hi[2]) {
+        if (lo[1] != hi[1])
+            symheap_report_mismatch(op, args->a_name, args->a, lo[1], hi[1]);
+        if (lo[2] != hi[2])
+            symheap_report_mismatch(op, args->b_name, args->b, lo[2], hi[2]);
+        return GK_ERR_INVALID_ARG;
+    }
+    return out[2 * N_VALUES] != 0 ? -(int)out[2 * N_VALUES] : GK_OK;
+}
 
 static void symheap_report_exhausted(const char *op, size_t size)
 {
@@ -21,25 +97,35 @@ static void symheap_report_exhausted(const char *op, size_t size)
               gk__rt.config.heap_size);
 }
 
-static void *symheap_take(const char *op, size_t size, size_t alignment)
+/*
+ * The allocating calls: a block of `size` bytes (0: none) aligned to
+ * `alignment` (0: the allocator's own), or NULL on every PE when any PE
+ * failed or the PEs disagree. arg_status is the caller's own argument
+ * check: a bad argument still votes, so no PE is left waiting.
+ */
+static void *symheap_take(const char *op, size_t size, size_t alignment, int arg_status)
 {
     if (!gk__rt.initialized) {
         gk__rt_report_pe(op, 0);
         return NULL;
     }
-    if (size == 0)
+    size_t offset = 0;
+    int status = arg_status;
+    if (status == GK_OK && size != 0) {
+        status = gk__heap_alloc_take(&gk__rt.heap_alloc, size, alignment, &offset);
+        if (status == GK_ERR_NOMEM)
+            symheap_report_exhausted(op, size);
+        else if (status != GK_OK)
+            gk__error("%s: cannot allocate %zu bytes aligned to %zu: %s", op, size,
+                      alignment, gk_strerror(status));
+    }
+    const struct symheap_args args = {CALL_ALLOC, "sizes", "alignments", size, alignment};
+    if (symheap_vote(op, &args, status) != GK_OK) {
+        if (status == GK_OK && size != 0)
+            gk__heap_alloc_give(&gk__rt.heap_alloc, offset); /* undone everywhere */
         return NULL;
-    size_t offset;
-    int status = gk__heap_alloc_take(&gk__rt.heap_alloc, size, alignment, &offset);
-    if (status == GK_ERR_NOMEM)
-        symheap_report_exhausted(op, size);
-    else if (status != GK_OK)
-        gk__error("%s: cannot allocate %zu bytes aligned to %zu: %s", op, size,
-                  alignment, gk_strerror(status));
-    /* A failed barrier means the job is ending: report no memory. */
-    if (gk_barrier() != GK_OK)
-        return NULL;
-    return status == GK_OK ? gk__rt.heap + offset : NULL;
+    }
+    return size != 0 ? gk__rt.heap + offset : NULL;
 }
 
 /* The heap offset of a block pointer, or -1 (logged) when it is not one. */
@@ -58,16 +144,17 @@ static int symheap_offset(const char *op, const void *ptr, size_t *offset_p)
 
 void *gk_malloc(size_t size)
 {
-    return symheap_take("gk_malloc", size, 0);
+    return symheap_take("gk_malloc", size, 0, GK_OK);
 }
 
 void *gk_calloc(size_t count, size_t size)
 {
+    int arg_status = GK_OK;
     if (size != 0 && count > SIZE_MAX / size) {
         gk__error("gk_calloc: %zu x %zu bytes overflows size_t", count, size);
-        return NULL;
+        arg_status = GK_ERR_INVALID_ARG;
     }
-    void *ptr = symheap_take("gk_calloc", count * size, 0);
+    void *ptr = symheap_take("gk_calloc", count * size, 0, arg_status);
     if (ptr != NULL) {
         memset(ptr, 0, count * size);
         /* Peers may write into the block once we return: zero it first. */
@@ -78,27 +165,33 @@ void *gk_calloc(size_t count, size_t size)
 
 void *gk_align(size_t alignment, size_t size)
 {
+    int arg_status = GK_OK;
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         gk__error("gk_align: alignment %zu is not a power of two", alignment);
-        return NULL;
-    }
-    /* Heaps start on GK__SEG_MAP_ALIGN boundaries, so offsets aligned up to
-     * that are addresses aligned on every PE; beyond it they would not be. */
-    if (alignment > GK__SEG_MAP_ALIGN) {
+        arg_status = GK_ERR_INVALID_ARG;
+    } else if (alignment > GK__SEG_MAP_ALIGN) {
+        /* Heaps start on GK__SEG_MAP_ALIGN boundaries, so offsets aligned up
+         * to that are addresses aligned on every PE; beyond it they would
+         * not be. */
         gk__error("gk_align: alignment %zu is above the largest supported, %zu", alignment,
                   GK__SEG_MAP_ALIGN);
-        return NULL;
+        arg_status = GK_ERR_INVALID_ARG;
     }
-    return symheap_take("gk_align", size, alignment);
+    return symheap_take("gk_align", size, alignment, arg_status);
 }
+
+/* A block's heap offset for a vote; NULL votes as all ones. */
+#define SYMHEAP_NULL_BLOCK UINT64_MAX
 
 void gk_free(void *ptr)
 {
-    if (ptr == NULL || !gk__rt.initialized)
+    if (!gk__rt.initialized)
         return;
-    size_t offset;
-    gk_barrier();
-    if (symheap_offset("gk_free", ptr, &offset) == GK_OK)
+    size_t offset = 0;
+    int status = ptr != NULL ? symheap_offset("gk_free", ptr, &offset) : GK_OK;
+    const struct symheap_args args = {CALL_FREE, "blocks (heap offsets; NULL is all ones)",
+                                      "", ptr != NULL ? offset : SYMHEAP_NULL_BLOCK, 0};
+    if (symheap_vote("gk_free", &args, status) == GK_OK && ptr != NULL)
         gk__heap_alloc_give(&gk__rt.heap_alloc, offset);
 }
 
@@ -112,20 +205,22 @@ void *gk_realloc(void *ptr, size_t size)
     }
     if (!gk__rt.initialized)
         return NULL;
-    size_t offset, old_size;
-    /* Peers must be done with the old block before it moves or shrinks. */
-    gk_barrier();
-    if (symheap_offset("gk_realloc", ptr, &offset) != GK_OK) {
-        gk_barrier();
-        return NULL;
-    }
+    size_t offset = 0, old_size = 0;
+    int status = symheap_offset("gk_realloc", ptr, &offset);
+    /* The vote is also the barrier before the block moves or shrinks:
+     * peers must be done with the old one. */
+    const struct symheap_args args = {CALL_REALLOC, "blocks (heap offsets)", "sizes",
+                                      offset, size};
+    if (symheap_vote("gk_realloc", &args, status) != GK_OK)
+        return NULL; /* the block is unchanged everywhere */
     gk__heap_alloc_block_size(&gk__rt.heap_alloc, offset, &old_size);
     if (gk__heap_alloc_resize(&gk__rt.heap_alloc, offset, size) == GK_OK) {
         gk_barrier();
         return ptr;
     }
+    /* Same arguments, same allocator state: every PE moves alike. */
     size_t new_offset;
-    int status = gk__heap_alloc_take(&gk__rt.heap_alloc, size, 0, &new_offset);
+    status = gk__heap_alloc_take(&gk__rt.heap_alloc, size, 0, &new_offset);
     if (status == GK_OK) {
         memmove(gk__rt.heap + new_offset, gk__rt.heap + offset,
                 old_size < size ? old_size : size);

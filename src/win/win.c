@@ -257,14 +257,25 @@ int gk_win_free(gk_win_t *win)
     int status = gk__win_check(op, win);
     if (status != GK_OK)
         return status;
-    if (win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open) {
-        gk__error("%s: window %d still has an epoch open (a lock, lock_all, start or "
-                  "post); end it first",
-                  op, win->id);
+    /* The PEs agree first, so that an epoch left open on one PE fails the
+     * call on all of them (the window stays usable) instead of freeing it
+     * under that PE. The all-reduce is also the barrier that keeps us from
+     * freeing a part or lock node somebody still uses. */
+    uint64_t open = win->holds != 0 || win->lock_all || win->access_n >= 0 ||
+                    win->exposure_open;
+    uint64_t any_open = 0;
+    status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (status == GK_OK && any_open) {
+        if (open)
+            gk__error("%s: window %d still has an epoch open (a lock, lock_all, start or "
+                      "post); end it first; the window was not freed on any PE",
+                      op, win->id);
+        else
+            gk__error("%s: window %d still has an epoch open on another PE; the window "
+                      "was not freed on any PE",
+                      op, win->id);
         return GK_ERR_EPOCH;
     }
-    /* Nobody may still be using our part or our lock nodes. */
-    status = gk_barrier();
     win->magic = 0;
     gk_free(win->ctrl);
     if (win->allocated)

@@ -17,7 +17,9 @@
  * atomics, value puts and waits; bad comparisons; forged handles; heap
  * exhaustion (gk_malloc past GK_HEAP_SIZE returns NULL and says so),
  * calloc overflow, bad alignments, realloc that cannot grow, frees of
- * pointers that are not blocks.
+ * pointers that are not blocks; heap calls whose arguments differ between
+ * PEs (sizes, alignments, blocks, NULL on some PEs, different calls): each
+ * PE reports it and nothing is allocated or freed anywhere.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -377,6 +379,48 @@ static void test_heap_exhaustion(void)
     CHECK_EQ(gk_heap_free(), before);
 }
 
+/*
+ * Collective heap calls with arguments that differ between PEs: every PE
+ * logs one line naming what differs, its own value and the range, and the
+ * heaps stay in step (nothing allocated, nothing freed).
+ */
+static void test_heap_mismatch(void)
+{
+    if (npes < 2)
+        return;
+    size_t before = gk_heap_free();
+    size_t size = me == 0 ? 128 : 64;
+    CHECK_LOGGED_NULL(gk_malloc(size), "gk_malloc", "different sizes", "from 64 to 128",
+                      pe_fmt("this PE %zu", size));
+    CHECK_LOGGED_NULL(gk_calloc(size, 2), "gk_calloc", "different sizes", "from 128 to 256");
+    size_t alignment = me == npes - 1 ? 4096 : 64;
+    CHECK_LOGGED_NULL(gk_align(alignment, 256), "gk_align", "different alignments",
+                      "from 64 to 4096", pe_fmt("this PE %zu", alignment));
+    CHECK_EQ(gk_heap_free(), before);
+
+    unsigned char *a = gk_malloc(256), *b = gk_malloc(256);
+    CHECK_NOT_NULL(a);
+    CHECK_NOT_NULL(b);
+    size_t with_blocks = gk_heap_free();
+    a[0] = 42;
+    /* Different blocks, and a block against NULL: nothing is freed. */
+    CHECK_LOGGED(GK_OK, (gk_free(me == 0 ? a : b), GK_OK), "gk_free", "different blocks");
+    CHECK_LOGGED(GK_OK, (gk_free(me == 0 ? NULL : a), GK_OK), "gk_free", "different blocks");
+    CHECK_EQ(gk_heap_free(), with_blocks);
+    /* Resizes that differ, and a PE in another heap call: a is unchanged. */
+    CHECK_LOGGED_NULL(gk_realloc(a, size * 8), "gk_realloc", "different sizes");
+    CHECK_LOGGED_NULL(gk_realloc(me == 0 ? NULL : a, 64), "different heap calls", "gk_malloc",
+                      "gk_realloc");
+    CHECK_EQ(gk_heap_free(), with_blocks);
+    CHECK_EQ(a[0], 42);
+
+    /* In step again: both blocks go, and the heap is as it was. */
+    gk_free(b);
+    gk_free(a);
+    CHECK_EQ(gk_heap_free(), before);
+    CHECK_SILENT(gk_free(NULL));
+}
+
 int main(void)
 {
     test_before_init();
@@ -410,6 +454,7 @@ int main(void)
         CHECK_OK(gk_barrier());
     }
     test_heap_exhaustion();
+    test_heap_mismatch();
 
     gk_free(heap_start);
     CHECK_OK(gk_finalize());

@@ -366,6 +366,18 @@ int main(void)
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock(win, other), "unlock_all");
     CHECK_OK(gk_win_unlock_all(win));
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock_all(win), "not inside lock_all");
+    /* An epoch open on one PE fails gk_win_free on every PE (each says
+     * why), and the window stays usable. */
+    if (me == 0)
+        CHECK_OK(gk_win_lock(win, other, GK_LOCK_SHARED, 0));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_free(win), "gk_win_free",
+                 me == 0 ? "epoch open (a lock" : "epoch open on another PE",
+                 "not freed on any PE");
+    if (me == 0)
+        CHECK_OK(gk_win_unlock(win, other));
+    CHECK_OK(gk_win_lock(win, other, GK_LOCK_EXCLUSIVE, 0));
+    CHECK_OK(gk_win_put(win, other, 0, buf, 8));
+    CHECK_OK(gk_win_unlock(win, other));
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(win, other, 3, 0), "lock_type 3");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_complete(win), "no access epoch");
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_wait(win), "not exposed");
