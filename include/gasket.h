@@ -17,8 +17,12 @@
  *  - "pe" is a PE number in [0, gk_n_pes()). "Symmetric address" means an
  *    address inside the calling PE's symmetric heap; it names the same object
  *    on the target PE.
- *  - Thread safety: the runtime may be used by one thread at a time (thread
- *    levels and contexts arrive in a later release).
+ *  - Collective calls (allocation, windows, collective semaphores) check
+ *    their arguments on every PE and agree on the verdict: a bad argument on
+ *    one PE fails the call on every PE (the others log that another PE
+ *    failed), so no PE is left waiting for one that returned early.
+ *  - Thread safety: gk_init() is GK_THREAD_SINGLE; gk_init_thread() asks for
+ *    more, and contexts (gk_ctx_create()) give threads streams of their own.
  */
 #ifndef GASKET_H
 #define GASKET_H

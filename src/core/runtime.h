@@ -71,6 +71,13 @@ int gk__rt_pool_give(size_t seg_offset);
 
 extern struct gk__runtime gk__rt;
 
+/*
+ * For collective calls: every PE passes its own argument check's status;
+ * all return GK_OK, or all fail (a PE whose own check passed logs that
+ * another PE failed and returns that PE's code). Costs one all-reduce.
+ */
+int gk__rt_agree(const char *op, int local_status);
+
 /* Error reports (cold): they log the details and return the code. */
 int gk__rt_report_pe(const char *op, int pe) __attribute__((cold, noinline));
 int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)

@@ -424,12 +424,13 @@ int gk_sem_free(gk_sem_t sem)
 
 int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
 {
-    uint32_t normal;
+    uint32_t normal = 0;
     if (!gk__rt.initialized)
         return gk__rt_report_pe("gk_sem_alloc_all", 0);
-    if (sem_p == NULL)
-        return gk__rt_report_null("gk_sem_alloc_all", "sem_p", 1);
-    int status = sem_flags_normalize("gk_sem_alloc_all", flags, &normal);
+    int status = sem_p == NULL ? gk__rt_report_null("gk_sem_alloc_all", "sem_p", 1)
+                               : sem_flags_normalize("gk_sem_alloc_all", flags, &normal);
+    /* Collective: a bad argument on one PE fails the call on every PE. */
+    status = gk__rt_agree("gk_sem_alloc_all", status);
     if (status != GK_OK)
         return status;
     char *block = gk_align(GK__SEG_POOL_CELL_SIZE, sizeof(struct sem_cell));
@@ -448,10 +449,12 @@ int gk_sem_free_all(gk_sem_t sem)
 {
     struct sem_ref ref = {0};
     int status = sem_check_own("gk_sem_free_all", sem, 1, &ref);
+    /* Collective: a bad handle on one PE fails the call on every PE. The
+     * all-reduce is also the barrier: every PE has stopped posting before
+     * any member is retired. */
+    status = gk__rt_agree("gk_sem_free_all", status);
     if (status != GK_OK)
         return status;
-    /* Every PE has stopped posting before any member is retired. */
-    status = gk_barrier();
     sem_cell_retire(ref.cell);
     gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
     return status;

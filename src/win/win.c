@@ -207,15 +207,12 @@ int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p
     }
     /* Every PE must take part in the collective calls below, so a local
      * argument error is only returned after agreeing on it. */
-    uint64_t bad = status != GK_OK, any_bad = 0;
+    status = gk__rt_agree(op, status);
     uint64_t want = size, largest = 0;
-    int agreed = gk_allreduce(&any_bad, &bad, 1, GK_DTYPE_UINT64, GK_OP_MAX);
-    if (agreed == GK_OK)
-        agreed = gk_allreduce(&largest, &want, 1, GK_DTYPE_UINT64, GK_OP_MAX);
-    if (agreed != GK_OK)
-        return agreed;
-    if (any_bad)
-        return status != GK_OK ? status : GK_ERR_INVALID_ARG;
+    if (status == GK_OK)
+        status = gk_allreduce(&largest, &want, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (status != GK_OK)
+        return status;
     /* The same block on every PE, as large as the largest part. */
     char *data = gk_align(64, largest > 0 ? largest : 64);
     if (data == NULL)
@@ -242,12 +239,9 @@ int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
                   base, size, (void *)gk__rt.heap, gk__rt.heap_size);
         status = GK_ERR_RANGE;
     }
-    uint64_t bad = status != GK_OK, any_bad = 0;
-    int agreed = gk_allreduce(&any_bad, &bad, 1, GK_DTYPE_UINT64, GK_OP_MAX);
-    if (agreed != GK_OK)
-        return agreed;
-    if (any_bad)
-        return status != GK_OK ? status : GK_ERR_INVALID_ARG;
+    status = gk__rt_agree(op, status);
+    if (status != GK_OK)
+        return status;
     return win_setup(op, base, size, flags, 0, win_p);
 }
 

@@ -105,6 +105,14 @@ int main(void)
         CHECK_STATUS(gk_sem_free_all(theirs), GK_ERR_INVALID_ARG);
     }
     CHECK_STATUS(gk_sem_free(all), GK_ERR_INVALID_ARG); /* collective one */
+    /* A bad argument on one PE fails a collective call on every PE, and
+     * nothing changes (`all` is still in use below). */
+    if (npes > 1) {
+        gk_sem_t none;
+        CHECK_STATUS(gk_sem_alloc_all(me == 0 ? 0x4000u : 0u, &none), GK_ERR_INVALID_ARG);
+        CHECK_STATUS(gk_sem_alloc_all(0, me == npes - 1 ? NULL : &none), GK_ERR_INVALID_ARG);
+        CHECK_STATUS(gk_sem_free_all(me == 0 ? theirs : all), GK_ERR_INVALID_ARG);
+    }
     CHECK_STATUS(gk_sem_post((gk_sem_t){12345}), GK_ERR_INVALID_ARG);
     CHECK_OK(gk_sem_free(sem));
     CHECK_STATUS(gk_sem_post(sem), GK_ERR_INVALID_ARG); /* freed */

@@ -395,6 +395,9 @@ int main(void)
     gk_win_t *bad = NULL;
     void *bad_base = NULL;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, 0x80, &bad_base, &bad), "flags");
+    /* Bad on one PE only: every PE fails, the others saying so. */
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_allocate(64, me == 0 ? 0x80 : 0, &bad_base, &bad),
+                 me == 0 ? "flags" : "failed on another PE");
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_create(buf, sizeof(buf), 0, &bad),
                  "symmetric heap");
 
