@@ -163,6 +163,27 @@ static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
 }
 
 /*
+ * After plain stores to PE pe's bytes [lo, hi) (a flag): its wake-up check,
+ * which also pays what earlier puts to pe owe (the usual payload-then-flag
+ * pattern), in one fence and one look at the sleepers; the range is
+ * widened to cover the owed bytes, so a sleeper watching a word between
+ * them may wake for nothing, and re-checks.
+ */
+static inline void gk__rt_notify_with_debt(struct gk__net_peer *peer, int pe, uint64_t lo,
+                                           uint64_t hi)
+{
+    struct gk__wake_debt *debt = &gk__debt;
+    if (debt->pe == pe) {
+        if (debt->lo < lo)
+            lo = debt->lo;
+        if (debt->hi > hi)
+            hi = debt->hi;
+        debt->pe = -1;
+    }
+    gk__wake_notify(&peer->header->wake, lo, hi);
+}
+
+/*
  * Completes this PE's operations before a release that is a seq_cst RMW
  * (a lock's): on mapped peers they are complete already and the RMW orders
  * them, so only a network transport has work here. After the RMW, call

@@ -134,8 +134,7 @@ int gk_fence(void)
         if (GK__LIKELY(peer->seg_base != NULL)) {                              \
             __atomic_store_n((uint##bits##_t *)(peer->seg_base + offset),      \
                              value, __ATOMIC_RELAXED);                         \
-            gk__wake_notify(&peer->header->wake, offset, offset + sizeof(value)); \
-            gk__rt_wake_done(pe, offset, offset + sizeof(value));              \
+            gk__rt_notify_with_debt(peer, pe, offset, offset + sizeof(value));  \
             return GK_OK;                                                      \
         }                                                                      \
         return peer->transport->put(peer, offset, &value, sizeof(value));      \
