@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "coll/coll.h"
+#include "core/progress.h"
 #include "coll/reduce_op.h"
 
 #define STEP_FOLD_IN 32
@@ -96,6 +97,9 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
     const char *name = "gk_allreduce";
     if (!gk__rt.initialized)
         return gk__rt_report_pe(name, 0);
+    int in_handler = gk__progress_check_not_in_handler(name);
+    if (in_handler != GK_OK)
+        return in_handler;
     size_t size = gk__reduce_dtype_size(dtype);
     if (size == 0 || (unsigned)op > GK_OP_PROD) {
         gk__error("%s: %s %d is not valid", name, size == 0 ? "dtype" : "op",

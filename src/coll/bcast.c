@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "coll/coll.h"
+#include "core/progress.h"
 
 struct bcast_consumed_wait {
     const _Atomic uint64_t *word;
@@ -76,6 +77,8 @@ static int bcast_check(const char *op, const void *dst, const void *src, size_t 
 int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int radix)
 {
     int status = bcast_check("gk_broadcast", dst, src, nbytes, root, radix);
+    if (status == GK_OK)
+        status = gk__progress_check_not_in_handler("gk_broadcast");
     if (status != GK_OK)
         return status;
     int n = gk__rt.n_pes;

@@ -7,11 +7,15 @@
  */
 #include "base/log.h"
 #include "core/runtime.h"
+#include "core/progress.h"
 
 int gk__rt_agree(const char *op, int local_status)
 {
     if (!gk__rt.initialized)
         return local_status; /* nobody to agree with; the check said why */
+    int in_handler = gk__progress_check_not_in_handler(op);
+    if (in_handler != GK_OK)
+        return in_handler;
     /* Failure codes are negative: the worst (most negative) wins as a max. */
     uint64_t mine = (uint64_t)-(int64_t)local_status, worst = 0;
     int status = gk_allreduce(&worst, &mine, 1, GK_DTYPE_UINT64, GK_OP_MAX);

@@ -6,7 +6,7 @@
  * Threads. Only one thread at a time runs the inbox (consumer_busy); the
  * other simply returns, so the application thread and the progress thread
  * never both consume. A thread that is running handlers does not enter the
- * inbox again (in_progress): handlers are not re-entered, and a handler
+ * inbox again (gk__in_handler): handlers are not re-entered, and a handler
  * that waits for space in a full inbox elsewhere is still safe, because
  * that PE runs its own inbox while it waits for ours.
  */
@@ -22,7 +22,7 @@
 
 static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
 static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
-static _Thread_local int in_progress __attribute__((tls_model("initial-exec")));
+_Thread_local int gk__in_handler __attribute__((tls_model("initial-exec")));
 /* Per peer: the last `released` of its inbox we read (shm_ring.h). */
 static _Atomic uint64_t *released_seen;
 
@@ -99,14 +99,22 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
     token.magic = 0;
 }
 
+int gk__progress_report_in_handler(const char *op)
+{
+    gk__error("%s: called from an active-message handler; collective calls and "
+              "gk_finalize may not run inside a handler (docs/PROGRESS.md)",
+              op);
+    return GK_ERR_UNSUPPORTED;
+}
+
 int gk__progress(void)
 {
-    if (in_progress || !gk__rt.initialized)
+    if (gk__in_handler || !gk__rt.initialized)
         return 0;
     int threaded = gk__rt.threaded;
     if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
         return 0;
-    in_progress = 1;
+    gk__in_handler = 1;
     char *seg_base = gk__rt.my_seg.base;
     int ran = 0;
     struct gk__ring_slot *slot;
@@ -120,7 +128,7 @@ int gk__progress(void)
         gk__ring_release(seg_base, ticket);
         ran++;
     }
-    in_progress = 0;
+    gk__in_handler = 0;
     if (threaded)
         atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
     return ran;

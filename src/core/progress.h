@@ -51,6 +51,21 @@ gk_am_handler_t gk__am_handler(int index);
  */
 int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload);
 
+/*
+ * Non-zero on a thread that is running handlers. Collective calls and
+ * gk_finalize check it and refuse (GK_ERR_UNSUPPORTED, logged): inside a
+ * handler they would nest in whatever the PE was waiting in, perhaps the
+ * same collective, and the PEs' rounds would no longer match.
+ */
+extern _Thread_local int gk__in_handler __attribute__((tls_model("initial-exec")));
+int gk__progress_report_in_handler(const char *op) __attribute__((cold, noinline));
+static inline int gk__progress_check_not_in_handler(const char *op)
+{
+    if (__builtin_expect(gk__in_handler, 0))
+        return gk__progress_report_in_handler(op);
+    return GK_OK;
+}
+
 /* Runs the inbox: handlers of every message that has arrived. Returns the
  * number run, or a negative status if the job is ending. */
 int gk__progress(void);

@@ -259,6 +259,9 @@ int gk_finalize(void)
 {
     if (!gk__rt.initialized)
         return gk__rt_report_pe("gk_finalize", 0);
+    int in_handler = gk__progress_check_not_in_handler("gk_finalize");
+    if (in_handler != GK_OK)
+        return in_handler;
     gk__debug("finalizing");
     int status = gk_barrier();
     gk__progress_stop();

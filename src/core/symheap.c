@@ -19,6 +19,7 @@
 
 #include "base/log.h"
 #include "core/runtime.h"
+#include "core/progress.h"
 
 /* Which heap call a vote belongs to: PEs in different calls disagree too. */
 enum symheap_call { CALL_ALLOC = 1, CALL_FREE, CALL_REALLOC };
@@ -109,6 +110,8 @@ static void *symheap_take(const char *op, size_t size, size_t alignment, int arg
         gk__rt_report_pe(op, 0);
         return NULL;
     }
+    if (gk__progress_check_not_in_handler(op) != GK_OK)
+        return NULL;
     size_t offset = 0;
     int status = arg_status;
     if (status == GK_OK && size != 0) {
@@ -185,7 +188,7 @@ void *gk_align(size_t alignment, size_t size)
 
 void gk_free(void *ptr)
 {
-    if (!gk__rt.initialized)
+    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_free") != GK_OK)
         return;
     size_t offset = 0;
     int status = ptr != NULL ? symheap_offset("gk_free", ptr, &offset) : GK_OK;
@@ -203,7 +206,7 @@ void *gk_realloc(void *ptr, size_t size)
         gk_free(ptr);
         return NULL;
     }
-    if (!gk__rt.initialized)
+    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_realloc") != GK_OK)
         return NULL;
     size_t offset = 0, old_size = 0;
     int status = symheap_offset("gk_realloc", ptr, &offset);

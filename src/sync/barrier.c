@@ -13,6 +13,7 @@
  * barrier anywhere is visible after it everywhere.
  */
 #include "base/wait.h"
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "net/shm.h"
 
@@ -48,6 +49,8 @@ int gk_barrier(void)
 {
     if (GK__UNLIKELY(!gk__rt.initialized))
         return gk__rt_report_pe("gk_barrier", 0);
+    if (GK__UNLIKELY(gk__in_handler))
+        return gk__progress_report_in_handler("gk_barrier");
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
     uint64_t epoch = ++gk__rt.barrier_epoch;
     /* Quiet: owed wake-ups are checked here; the ordering of earlier

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/progress.h"
 #include "core/xfer.h"
 #include "win/win.h"
 
@@ -249,6 +250,8 @@ int gk_win_free(gk_win_t *win)
 {
     static const char op[] = "gk_win_free";
     int status = gk__win_check(op, win);
+    if (status == GK_OK)
+        status = gk__progress_check_not_in_handler(op);
     if (status != GK_OK)
         return status;
     /* The PEs agree first, so that an epoch left open on one PE fails the

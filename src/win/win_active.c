@@ -15,27 +15,35 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/progress.h"
 #include "core/xfer.h"
 #include "win/win.h"
 
 int gk_win_fence(gk_win_t *win, unsigned flags)
 {
     static const char op[] = "gk_win_fence";
-    int status = gk__win_check(op, win);
+    int status = gk__progress_check_not_in_handler(op);
     if (status != GK_OK)
         return status;
-    if ((flags & ~(GK_WIN_NOPRECEDE | GK_WIN_NOSUCCEED | GK_WIN_NOCHECK)) != 0) {
+    status = gk__win_check(op, win);
+    if (status == GK_OK &&
+        (flags & ~(GK_WIN_NOPRECEDE | GK_WIN_NOSUCCEED | GK_WIN_NOCHECK)) != 0) {
         gk__error("%s: flags 0x%x has unknown bits", op, flags);
-        return GK_ERR_INVALID_ARG;
+        status = GK_ERR_INVALID_ARG;
     }
-    if (win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open) {
+    if (status == GK_OK &&
+        (win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open)) {
         gk__error("%s: window %d has a lock, lock_all or PSCW epoch open", op, win->id);
-        return GK_ERR_EPOCH;
+        status = GK_ERR_EPOCH;
     }
-    /* gk_barrier completes every PE's operations before anyone leaves it. */
-    status = gk_barrier();
+    /* gk_barrier completes every PE's operations before anyone leaves it.
+     * A PE whose fence failed still takes part, so the others, whose fence
+     * is fine, do not wait for it forever; it returns its error. */
+    int barrier = gk_barrier();
+    if (status != GK_OK)
+        return status;
     win->fence_epoch = !(flags & GK_WIN_NOSUCCEED);
-    return status;
+    return barrier;
 }
 
 /* Checks a group: n PEs, each valid, none twice. */

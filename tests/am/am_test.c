@@ -4,12 +4,13 @@
  * checksummed by the handler; long payloads written into the target's heap
  * before the handler runs (it gets their address there); the order between
  * a pair; a flood from every PE to every other PE of several times the
- * inbox's capacity, in both directions at once; and the errors at the
- * sender, with their messages.
+ * inbox's capacity, in both directions at once; the errors at the
+ * sender, with their messages; and a handler that calls collectives and
+ * gk_finalize, each refused with GK_ERR_UNSUPPORTED and a message.
  */
 #include "pe_check.h"
 
-enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ };
+enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ, H_COLL };
 
 static volatile uint64_t replies, sums_ok, longs_ok, seq_next, seq_bad;
 static int me_, npes_;
@@ -50,6 +51,33 @@ static void h_sum(gk_am_token_t *token, void *payload, size_t nbytes, const uint
     CHECK_EQ_U64(sum, args[0]);
     CHECK_EQ_U64(nbytes, args[1]);
     sums_ok++;
+}
+
+/* Collectives inside a handler are refused (docs/PROGRESS.md), each with
+ * one line naming the call; nothing is allocated, nobody waits. */
+static volatile uint64_t colls_refused;
+static void h_coll(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                   int nargs)
+{
+    (void)token, (void)payload, (void)nbytes, (void)args, (void)nargs;
+    size_t free_before = gk_heap_free();
+    uint64_t x = 1, y = 0;
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_barrier(), "gk_barrier", "active-message handler");
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_allreduce(&y, &x, 1, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_allreduce", "handler");
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_broadcast(&y, &x, 8, 0), "gk_broadcast", "handler");
+    CHECK_LOGGED_NULL(gk_malloc(64), "gk_malloc", "handler");
+    CHECK_LOGGED(GK_OK, (gk_free(NULL), GK_OK), "gk_free", "handler");
+    gk_sem_t sem;
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_sem_alloc_all(0, &sem), "gk_sem_alloc_all",
+                 "handler");
+    gk_win_t *win = NULL;
+    void *base = NULL;
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_win_allocate(64, 0, &base, &win), "gk_win_allocate",
+                 "handler");
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_finalize(), "gk_finalize", "handler");
+    CHECK_EQ(gk_heap_free(), free_before);
+    colls_refused++;
 }
 
 static unsigned char *long_area; /* symmetric */
@@ -96,6 +124,7 @@ int main(void)
     CHECK_OK(gk_am_register(H_SUM, h_sum));
     CHECK_OK(gk_am_register(H_LONG, h_long));
     CHECK_OK(gk_am_register(H_SEQ, h_seq));
+    CHECK_OK(gk_am_register(H_COLL, h_coll));
     size_t max = gk_am_max_medium();
     CHECK_GE(max, 1024);
     long_area = gk_malloc(1 << 20);
@@ -186,6 +215,11 @@ int main(void)
                  "payload");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_am_register(GK_AM_MAX_HANDLERS, h_seq), "index");
     free(buf);
+    CHECK_OK(gk_barrier());
+
+    /* A handler that calls collectives; the job goes on afterwards. */
+    CHECK_OK(gk_am_request_short(right, H_COLL, a, 0));
+    poll_until(&colls_refused, 1);
     CHECK_OK(gk_barrier());
     gk_free(long_area);
     return gk_finalize() == GK_OK ? 0 : 1;
