@@ -78,6 +78,33 @@ void gk__boot_use_external(gk__boot_open_fn open, void *arg)
     boot_external_arg = arg;
 }
 
+/*
+ * Without gasket-run a program is a job of one PE. Started by another
+ * launcher as one of several processes (mpirun or mpiexec on a plain
+ * gk_init() program), each process would quietly be "PE 0 of 1", all doing
+ * the same work: refuse, and say what to do instead. The variables are
+ * the process counts Open MPI's and Hydra's (MPICH, Intel MPI) launchers
+ * set; a count of 1 is a singleton either way.
+ */
+static int boot_refuse_foreign_launcher(void)
+{
+    static const char *const counts[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        const char *value = getenv(counts[i]);
+        char *end = NULL;
+        long n = value != NULL ? strtol(value, &end, 10) : 0;
+        if (value == NULL || end == value || n <= 1)
+            continue;
+        gk__error("gk_init: this process was started by another launcher as one of %ld "
+                  "processes (%s=%s), not by gasket-run: on its own it would be a separate "
+                  "job of 1 PE. Start the program with gasket-run -n %ld, or, in an MPI "
+                  "program, call gk_init_mpi() from libgasket_mpi after MPI_Init()",
+                  n, counts[i], value, n);
+        return GK_ERR_BOOT;
+    }
+    return GK_OK;
+}
+
 int gk__boot_init(struct gk__boot *boot)
 {
     memset(boot, 0, sizeof(*boot));
@@ -89,7 +116,7 @@ int gk__boot_init(struct gk__boot *boot)
         status = open(boot, boot_external_arg);
     } else if (gk__config_getenv(NULL, "BOOT_FD") != NULL)
         status = gk__boot_launcher_open(boot);
-    else
+    else if ((status = boot_refuse_foreign_launcher()) == GK_OK)
         status = gk__boot_single_open(boot);
     if (status != GK_OK)
         return status;
