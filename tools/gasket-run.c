@@ -398,6 +398,8 @@ static void child_exec(struct run_job *job, const struct start_plan *plan, int r
     setenv("GK_JOB_KEY", job->key, 1);
     snprintf(value, sizeof(value), "%d", (int)plan->launcher);
     setenv("GK_LAUNCHER_PID", value, 1);
+    snprintf(value, sizeof(value), "%d", GK__LAUNCHER_PROTOCOL);
+    setenv("GK_LAUNCHER_PROTOCOL", value, 1);
     if (plan->node_cpus > 0) { /* the PEs' own affinity may be one CPU (--bind) */
         snprintf(value, sizeof(value), "%d", plan->node_cpus);
         setenv("GK_NODE_CPUS", value, 1);

@@ -35,6 +35,8 @@
     X(BOOT_FD, "the socket to gasket-run")                                     \
     X(JOB_KEY, "random key naming the job's shared-memory segments")           \
     X(LAUNCHER_PID, "gasket-run's process id")                                 \
+    X(LAUNCHER_PROTOCOL, "the version of gasket-run's protocol with the PEs "  \
+                         "(a PE that speaks another refuses to start)")        \
     X(NODE_CPUS, "the CPUs gasket-run may use (more PEs than these: "          \
                  "waits do not spin)")
 

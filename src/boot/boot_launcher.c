@@ -131,6 +131,18 @@ int gk__boot_launcher_open(struct gk__boot *boot)
         launcher_env_int("BOOT_FD", 0, 1 << 20, &fd) != GK_OK ||
         launcher_env_int("LAUNCHER_PID", 1, 1L << 30, &pid) != GK_OK)
         return GK_ERR_BOOT;
+    /* Unset: a gasket-run from before the variable, which spoke version 1. */
+    long protocol = 1;
+    if (gk__config_getenv(NULL, "LAUNCHER_PROTOCOL") != NULL &&
+        launcher_env_int("LAUNCHER_PROTOCOL", 0, 1L << 30, &protocol) != GK_OK)
+        return GK_ERR_BOOT;
+    if (protocol != GK__LAUNCHER_PROTOCOL) {
+        gk__error("bootstrap: this gasket-run speaks launcher protocol %ld, this program's "
+                  "libgasket speaks %d: start it with the gasket-run of the gasket it was "
+                  "built with",
+                  protocol, GK__LAUNCHER_PROTOCOL);
+        return GK_ERR_BOOT;
+    }
     const char *key = gk__config_getenv(NULL, "JOB_KEY");
     if (key == NULL || strlen(key) != 32 || strspn(key, "0123456789abcdef") != 32) {
         gk__error("bootstrap: GK_JOB_KEY=%s is not 32 hex digits", key ? key : "(unset)");

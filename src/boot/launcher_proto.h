@@ -11,6 +11,12 @@
  *   GK_JOB_KEY       32 random hex digits, unique to the job; it names the
  *                    job's shared-memory segments, GK_SHM_NAME_FORMAT below
  *   GK_LAUNCHER_PID  gasket-run's pid, so a PE can tell its launcher is gone
+ *   GK_LAUNCHER_PROTOCOL  GK__LAUNCHER_PROTOCOL below: a PE whose library
+ *                    speaks another version refuses to start and says so,
+ *                    instead of misreading messages (a program built
+ *                    against one installation, started by another's
+ *                    gasket-run). Unset means 1, the version before the
+ *                    variable existed.
  *
  * Every message in either direction is a struct gk__lmsg_header followed by
  * `length` bytes of payload. Messages from a PE to the launcher:
@@ -38,6 +44,9 @@
 #include <stdint.h>
 
 #define GK__LMSG_MAGIC 0x676b6c6dU /* "gklm" */
+
+/* The protocol's version: raise it with any change to what is below. */
+#define GK__LAUNCHER_PROTOCOL 1
 
 enum gk__lmsg_type {
     GK__LMSG_HELLO = 1,

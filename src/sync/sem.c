@@ -150,6 +150,20 @@ static void sem_cell_retire(struct sem_cell *cell)
 
 /* ---- producer side ---- */
 
+/* Room for n more in an INTEGER semaphore whose value is `value`? Logs. */
+static int sem_check_room(const char *op, const struct sem_ref *ref, uint64_t n,
+                          uint64_t value)
+{
+    if (GK__UNLIKELY(n > GK_SEM_VALUE_MAX || value > GK_SEM_VALUE_MAX - n)) {
+        gk__error("%s: adding %llu to semaphore on PE %d (value %llu) would pass "
+                  "GK_SEM_VALUE_MAX (%llu)",
+                  op, (unsigned long long)n, ref->pe, (unsigned long long)value,
+                  (unsigned long long)GK_SEM_VALUE_MAX);
+        return GK_ERR_RANGE;
+    }
+    return GK_OK;
+}
+
 static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
 {
     struct sem_cell *cell = ref->cell;
@@ -163,13 +177,9 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
         uint64_t value = atomic_load_explicit(&cell->count, memory_order_relaxed);
         int single = (cell->flags & GK_SEM_SINGLE_PRODUCER) != 0;
         for (;;) {
-            if (GK__UNLIKELY(n > GK_SEM_VALUE_MAX || value > GK_SEM_VALUE_MAX - n)) {
-                gk__error("%s: adding %llu to semaphore on PE %d (value %llu) would pass "
-                          "GK_SEM_VALUE_MAX (%llu)",
-                          op, (unsigned long long)n, ref->pe, (unsigned long long)value,
-                          (unsigned long long)GK_SEM_VALUE_MAX);
-                return GK_ERR_RANGE;
-            }
+            int room = sem_check_room(op, ref, n, value);
+            if (GK__UNLIKELY(room != GK_OK))
+                return room;
             if (single) {
                 atomic_fetch_add_explicit(&cell->count, n, memory_order_seq_cst);
                 break;
@@ -215,6 +225,15 @@ static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
     if (GK__UNLIKELY(n == 0)) {
         gk__error("%s: n must be at least 1", op);
         return GK_ERR_INVALID_ARG;
+    }
+    /* An INTEGER semaphore without room fails before the copy, so the
+     * target's buffer is left alone (only another producer's post between
+     * this look and ours can still make the post fail after the copy). */
+    if (!(ref.cell->flags & GK_SEM_BOOLEAN)) {
+        status = sem_check_room(op, &ref, n,
+                                atomic_load_explicit(&ref.cell->count, memory_order_relaxed));
+        if (GK__UNLIKELY(status != GK_OK))
+            return status;
     }
     /* The post's read-modify-write orders the copy before the signal and
      * does the wake-up, so the copy needs no wake-up check of its own. */

@@ -102,6 +102,24 @@ int main(void)
                                     GK_SIGNAL_ADD),
                  GK_ERR_ALIGN);
 
+    /* A semaphore without room: the signaling put fails before its copy,
+     * and the target's buffer keeps what it had. */
+    CHECK_OK(gk_barrier()); /* nobody writes my inbox any more */
+    gk_sem_t full;
+    CHECK_OK(gk_sem_alloc(0, &full));
+    CHECK_OK(gk_sem_post_n(full, GK_SEM_VALUE_MAX));
+    uint64_t before = 0x5a5a5a5a5a5a5a5aull, attempt = 7;
+    memcpy(inbox, &before, 8);
+    CHECK_STATUS(gk_put_signal(me, inbox, &attempt, 8, full, 1), GK_ERR_RANGE);
+    CHECK_STATUS(gk_put_signal(me, inbox, &attempt, 8, full, GK_SEM_VALUE_MAX + 1),
+                 GK_ERR_RANGE);
+    CHECK_EQ_U64(*(uint64_t *)(void *)inbox, before);
+    CHECK_OK(gk_sem_wait_n(full, GK_SEM_VALUE_MAX));
+    CHECK_OK(gk_put_signal(me, inbox, &attempt, 8, full, 1));
+    CHECK_OK(gk_sem_wait(full));
+    CHECK_EQ_U64(*(uint64_t *)(void *)inbox, attempt);
+    CHECK_OK(gk_sem_free(full));
+
     CHECK_OK(gk_barrier());
     gk_free(data);
     gk_free(signal);

@@ -181,6 +181,12 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  "flags 0x8");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(win, 0x100), "gk_win_fence",
                  "flags 0x100");
+    /* Bad on one PE only: it fails, and still takes part in the fence's
+     * barrier, so the others' fence completes (a hang otherwise). */
+    if (me == 0)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_fence(win, 0x100), "flags 0x100");
+    else
+        CHECK_OK(gk_win_fence(win, GK_WIN_NOSUCCEED));
     CHECK_LOGGED(GK_ERR_EPOCH, gk_win_unlock(win, me), "gk_win_unlock", "window 1",
                  pe_fmt("PE %d", me), "not locked");
     /* A second lock of the same target, of either kind, also with try_lock
