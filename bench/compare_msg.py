@@ -117,7 +117,10 @@ def measure(runner, reps):
             for impl, name in order:
                 ex = extra if impl == "gasket" else (["--max-size", "8"] if impl == "raw"
                                                      else [])
-                t = runner.run(impl, name, extra=ex)
+                # mt_put_lat without --bind: --bind gives PE 0 one CPU, and
+                # its threads would share it (gk-bench pins each thread to
+                # a CPU of its own from what the PE may use).
+                t = runner.run(impl, name, extra=ex, npes=2 if bench == "mt_put_lat" else None)
                 tables[(impl, name)] = t
                 for size, v in t.items():
                     values.setdefault((impl, name, size), []).append(v)
