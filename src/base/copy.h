@@ -11,7 +11,18 @@
 #include <stdint.h>
 #include <string.h>
 
-/* n bytes; up to 16 inline (two overlapping word or half-word copies). */
+/* Up to 2 * W bytes from W <= n, as two overlapping W-byte copies. */
+#define GK__COPY_TWO(d, s, n, W)                                               \
+    do {                                                                       \
+        unsigned char a_[W], b_[W];                                            \
+        __builtin_memcpy(a_, (s), W);                                          \
+        __builtin_memcpy(b_, (s) + (n) - (W), W);                              \
+        __builtin_memcpy((d), a_, W);                                          \
+        __builtin_memcpy((d) + (n) - (W), b_, W);                              \
+    } while (0)
+
+/* n bytes; up to 64 inline (two overlapping copies of the largest power
+ * of two <= n), longer ones by memcpy. */
 static inline void gk__copy_small(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
@@ -33,6 +44,10 @@ static inline void gk__copy_small(void *dst, const void *src, size_t n)
     } else if (n < 4) {
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
+    } else if (n <= 32) {
+        GK__COPY_TWO(d, s, n, 16);
+    } else if (n <= 64) {
+        GK__COPY_TWO(d, s, n, 32);
     } else {
         memcpy(d, s, n);
     }
