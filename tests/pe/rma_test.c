@@ -159,7 +159,8 @@ static void bulk(unsigned char *region, unsigned char **src, unsigned char **bac
 static void test_bulk(void)
 {
     static const size_t sizes[] = {
-        0, 1, 7, 8, 63, 64, 4096, 65537, ((size_t)1 << 20) + 17};
+        0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65, 4096, 65537,
+        ((size_t)1 << 20) + 17}; /* every branch of base/copy.h, and its edges */
     static const size_t offs[][2] = {{0, 0}, {3, 5}}; /* symmetric, local */
     unsigned char *region = gk_malloc((size_t)npes * REGION);
     CHECK_NOT_NULL(region);
