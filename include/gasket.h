@@ -96,7 +96,10 @@ GK_API int gk_init(void);
 /**
  * Ends the runtime: completes outstanding operations, waits for all PEs
  * (barrier), and releases every resource. Collective. A PE that exits
- * without calling it while other PEs still run takes the job down.
+ * without calling it while other PEs still run takes the job down. A PE
+ * that still has a window epoch open (a lock other PEs may be queued
+ * behind) gets GK_ERR_EPOCH and a message instead of a barrier that could
+ * never end; called from an active-message handler, GK_ERR_UNSUPPORTED.
  */
 GK_API int gk_finalize(void);
 

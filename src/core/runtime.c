@@ -255,6 +255,8 @@ err:
     return status;
 }
 
+int (*gk__rt_finalize_check)(void);
+
 int gk_finalize(void)
 {
     if (!gk__rt.initialized)
@@ -262,6 +264,11 @@ int gk_finalize(void)
     int in_handler = gk__progress_check_not_in_handler("gk_finalize");
     if (in_handler != GK_OK)
         return in_handler;
+    if (gk__rt_finalize_check != NULL) {
+        int refused = gk__rt_finalize_check();
+        if (refused != GK_OK)
+            return refused;
+    }
     gk__debug("finalizing");
     int status = gk_barrier();
     gk__progress_stop();

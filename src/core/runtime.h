@@ -78,6 +78,14 @@ extern struct gk__runtime gk__rt;
  */
 int gk__rt_agree(const char *op, int local_status);
 
+/*
+ * Set by an upper layer with state gk_finalize must refuse to leave behind
+ * (win/: a window with an epoch open, whose lock other PEs may be waiting
+ * for); gk_finalize returns its error before its barrier, so the job ends
+ * with a message instead of hanging there. NULL when there is none.
+ */
+extern int (*gk__rt_finalize_check)(void);
+
 /* Error reports (cold): they log the details and return the code. */
 int gk__rt_report_pe(const char *op, int pe) __attribute__((cold, noinline));
 int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)

@@ -98,6 +98,49 @@ static size_t ctrl_bytes(int n, size_t *nodes_at_p, size_t *waitfor_at_p,
 }
 
 /*
+ * This PE's live windows, for gk_finalize: a window whose epoch is still
+ * open (a lock others may queue behind, a PSCW epoch others wait on) makes
+ * gk_finalize fail with a message instead of waiting in its barrier for
+ * PEs that wait for us.
+ */
+static gk_win_t *win_live;
+
+static int win_epoch_open(const gk_win_t *win)
+{
+    return win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open;
+}
+
+static int win_finalize_check(void)
+{
+    for (const gk_win_t *win = win_live; win != NULL; win = win->next_live) {
+        if (win_epoch_open(win)) {
+            gk__error("gk_finalize: window %d still has an epoch open (a lock, lock_all, "
+                      "start or post); end it first: other PEs may be waiting for it",
+                      win->id);
+            return GK_ERR_EPOCH;
+        }
+    }
+    return GK_OK;
+}
+
+static void win_live_add(gk_win_t *win)
+{
+    win->next_live = win_live;
+    win_live = win;
+    gk__rt_finalize_check = win_finalize_check;
+}
+
+static void win_live_remove(gk_win_t *win)
+{
+    for (gk_win_t **p = &win_live; *p != NULL; p = &(*p)->next_live) {
+        if (*p == win) {
+            *p = win->next_live;
+            return;
+        }
+    }
+}
+
+/*
  * The collective part of both creation calls: the control block, every
  * PE's (offset, size) gathered, and the check that the bases agree. Every
  * PE sees the same gathered values, so all return the same result.
@@ -169,6 +212,7 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     win->access_group = group;
     win->access_n = -1;
     win->posts_taken = taken;
+    win_live_add(win);
     *win_p = win;
     return GK_OK;
 
@@ -258,8 +302,7 @@ int gk_win_free(gk_win_t *win)
      * call on all of them (the window stays usable) instead of freeing it
      * under that PE. The all-reduce is also the barrier that keeps us from
      * freeing a part or lock node somebody still uses. */
-    uint64_t open = win->holds != 0 || win->lock_all || win->access_n >= 0 ||
-                    win->exposure_open;
+    uint64_t open = (uint64_t)win_epoch_open(win);
     uint64_t any_open = 0;
     status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
     if (status == GK_OK && any_open) {
@@ -274,6 +317,7 @@ int gk_win_free(gk_win_t *win)
         return GK_ERR_EPOCH;
     }
     win->magic = 0;
+    win_live_remove(win);
     gk_free(win->ctrl);
     if (win->allocated)
         gk_free(win->base);

@@ -58,6 +58,7 @@ struct gk_win {
     uint64_t *posts_taken; /* per PE: posts consumed by start */
     uint64_t completes_expected; /* wait: completes owed by all our posts */
     int exposure_open;
+    struct gk_win *next_live; /* this PE's live windows (gk_finalize's check) */
 };
 
 /* Checks the window handle; logs and returns an error for a bad one. */

@@ -414,5 +414,15 @@ int main(void)
     /* A freed window is refused (the handle is gone: use a stale copy of
      * a live-looking one would be undefined, so only NULL is tested). */
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_flush(NULL, 0), "win is NULL");
+
+    /* gk_finalize with a lock still held refuses (others could be queued
+     * behind it, waiting for ever), and works once it is released. */
+    gk_win_t *last = NULL;
+    void *last_base = NULL;
+    CHECK_OK(gk_win_allocate(64, 0, &last_base, &last));
+    CHECK_OK(gk_win_lock(last, other, GK_LOCK_SHARED, 0));
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_finalize(), "gk_finalize", "window", "epoch open");
+    CHECK_OK(gk_win_unlock(last, other));
+    CHECK_OK(gk_win_free(last));
     return gk_finalize() == GK_OK ? 0 : 1;
 }
