@@ -98,8 +98,9 @@ GK_API int gk_init(void);
  * (barrier), and releases every resource. Collective. A PE that exits
  * without calling it while other PEs still run takes the job down. A PE
  * that still has a window epoch open (a lock other PEs may be queued
- * behind) gets GK_ERR_EPOCH and a message instead of a barrier that could
- * never end; called from an active-message handler, GK_ERR_UNSUPPORTED.
+ * behind) gets GK_ERR_EPOCH, one that holds a gk_lock_t GK_ERR_INVALID_ARG,
+ * each with a message, instead of a barrier that could never end; called
+ * from an active-message handler, GK_ERR_UNSUPPORTED.
  */
 GK_API int gk_finalize(void);
 

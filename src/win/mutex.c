@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "core/runtime.h"
 #include "win/rwlock.h"
+#include "win/win.h"
 
 #define MUTEX_NODE_AT 64
 #define MUTEX_OWNER_PE 0
@@ -55,7 +56,7 @@ int gk_lock_set(gk_lock_t *lock)
     }
     status = gk__rwlock_acquire(&site, GK__RWLOCK_EXCLUSIVE);
     if (status == GK_OK)
-        *held = 1;
+        gk__win_mutex_taken(held);
     return status;
 }
 
@@ -77,7 +78,7 @@ int gk_lock_test(gk_lock_t *lock, int *acquired_p)
     }
     status = gk__rwlock_try(&site, GK__RWLOCK_EXCLUSIVE, acquired_p);
     if (status == GK_OK && *acquired_p)
-        *held = 1;
+        gk__win_mutex_taken(held);
     return status;
 }
 
@@ -100,5 +101,6 @@ int gk_lock_clear(gk_lock_t *lock)
         status = gk__rwlock_release(&site, GK__RWLOCK_EXCLUSIVE);
     gk__rt_flush_wakes_fenced();
     *held = 0;
+    gk__win_mutexes_held--;
     return status;
 }

@@ -123,6 +123,16 @@ int main(void)
         CHECK_OK(gk_lock_clear(lock));
     CHECK_OK(gk_barrier());
     more(lock, me, npes);
+
+    /* gk_finalize while holding the mutex refuses (PEs queued behind it
+     * would wait for ever), and works once it is cleared. */
+    CHECK_OK(gk_barrier());
+    if (me == 0) {
+        CHECK_OK(gk_lock_set(lock));
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_finalize(), "gk_finalize", "holds 1 gk_lock_t");
+        CHECK_OK(gk_lock_clear(lock));
+    }
+    CHECK_OK(gk_barrier());
     gk_free(counter);
     gk_free(lock);
     return gk_finalize() == GK_OK ? 0 : 1;
