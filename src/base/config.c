@@ -94,6 +94,18 @@ static int config_parse_level(const char *text, int *value_p)
     return GK_OK;
 }
 
+static inline int config_parse_rndv(const char *text, int *value_p)
+{
+    static const char *const names[] = {"auto", "cma", "pieces"};
+    for (int i = 0; i < 3; i++) {
+        if (strcasecmp(text, names[i]) == 0) {
+            *value_p = i; /* enum gk__rndv_mode's order */
+            return GK_OK;
+        }
+    }
+    return GK_ERR_CONFIG;
+}
+
 static inline int config_parse_str(const char *text, const char **value_p)
 {
     *value_p = text;

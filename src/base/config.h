@@ -13,6 +13,10 @@
 #define GK__CONFIG_CTYPE_uint unsigned
 #define GK__CONFIG_CTYPE_level int
 #define GK__CONFIG_CTYPE_str const char *
+#define GK__CONFIG_CTYPE_rndv int
+
+/* GK_RNDV: how a large two-sided message travels (msg/msg.c). */
+enum gk__rndv_mode { GK__RNDV_AUTO, GK__RNDV_CMA, GK__RNDV_PIECES };
 
 struct gk__config {
 #define GK__CONFIG_FIELD(name, type, field, def, help)                         \

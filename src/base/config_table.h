@@ -3,7 +3,7 @@
  *   X(NAME, type, field, default, help)
  * The parser (config.c), gasket-info's listing and docs/CONFIG.md come from
  * this table. Types: size (bytes, suffixes K M G T, powers of 1024), uint,
- * level (a GK_LOG level name), str. Variables of kind "launcher" are set by
+ * level (a GK_LOG level name), rndv (auto, cma or pieces), str. Variables of kind "launcher" are set by
  * gasket-run for each PE and are listed, not parsed.
  */
 #ifndef GK_BASE_CONFIG_TABLE_H
@@ -26,7 +26,14 @@
       "children per PE in the broadcast tree (2 to 64)")                       \
     X(PROGRESS_THREAD, uint, progress_thread, "0",                             \
       "1: a thread runs active messages and two-sided progress while the "     \
-      "application computes or blocks in another library")
+      "application computes or blocks in another library")                   \
+    X(RNDV, rndv, rndv, "auto",                                                \
+      "how a two-sided message larger than the eager limit, sent from "        \
+      "memory outside the symmetric heap, travels: auto (the sender copies "   \
+      "it into a pipeline in shared memory while the receiver copies it out; " \
+      "the receiver reads chunks itself while the sender is busy), cma (the "  \
+      "receiver alone, with cross-memory attach), pieces (medium active "      \
+      "messages, where cross-memory attach is not allowed)")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

@@ -27,7 +27,10 @@
  *                        out without collective calls (semaphores)
  *   [64 KiB, 1 MiB)      scratch space of the collectives
  *   [1 MiB, 2 MiB)       the active-message inbox (net/shm_ring.h)
- *   [2 MiB, ...)         the symmetric heap
+ *   [2 MiB, 4 MiB)       the rendezvous pipeline: senders copy large
+ *                        two-sided messages in, this PE copies them out
+ *                        (msg/rndv_pipe.h); its pages exist once used
+ *   [4 MiB, ...)         the symmetric heap
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
@@ -42,7 +45,9 @@
 #define GK__SEG_COLL_SIZE ((size_t)(1024 * 1024 - 65536))
 #define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024)
-#define GK__SEG_HEAP_OFFSET ((size_t)2 * 1024 * 1024)
+#define GK__SEG_PIPE_OFFSET ((size_t)2 * 1024 * 1024)
+#define GK__SEG_PIPE_SIZE ((size_t)2 * 1024 * 1024)
+#define GK__SEG_HEAP_OFFSET ((size_t)4 * 1024 * 1024)
 
 /* A word on a cache line of its own, written by one remote PE. */
 struct gk__seg_flag {
@@ -68,8 +73,12 @@ _Static_assert(GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE
                "the pool must fit before the collectives' scratch");
 _Static_assert(GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE <= GK__SEG_INBOX_OFFSET,
                "the scratch must fit before the inbox");
-_Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_HEAP_OFFSET,
-               "the inbox must fit before the heap");
+_Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_PIPE_OFFSET,
+               "the inbox must fit before the pipeline");
+_Static_assert(GK__SEG_PIPE_OFFSET + GK__SEG_PIPE_SIZE <= GK__SEG_HEAP_OFFSET,
+               "the pipeline must fit before the heap");
+_Static_assert(GK__SEG_HEAP_OFFSET % GK__SEG_MAP_ALIGN == 0,
+               "the heap starts on a mapping boundary");
 _Static_assert(offsetof(struct gk__seg_header, wake) == 64, "layout");
 
 struct gk__seg {

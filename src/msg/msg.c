@@ -4,13 +4,18 @@
  * Protocols. A message of at most gk_msg_eager_limit() bytes travels in one
  * medium AM (EAGER: tag, length, data). A longer one is a rendezvous: the
  * sender announces it (RTS: tag, length, its request, where its buffer
- * is); the receiver, once a receive matches, copies the data itself
- * straight from the sender's buffer (from the mapped segment when the
- * buffer is in the sender's symmetric heap, else with process_vm_readv,
- * "cross-memory attach"), then tells the sender (FIN), whose request then
- * completes. Where cross-memory attach is not allowed (a seccomp profile,
- * say), the receiver pulls the data in medium-sized pieces instead (PULL
- * requests answered by CHUNK replies): slower, still correct.
+ * is); once a receive matches, the data moves and the receiver tells the
+ * sender (FIN), whose request then completes. How it moves (GK_RNDV):
+ *  - a buffer in the sender's symmetric heap: the receiver copies it
+ *    straight from the mapped segment;
+ *  - otherwise (auto) through the receiver's pipeline (rndv_pipe.h): the
+ *    receiver asks the sender (GO) to copy chunks into shared memory while
+ *    it copies them out, and reads chunks itself with process_vm_readv
+ *    ("cross-memory attach") while the sender does not answer;
+ *  - cma: the receiver reads it all with process_vm_readv;
+ *  - pieces, or where cross-memory attach is not allowed (a seccomp
+ *    profile, say): the receiver pulls the data in medium-sized pieces
+ *    (PULL requests answered by CHUNK replies): slower, still correct.
  *
  * Matching. Arrivals are matched against the posted receives in the order
  * they were posted; an arrival that matches none joins the unexpected
@@ -25,19 +30,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "msg/rndv_pipe.h"
 
 #define H_EAGER (GK__AM_INTERNAL + 0)
 #define H_RTS (GK__AM_INTERNAL + 1)
 #define H_FIN (GK__AM_INTERNAL + 2)
 #define H_PULL (GK__AM_INTERNAL + 3)
 #define H_CHUNK (GK__AM_INTERNAL + 4)
+#define H_GO (GK__AM_INTERNAL + 5)
 
 #define REQUEST_MAGIC 0x6d736771u /* "msgq" */
 
@@ -163,16 +169,14 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
         memcpy(dst, (const void *)(uintptr_t)addr, n);
         return GK_OK;
     }
-    size_t done = 0;
-    while (done < n) {
-        struct iovec local = {(char *)dst + done, n - done};
-        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
-        ssize_t got = process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-        if (got <= 0)
-            return got < 0 ? errno : EIO;
-        done += (size_t)got;
-    }
-    return GK_OK;
+    if (gk__rt.config.rndv == GK__RNDV_PIECES)
+        return EPERM;
+    return gk__cma_read((pid_t)pid, dst, addr, n);
+}
+
+static int send_go(int source, const uint64_t *args)
+{
+    return send_short(source, H_GO, args, 1 + GK__PIPE_GO_ARGS);
 }
 
 static void pull_next(struct gk_request *req)
@@ -195,7 +199,15 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
 {
     status_set(req, source, tag, nbytes);
     size_t n = copy_size(req, nbytes);
-    int err = rendezvous_copy(source, req->buf, addr, pid, in_heap, n);
+    size_t missing_lo = 0, missing_hi = n;
+    int err;
+    if (gk__rt.config.rndv == GK__RNDV_AUTO && !in_heap && (pid_t)pid != getpid() &&
+        gk__pipe_fits(n)) {
+        struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
+        err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);
+    } else {
+        err = rendezvous_copy(source, req->buf, addr, pid, in_heap, n);
+    }
     if (err == GK_OK) {
         uint64_t args[1] = {sender_request};
         if (send_short(source, H_FIN, args, 1) != GK_OK)
@@ -204,13 +216,13 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
         return;
     }
     static int warned;
-    if (!warned++)
+    if (!warned++ && gk__rt.config.rndv != GK__RNDV_PIECES)
         gk__info("process_vm_readv from PE %d failed (%s): large messages go in pieces",
                  source, strerror(err));
     req->sender_request = sender_request;
-    req->received = 0;
-    req->expect = n;
-    if (n == 0) {
+    req->received = missing_lo;
+    req->expect = missing_hi;
+    if (missing_lo == missing_hi) {
         uint64_t args[1] = {sender_request};
         send_short(source, H_FIN, args, 1);
         request_complete(req);
@@ -326,6 +338,16 @@ static void h_fin(gk_am_token_t *token, void *payload, size_t nbytes, const uint
     (void)token, (void)payload, (void)nbytes, (void)nargs;
 }
 
+/* The receiver asks the sender to copy its message into the pipeline. */
+static void h_go(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                 int nargs)
+{
+    struct gk_request *req = sender_request(args[0]);
+    if (req != NULL && nargs == 1 + GK__PIPE_GO_ARGS)
+        gk__pipe_serve(gk_am_token_pe(token), req->buf, req->capacity, args + 1);
+    (void)payload, (void)nbytes;
+}
+
 static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
                        const uint64_t *args, int nargs)
 {
@@ -391,6 +413,7 @@ __attribute__((constructor)) static void msg_register_handlers(void)
     gk__am_set_handler(H_FIN, h_fin);
     gk__am_set_handler(H_PULL, h_pull);
     gk__am_set_handler(H_CHUNK, h_chunk);
+    gk__am_set_handler(H_GO, h_go);
 }
 
 /* ------------------------------------------------------------------------ */

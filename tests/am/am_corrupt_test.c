@@ -45,10 +45,11 @@ int main(void)
         return gk_finalize() == GK_OK ? 77 : 1; /* needs two PEs */
     }
     if (me == 0) {
-        /* PE 1's segment as mapped here: its heap starts at 2 MiB, and
-         * `block`, the program's first allocation, at the heap's start (the
-         * allocator is first-fit; the rejection line checked below would be
-         * missing if this address were wrong). */
+        /* PE 1's segment as mapped here: its heap starts
+         * GK__SEG_HEAP_OFFSET in, and `block`, the program's first
+         * allocation, at the heap's start (the allocator is first-fit; the
+         * rejection line checked below would be missing if this address
+         * were wrong). */
         char *seg = (char *)gk_ptr(block, 1) - GK__SEG_HEAP_OFFSET;
         struct gk__ring_ctl *ctl = (struct gk__ring_ctl *)(seg + GK__SEG_INBOX_OFFSET);
         uint64_t ticket = atomic_fetch_add(&ctl->tail, 1);

@@ -188,6 +188,7 @@ GK_TEST(load_defaults_match_the_table)
     ASSERT_EQ(cfg.yield_count, 100);
     ASSERT_EQ(cfg.sleep_ms, 100);
     ASSERT_EQ(cfg.bcast_radix, 4);
+    ASSERT_EQ(cfg.rndv, GK__RNDV_AUTO);
     /* And the listed defaults say the same. */
     for (size_t i = 0; i < gk__config_entry_count; i++) {
         const struct gk__config_entry *e = &gk__config_entries[i];
@@ -209,7 +210,8 @@ GK_TEST(load_overrides_every_variable)
     const char *log;
     char *env[] = {
         "GK_HEAP_SIZE=1G",  "GK_LOG=debug",      "GK_SPIN_COUNT=5", "GK_YIELD_COUNT=0",
-        "GK_SLEEP_MS=4000", "GK_BCAST_RADIX=64", "PATH=/bin",       NULL};
+        "GK_SLEEP_MS=4000", "GK_BCAST_RADIX=64", "GK_RNDV=cma",     "PATH=/bin",
+        NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
     ASSERT_STREQ(log, "");
     ASSERT_EQ(cfg.heap_size, 1ull << 30);
@@ -218,6 +220,12 @@ GK_TEST(load_overrides_every_variable)
     ASSERT_EQ(cfg.yield_count, 0);
     ASSERT_EQ(cfg.sleep_ms, 4000);
     ASSERT_EQ(cfg.bcast_radix, 64);
+    ASSERT_EQ(cfg.rndv, GK__RNDV_CMA);
+    char *modes[][2] = {{"GK_RNDV=auto", NULL}, {"GK_RNDV=Pieces", NULL}};
+    ASSERT_EQ(load(&cfg, modes[0], &log), GK_OK);
+    ASSERT_EQ(cfg.rndv, GK__RNDV_AUTO);
+    ASSERT_EQ(load(&cfg, modes[1], &log), GK_OK);
+    ASSERT_EQ(cfg.rndv, GK__RNDV_PIECES);
     char *levels[][2] = {{"GK_LOG=none", NULL},
                          {"GK_LOG=ERROR", NULL},
                          {"GK_LOG=warning", NULL},
@@ -240,7 +248,8 @@ GK_TEST(load_rejects_bad_values_with_a_message)
         "GK_SPIN_COUNT=-1",   "GK_SPIN_COUNT=4294967296",
         "GK_YIELD_COUNT=1e3", "GK_SLEEP_MS=ten",
         "GK_BCAST_RADIX=1",   "GK_BCAST_RADIX=65",
-        "GK_BCAST_RADIX=x",
+        "GK_BCAST_RADIX=x",   "GK_RNDV=xpmem",
+        "GK_RNDV=",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         struct gk__config cfg;

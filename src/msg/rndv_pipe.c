@@ -1,0 +1,208 @@
+/*
+ * rndv_pipe.c: the rendezvous pipeline (protocol in rndv_pipe.h).
+ */
+#include "msg/rndv_pipe.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/wait.h"
+#include "core/runtime.h"
+
+/* The pipeline's control block and slots, at the start of its region. A
+ * new segment is zeros: generation 0, which no message uses. */
+struct pipe_ctl {
+    _Alignas(64) _Atomic uint64_t claims; /* gen | lo | hi (pipe_pack) */
+    _Alignas(64) _Atomic uint64_t drained; /* slots the receiver has copied out */
+    struct {
+        _Alignas(64) _Atomic uint64_t tag; /* (gen, j + 1) once the j-th fill is in */
+        uint64_t chunk;                    /* which chunk it holds */
+    } slot[GK__PIPE_SLOTS];
+};
+
+#define PIPE_DATA_AT ((size_t)65536)
+_Static_assert(sizeof(struct pipe_ctl) <= PIPE_DATA_AT, "pipeline control block");
+_Static_assert(PIPE_DATA_AT + GK__PIPE_SLOTS * GK__PIPE_CHUNK_MAX <= GK__SEG_PIPE_SIZE,
+               "the pipeline's slots fit its region");
+
+/* The claim word: a 24-bit generation, then lo and hi in 20 bits each. */
+#define PIPE_GEN_BITS 24u
+#define PIPE_INDEX_BITS 20u
+#define PIPE_INDEX_MASK ((UINT64_C(1) << PIPE_INDEX_BITS) - 1)
+#define PIPE_MAX_CHUNKS PIPE_INDEX_MASK
+
+static uint64_t pipe_pack(uint64_t gen, uint64_t lo, uint64_t hi)
+{
+    return gen << (2 * PIPE_INDEX_BITS) | lo << PIPE_INDEX_BITS | hi;
+}
+static uint64_t pipe_gen_of(uint64_t w) { return w >> (2 * PIPE_INDEX_BITS); }
+static uint64_t pipe_lo(uint64_t w) { return (w >> PIPE_INDEX_BITS) & PIPE_INDEX_MASK; }
+static uint64_t pipe_hi(uint64_t w) { return w & PIPE_INDEX_MASK; }
+/* A slot's tag: generation above, fill number (from 1) below. */
+static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << 40 | fill; }
+
+/* How long a receiver waits for the sender's first chunk before it starts
+ * reading chunks itself: a sender that is polling answers GO within a
+ * microsecond or two; one asleep in a wait takes a futex wake-up. */
+#define PIPE_GRACE_NS 10000u
+
+static struct pipe_ctl *pipe_ctl(char *seg_base)
+{
+    return (struct pipe_ctl *)(seg_base + GK__SEG_PIPE_OFFSET);
+}
+
+static char *pipe_slot_data(char *seg_base, uint64_t slot)
+{
+    return seg_base + GK__SEG_PIPE_OFFSET + PIPE_DATA_AT + slot * GK__PIPE_CHUNK_MAX;
+}
+
+/* Chunks of about an eighth of the message, whole pages, within bounds. */
+static size_t pipe_chunk_size(size_t nbytes)
+{
+    size_t chunk = (nbytes / 8 + 4095) & ~(size_t)4095;
+    if (chunk < GK__PIPE_CHUNK_MIN)
+        chunk = GK__PIPE_CHUNK_MIN;
+    if (chunk > GK__PIPE_CHUNK_MAX)
+        chunk = GK__PIPE_CHUNK_MAX;
+    return chunk;
+}
+
+static size_t pipe_chunk_len(uint64_t c, size_t chunk, size_t nbytes)
+{
+    size_t at = (size_t)c * chunk;
+    return nbytes - at < chunk ? nbytes - at : chunk;
+}
+
+/* The other side is copying a chunk (microseconds): spin, then yield. */
+static void pipe_backoff(unsigned *idle)
+{
+    if ((*idle)++ < 256)
+        gk__cpu_relax();
+    else
+        sched_yield();
+}
+
+int gk__pipe_fits(size_t nbytes)
+{
+    return nbytes > 0 && (nbytes - 1) / GK__PIPE_CHUNK_MAX < PIPE_MAX_CHUNKS;
+}
+
+int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec local = {(char *)dst + done, n - done};
+        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
+        ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+        if (got <= 0)
+            return got < 0 ? errno : EIO;
+        done += (size_t)got;
+    }
+    return 0;
+}
+
+int gk__pipe_receive(const struct gk__pipe_msg *m,
+                     int (*send_go)(int source, const uint64_t *args),
+                     size_t *missing_lo, size_t *missing_hi)
+{
+    static uint64_t last_gen;
+    char *seg_base = gk__rt.my_seg.base;
+    struct pipe_ctl *ctl = pipe_ctl(seg_base);
+    size_t chunk = pipe_chunk_size(m->nbytes);
+    uint64_t k = (m->nbytes + chunk - 1) / chunk;
+    uint64_t gen = last_gen = (last_gen + 1) & ((UINT64_C(1) << PIPE_GEN_BITS) - 1);
+    if (gen == 0)
+        gen = last_gen = 1;
+
+    atomic_store_explicit(&ctl->drained, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctl->claims, pipe_pack(gen, 0, k), memory_order_release);
+    uint64_t go[1 + GK__PIPE_GO_ARGS] = {m->sender_request, gen, m->nbytes, chunk};
+    int sender_asked = send_go(m->source, go) == 0;
+    uint64_t grace_end = gk__now_ns() + PIPE_GRACE_NS;
+
+    uint64_t own = 0, drained = 0;
+    int err = 0;
+    unsigned idle = 0;
+    while (own + drained < k) {
+        unsigned s = (unsigned)(drained % GK__PIPE_SLOTS);
+        if (atomic_load_explicit(&ctl->slot[s].tag, memory_order_acquire) ==
+            pipe_tag(gen, drained + 1)) {
+            uint64_t c = ctl->slot[s].chunk;
+            if (c < k)
+                memcpy((char *)m->dst + c * chunk, pipe_slot_data(seg_base, s),
+                       pipe_chunk_len(c, chunk, m->nbytes));
+            else
+                gk__error("two-sided pipeline: PE %d filled a slot with chunk %llu of %llu; "
+                          "ignored",
+                          m->source, (unsigned long long)c, (unsigned long long)k);
+            atomic_store_explicit(&ctl->drained, ++drained, memory_order_release);
+            idle = 0;
+            continue;
+        }
+        /* Read a chunk ourselves while the sender has not started (after
+         * the grace period), or, after a failed read, give up the rest. */
+        uint64_t w = atomic_load_explicit(&ctl->claims, memory_order_relaxed);
+        uint64_t lo = pipe_lo(w), hi = pipe_hi(w);
+        int take = lo < hi &&
+                   (err != 0 || (lo == 0 && (!sender_asked || gk__now_ns() >= grace_end)));
+        if (!take) {
+            pipe_backoff(&idle);
+            continue;
+        }
+        if (!atomic_compare_exchange_strong_explicit(&ctl->claims, &w, pipe_pack(gen, lo, hi - 1),
+                                                     memory_order_relaxed,
+                                                     memory_order_relaxed))
+            continue; /* the sender claimed meanwhile */
+        uint64_t c = hi - 1;
+        size_t at = (size_t)c * chunk, len = pipe_chunk_len(c, chunk, m->nbytes);
+        if (err == 0) {
+            err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
+            if (err != 0)
+                *missing_hi = at + len;
+        }
+        if (err != 0)
+            *missing_lo = at; /* claims go down: the missing range grows down */
+        own++;
+    }
+    gk__debug("two-sided pipeline: %zu bytes from PE %d, %llu of %llu chunks read here",
+              m->nbytes, m->source, (unsigned long long)own, (unsigned long long)k);
+    return err;
+}
+
+int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64_t *go)
+{
+    uint64_t gen = go[0];
+    size_t nbytes = (size_t)go[1], chunk = (size_t)go[2];
+    if (nbytes > src_bytes || chunk < GK__PIPE_CHUNK_MIN || chunk > GK__PIPE_CHUNK_MAX ||
+        !gk__pipe_fits(nbytes)) {
+        gk__error("two-sided pipeline: PE %d asked for %zu bytes in chunks of %zu of a send "
+                  "of %zu bytes; ignored",
+                  receiver, nbytes, chunk, src_bytes);
+        return -1;
+    }
+    char *seg_base = gk__rt.peers[receiver].seg_base;
+    struct pipe_ctl *ctl = pipe_ctl(seg_base);
+    for (uint64_t fill = 0;; fill++) {
+        uint64_t w = atomic_load_explicit(&ctl->claims, memory_order_acquire);
+        do {
+            if (pipe_gen_of(w) != gen || pipe_lo(w) >= pipe_hi(w))
+                return 0; /* all claimed, or a message that is over */
+        } while (!atomic_compare_exchange_weak_explicit(
+            &ctl->claims, &w, pipe_pack(gen, pipe_lo(w) + 1, pipe_hi(w)),
+            memory_order_acquire, memory_order_acquire));
+        uint64_t c = pipe_lo(w);
+        unsigned s = (unsigned)(fill % GK__PIPE_SLOTS), idle = 0;
+        while (fill - atomic_load_explicit(&ctl->drained, memory_order_acquire) >=
+               GK__PIPE_SLOTS)
+            pipe_backoff(&idle);
+        memcpy(pipe_slot_data(seg_base, s), (const char *)src + c * chunk,
+               pipe_chunk_len(c, chunk, nbytes));
+        ctl->slot[s].chunk = c;
+        atomic_store_explicit(&ctl->slot[s].tag, pipe_tag(gen, fill + 1), memory_order_release);
+    }
+}

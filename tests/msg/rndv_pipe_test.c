@@ -1,0 +1,142 @@
+/*
+ * rndv_pipe_test: the rendezvous pipeline (src/msg/rndv_pipe.h) for large
+ * messages from private memory, data checked in every case.
+ *
+ *  1. A sender that makes no gasket call while its receive runs: PE 0
+ *     starts two large sends to PE 1, then watches a heap word with plain
+ *     loads; PE 1 must receive the first by reading the sender's memory
+ *     itself (a receive that waited for the sender would hang: the
+ *     launcher's time limit fails the test), then sets the word. The
+ *     second is received while PE 0 waits in gk_request_wait, after PE 0
+ *     has run the first message's late GO, which must change nothing.
+ *  2. Every other PE sends PE 0 messages of sizes that end mid-chunk, at a
+ *     chunk's end and one byte past it; PE 0 receives them from any source
+ *     (the pipeline goes from sender to sender).
+ *  3. A receive smaller than the message: truncated, the bytes that fit
+ *     are right, the buffer's tail untouched.
+ */
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "pe_check.h"
+
+static unsigned char pattern(size_t i, int from, int salt)
+{
+    return (unsigned char)(i * 31 + (size_t)from * 17 + (size_t)salt * 5 + (i >> 12));
+}
+
+static unsigned char *filled(size_t n, int from, int salt)
+{
+    unsigned char *buf = malloc(n);
+    CHECK_NOT_NULL(buf);
+    for (size_t i = 0; i < n; i++)
+        buf[i] = pattern(i, from, salt);
+    return buf;
+}
+
+static void check_filled(const unsigned char *buf, size_t n, int from, int salt)
+{
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] != pattern(i, from, salt))
+            CHECK_EQ(buf[i], pattern(i, from, salt)); /* reports the first */
+}
+
+static void sender_not_progressing(int me, uint64_t *word)
+{
+    const size_t first = ((size_t)1 << 20) + 12345, second = ((size_t)3 << 20) + 7;
+    if (me == 0) {
+        unsigned char *a = filled(first, 0, 1), *b = filled(second, 0, 2);
+        gk_request_t *sends[2];
+        CHECK_OK(gk_isend(1, 1, a, first, &sends[0]));
+        CHECK_OK(gk_isend(1, 2, b, second, &sends[1]));
+        /* No gasket call until PE 1 has the first message. */
+        while (atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire) == 0)
+            sched_yield();
+        CHECK_OK(gk_request_wait_all(2, sends, NULL));
+        free(a);
+        free(b);
+    } else if (me == 1) {
+        unsigned char *in = malloc(second);
+        CHECK_NOT_NULL(in);
+        gk_msg_status_t st;
+        CHECK_OK(gk_recv(0, 1, in, first, &st));
+        CHECK_EQ(st.nbytes, first);
+        check_filled(in, first, 0, 1);
+        CHECK_OK(gk_atomic_set_u64(0, word, 1));
+        CHECK_OK(gk_recv(0, 2, in, second, &st));
+        CHECK_EQ(st.nbytes, second);
+        check_filled(in, second, 0, 2);
+        free(in);
+    }
+    CHECK_OK(gk_barrier());
+}
+
+static void many_senders_one_receiver(int me, int npes)
+{
+    /* Chunks are an eighth of the message in whole pages, 16 to 256 KiB. */
+    const size_t sizes[] = {4097, 16384 + 1, 128 * 1024, 1000 * 1000, ((size_t)2 << 20) + 1};
+    enum { N_SIZES = sizeof(sizes) / sizeof(sizes[0]) };
+    if (me == 0) {
+        size_t biggest = sizes[N_SIZES - 1];
+        unsigned char *in = malloc(biggest);
+        CHECK_NOT_NULL(in);
+        for (int m = 0; m < (npes - 1) * N_SIZES; m++) {
+            gk_msg_status_t st;
+            CHECK_OK(gk_recv(GK_ANY_SOURCE, GK_ANY_TAG, in, biggest, &st));
+            CHECK_TRUE(st.source > 0 && st.source < npes);
+            CHECK_TRUE(st.tag >= 0 && st.tag < N_SIZES);
+            CHECK_EQ(st.nbytes, sizes[st.tag]);
+            check_filled(in, st.nbytes, st.source, 10 + st.tag);
+        }
+        free(in);
+    } else {
+        gk_request_t *sends[N_SIZES];
+        unsigned char *bufs[N_SIZES];
+        for (int s = 0; s < N_SIZES; s++) {
+            bufs[s] = filled(sizes[s], me, 10 + s);
+            CHECK_OK(gk_isend(0, s, bufs[s], sizes[s], &sends[s]));
+        }
+        CHECK_OK(gk_request_wait_all(N_SIZES, sends, NULL));
+        for (int s = 0; s < N_SIZES; s++)
+            free(bufs[s]);
+    }
+    CHECK_OK(gk_barrier());
+}
+
+static void truncated(int me, int npes)
+{
+    const size_t sent = (size_t)1 << 20, room = sent / 2 + 100, guard = 4096;
+    int right = (me + 1) % npes, left = (me + npes - 1) % npes;
+    unsigned char *out = filled(sent, me, 3), *in = malloc(room + guard);
+    CHECK_NOT_NULL(in);
+    memset(in + room, 0xee, guard);
+    gk_request_t *rq = NULL, *sq = NULL;
+    gk_msg_status_t st;
+    CHECK_OK(gk_irecv(left, 7, in, room, &rq));
+    CHECK_OK(gk_isend(right, 7, out, sent, &sq));
+    CHECK_STATUS(gk_request_wait(&rq, &st), GK_ERR_TRUNCATE);
+    CHECK_EQ(st.nbytes, sent);
+    check_filled(in, room, left, 3);
+    for (size_t i = 0; i < guard; i++)
+        CHECK_EQ(in[room + i], 0xee);
+    CHECK_OK(gk_request_wait(&sq, NULL));
+    free(out);
+    free(in);
+    CHECK_OK(gk_barrier());
+}
+
+int main(void)
+{
+    CHECK_OK(gk_init());
+    int me = gk_my_pe(), npes = gk_n_pes();
+    uint64_t *word = gk_calloc(1, sizeof(uint64_t));
+    CHECK_NOT_NULL(word);
+    if (npes >= 2) {
+        sender_not_progressing(me, word);
+        many_senders_one_receiver(me, npes);
+    }
+    truncated(me, npes);
+    gk_free(word);
+    CHECK_OK(gk_finalize());
+    return 0;
+}
