@@ -191,7 +191,9 @@ static void pull_next(struct gk_request *req)
 
 /*
  * A receive met its rendezvous message: copy (or start pulling), then tell
- * the sender. Called with msg_lock held.
+ * the sender. The request is in no queue (it needs no lock of its own);
+ * called from the RTS handler with msg_lock held, or from recv_start
+ * without.
  */
 static void rendezvous_receive(struct gk_request *req, int source, int tag, size_t nbytes,
                                uint64_t sender_request, uint64_t addr, uint64_t pid,
@@ -200,14 +202,13 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     status_set(req, source, tag, nbytes);
     size_t n = copy_size(req, nbytes);
     size_t missing_lo = 0, missing_hi = n;
-    int err;
-    if (gk__rt.config.rndv == GK__RNDV_AUTO && !in_heap && (pid_t)pid != getpid() &&
-        gk__pipe_fits(n)) {
+    int err = GK__PIPE_NOT_TAKEN;
+    if (gk__rt.config.rndv == GK__RNDV_AUTO && !in_heap && (pid_t)pid != getpid()) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
         err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);
-    } else {
-        err = rendezvous_copy(source, req->buf, addr, pid, in_heap, n);
     }
+    if (err == GK__PIPE_NOT_TAKEN)
+        err = rendezvous_copy(source, req->buf, addr, pid, in_heap, n);
     if (err == GK_OK) {
         uint64_t args[1] = {sender_request};
         if (send_short(source, H_FIN, args, 1) != GK_OK)
@@ -215,8 +216,9 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
         request_complete(req);
         return;
     }
-    static int warned;
-    if (!warned++ && gk__rt.config.rndv != GK__RNDV_PIECES)
+    static _Atomic int warned;
+    if (atomic_fetch_add_explicit(&warned, 1, memory_order_relaxed) == 0 &&
+        gk__rt.config.rndv != GK__RNDV_PIECES)
         gk__info("process_vm_readv from PE %d failed (%s): large messages go in pieces",
                  source, strerror(err));
     req->sender_request = sender_request;
@@ -502,14 +504,6 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
             prev->next = u->next;
         if (unexpected_tail == u)
             unexpected_tail = prev;
-        if (u->is_rts) {
-            rendezvous_receive(req, u->source, u->tag, u->nbytes, u->sender_request,
-                               u->sender_addr, u->sender_pid, u->in_heap);
-        } else {
-            status_set(req, u->source, u->tag, u->nbytes);
-            memcpy(buf, u->data, copy_size(req, u->nbytes));
-            request_complete(req);
-        }
     } else {
         req->next = NULL;
         if (posted_tail == NULL)
@@ -520,6 +514,17 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
     }
     msg_unlock();
     if (u != NULL) {
+        /* Outside the lock: the request is in no queue now, and what the
+         * rendezvous sends (GO, FIN) may wait for room in a full inbox while
+         * running this thread's own, whose handlers take the lock. */
+        if (u->is_rts) {
+            rendezvous_receive(req, u->source, u->tag, u->nbytes, u->sender_request,
+                               u->sender_addr, u->sender_pid, u->in_heap);
+        } else {
+            status_set(req, u->source, u->tag, u->nbytes);
+            memcpy(buf, u->data, copy_size(req, u->nbytes));
+            request_complete(req);
+        }
         free(u->data);
         free(u);
     }

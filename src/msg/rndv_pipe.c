@@ -87,7 +87,10 @@ static void pipe_backoff(unsigned *idle)
         sched_yield();
 }
 
-int gk__pipe_fits(size_t nbytes)
+/* Held by the receive that uses this PE's pipeline (there is one). */
+static atomic_flag pipe_in_use = ATOMIC_FLAG_INIT;
+
+static int pipe_fits(size_t nbytes)
 {
     return nbytes > 0 && (nbytes - 1) / GK__PIPE_CHUNK_MAX < PIPE_MAX_CHUNKS;
 }
@@ -110,6 +113,9 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
                      int (*send_go)(int source, const uint64_t *args),
                      size_t *missing_lo, size_t *missing_hi)
 {
+    if (!pipe_fits(m->nbytes) ||
+        atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
+        return GK__PIPE_NOT_TAKEN;
     static uint64_t last_gen;
     char *seg_base = gk__rt.my_seg.base;
     struct pipe_ctl *ctl = pipe_ctl(seg_base);
@@ -169,6 +175,7 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
             *missing_lo = at; /* claims go down: the missing range grows down */
         own++;
     }
+    atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
     gk__debug("two-sided pipeline: %zu bytes from PE %d, %llu of %llu chunks read here",
               m->nbytes, m->source, (unsigned long long)own, (unsigned long long)k);
     return err;
@@ -179,7 +186,7 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
     uint64_t gen = go[0];
     size_t nbytes = (size_t)go[1], chunk = (size_t)go[2];
     if (nbytes > src_bytes || chunk < GK__PIPE_CHUNK_MIN || chunk > GK__PIPE_CHUNK_MAX ||
-        !gk__pipe_fits(nbytes)) {
+        !pipe_fits(nbytes)) {
         gk__error("two-sided pipeline: PE %d asked for %zu bytes in chunks of %zu of a send "
                   "of %zu bytes; ignored",
                   receiver, nbytes, chunk, src_bytes);

@@ -64,8 +64,6 @@ struct gk__pipe_msg {
     uint64_t sender_request;
 };
 
-/* Non-zero when a message of nbytes fits the pipeline's chunk count. */
-int gk__pipe_fits(size_t nbytes);
 
 /* Reads n bytes at addr in process pid into dst (cross-memory attach):
  * 0, or the errno of the failure. */
@@ -75,8 +73,13 @@ int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n);
  * Receives m through the pipeline; `send_go(source, args)` sends the
  * sender GO with the sender's request and GK__PIPE_GO_ARGS more. Returns 0,
  * or the errno of a failed read, with the bytes [*missing_lo, *missing_hi)
- * of the message still to fetch.
+ * of the message still to fetch, or GK__PIPE_NOT_TAKEN, having done
+ * nothing, when the message has too many chunks or the pipeline is in use:
+ * by another thread's receive, or by one further up this thread's stack
+ * (sending GO into a full inbox runs this PE's inbox, which may match
+ * another rendezvous). The caller then copies another way.
  */
+#define GK__PIPE_NOT_TAKEN (-1)
 int gk__pipe_receive(const struct gk__pipe_msg *m,
                      int (*send_go)(int source, const uint64_t *args),
                      size_t *missing_lo, size_t *missing_hi);
