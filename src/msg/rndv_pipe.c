@@ -109,6 +109,58 @@ int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
     return 0;
 }
 
+/*
+ * Which way is faster here. The pipeline moves every byte through the
+ * sender's cache into ours; a kernel copy pins pages but reads the pages
+ * where they are. Which wins depends on the machine and its state (on this
+ * VM the pipeline is 2-3x faster most of the time, and slower while
+ * cross-core transfers are slow). For messages of PIPE_RATE_MIN bytes and
+ * more the receiver keeps the throughput it saw each way (moving averages,
+ * bytes per ns, 0 until seen), uses the faster, and tries the other every
+ * few messages to notice a change. Touched only under pipe_in_use.
+ */
+#define PIPE_RATE_MIN ((size_t)256 * 1024)
+static struct {
+    double pipe, cma;
+    unsigned count;
+} rates;
+
+static void rate_note(double *rate, size_t bytes, uint64_t ns)
+{
+    double seen = (double)bytes / (double)(ns > 0 ? ns : 1);
+    *rate = *rate == 0 ? seen : 0.75 * *rate + 0.25 * seen;
+}
+
+static int rate_prefer_cma(size_t nbytes)
+{
+    if (nbytes < PIPE_RATE_MIN)
+        return 0;
+    int prefer_cma = rates.pipe > 0 && rates.cma > 1.1 * rates.pipe;
+    int probe = ++rates.count % (prefer_cma ? 8u : 32u) == 0;
+    return prefer_cma != probe;
+}
+
+/* The whole message by cross-memory attach, timed. */
+static int cma_whole(const struct gk__pipe_msg *m, size_t *missing_lo, size_t *missing_hi)
+{
+    uint64_t start = gk__now_ns();
+    int err = gk__cma_read(m->sender_pid, m->dst, m->sender_addr, m->nbytes);
+    if (err == 0) {
+        rate_note(&rates.cma, m->nbytes, gk__now_ns() - start);
+        gk__debug("two-sided: %zu bytes from PE %d by cross-memory attach (%.1f GB/s on "
+                  "average; the pipeline %.1f)",
+                  m->nbytes, m->source, rates.cma, rates.pipe);
+    } else {
+        *missing_lo = 0;
+        *missing_hi = m->nbytes;
+    }
+    return err;
+}
+
+static int pipe_run(const struct gk__pipe_msg *m,
+                    int (*send_go)(int source, const uint64_t *args), size_t *missing_lo,
+                    size_t *missing_hi);
+
 int gk__pipe_receive(const struct gk__pipe_msg *m,
                      int (*send_go)(int source, const uint64_t *args),
                      size_t *missing_lo, size_t *missing_hi)
@@ -116,6 +168,16 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
     if (!pipe_fits(m->nbytes) ||
         atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
         return GK__PIPE_NOT_TAKEN;
+    int err = rate_prefer_cma(m->nbytes) ? cma_whole(m, missing_lo, missing_hi)
+                                         : pipe_run(m, send_go, missing_lo, missing_hi);
+    atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
+    return err;
+}
+
+static int pipe_run(const struct gk__pipe_msg *m,
+                    int (*send_go)(int source, const uint64_t *args), size_t *missing_lo,
+                    size_t *missing_hi)
+{
     static uint64_t last_gen;
     char *seg_base = gk__rt.my_seg.base;
     struct pipe_ctl *ctl = pipe_ctl(seg_base);
@@ -129,7 +191,8 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
     atomic_store_explicit(&ctl->claims, pipe_pack(gen, 0, k), memory_order_release);
     uint64_t go[1 + GK__PIPE_GO_ARGS] = {m->sender_request, gen, m->nbytes, chunk};
     int sender_asked = send_go(m->source, go) == 0;
-    uint64_t grace_end = gk__now_ns() + PIPE_GRACE_NS;
+    uint64_t start = gk__now_ns(), grace_end = start + PIPE_GRACE_NS;
+    uint64_t own_ns = 0, own_bytes = 0;
 
     uint64_t own = 0, drained = 0;
     int err = 0;
@@ -167,7 +230,10 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
         uint64_t c = hi - 1;
         size_t at = (size_t)c * chunk, len = pipe_chunk_len(c, chunk, m->nbytes);
         if (err == 0) {
+            uint64_t read_start = gk__now_ns();
             err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
+            own_ns += gk__now_ns() - read_start;
+            own_bytes += len;
             if (err != 0)
                 *missing_hi = at + len;
         }
@@ -175,7 +241,10 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
             *missing_lo = at; /* claims go down: the missing range grows down */
         own++;
     }
-    atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
+    if (err == 0 && own == 0 && m->nbytes >= PIPE_RATE_MIN)
+        rate_note(&rates.pipe, m->nbytes, gk__now_ns() - start);
+    if (err == 0 && own_bytes >= PIPE_RATE_MIN)
+        rate_note(&rates.cma, own_bytes, own_ns);
     gk__debug("two-sided pipeline: %zu bytes from PE %d, %llu of %llu chunks read here",
               m->nbytes, m->source, (unsigned long long)own, (unsigned long long)k);
     return err;

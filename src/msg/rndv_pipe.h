@@ -36,6 +36,11 @@
  * side sleeps here (spin, then yield: the other side is copying), so these
  * writes owe no wake-up (base/wait.h).
  *
+ * Which is faster, this pipeline or the receiver reading everything itself,
+ * depends on the machine and its moment: for large messages the receiver
+ * keeps the throughput of both (it tries the other now and then) and copies
+ * the whole message by cross-memory attach while that is faster.
+ *
  * If the receiver's own read fails (cross-memory attach not allowed, or the
  * sender's buffer is gone), it claims every chunk left, drains what the
  * sender holds, and reports the bytes it could not get: one contiguous
