@@ -14,6 +14,9 @@
  *     (the pipeline goes from sender to sender).
  *  3. A receive smaller than the message: truncated, the bytes that fit
  *     are right, the buffer's tail untouched.
+ *  4. Forty messages of 300 KiB in a row: the receiver tries cross-memory
+ *     attach for a whole message every 32 (or keeps to it, if faster), so
+ *     both ways are checked.
  */
 #include <sched.h>
 #include <stdatomic.h>
@@ -125,6 +128,28 @@ static void truncated(int me, int npes)
     CHECK_OK(gk_barrier());
 }
 
+static void repeated_large(int me)
+{
+    const size_t n = 300 * 1024;
+    enum { COUNT = 40 };
+    unsigned char *buf = malloc(n);
+    CHECK_NOT_NULL(buf);
+    for (int i = 0; i < COUNT; i++) {
+        if (me == 0) {
+            for (size_t b = 0; b < n; b++)
+                buf[b] = pattern(b, 0, 40 + i);
+            CHECK_OK(gk_send(1, 4, buf, n));
+        } else if (me == 1) {
+            gk_msg_status_t st;
+            CHECK_OK(gk_recv(0, 4, buf, n, &st));
+            CHECK_EQ(st.nbytes, n);
+            check_filled(buf, n, 0, 40 + i);
+        }
+    }
+    free(buf);
+    CHECK_OK(gk_barrier());
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -134,6 +159,7 @@ int main(void)
     if (npes >= 2) {
         sender_not_progressing(me, word);
         many_senders_one_receiver(me, npes);
+        repeated_large(me);
     }
     truncated(me, npes);
     gk_free(word);
