@@ -48,8 +48,9 @@ static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << 40 | fill;
 
 /* How long a receiver waits for the sender's first chunk before it starts
  * reading chunks itself: a sender that is polling answers GO within a
- * microsecond or two; one asleep in a wait takes a futex wake-up. */
-#define PIPE_GRACE_NS 10000u
+ * microsecond or so; one that is busy or asleep (a futex wake-up takes
+ * 10-50 us) is not waited for. */
+#define PIPE_GRACE_NS 3000u
 
 static struct pipe_ctl *pipe_ctl(char *seg_base)
 {
@@ -113,17 +114,22 @@ int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
  * Which way is faster here. The pipeline moves every byte through the
  * sender's cache into ours; a kernel copy pins pages but reads the pages
  * where they are. Which wins depends on the machine and its state (on this
- * VM the pipeline is 2-3x faster most of the time, and slower while
- * cross-core transfers are slow). For messages of PIPE_RATE_MIN bytes and
- * more the receiver keeps the throughput it saw each way (moving averages,
- * bytes per ns, 0 until seen), uses the faster, and tries the other every
- * few messages to notice a change. Touched only under pipe_in_use.
+ * VM the pipeline is 1.5-3x faster most of the time, and slower while
+ * cross-core transfers are slow). For each size class (a power of two) the
+ * receiver keeps the throughput it saw each way (moving averages, bytes
+ * per ns, 0 until seen), uses the faster, and tries the other every few
+ * messages to notice a change. Touched only under pipe_in_use.
  */
-#define PIPE_RATE_MIN ((size_t)256 * 1024)
+#define PIPE_RATE_CLASSES 64
 static struct {
     double pipe, cma;
     unsigned count;
-} rates;
+} rates[PIPE_RATE_CLASSES];
+
+static unsigned rate_class(size_t nbytes)
+{
+    return (unsigned)(63 - __builtin_clzll((unsigned long long)nbytes | 1));
+}
 
 static void rate_note(double *rate, size_t bytes, uint64_t ns)
 {
@@ -133,10 +139,9 @@ static void rate_note(double *rate, size_t bytes, uint64_t ns)
 
 static int rate_prefer_cma(size_t nbytes)
 {
-    if (nbytes < PIPE_RATE_MIN)
-        return 0;
-    int prefer_cma = rates.pipe > 0 && rates.cma > 1.1 * rates.pipe;
-    int probe = ++rates.count % (prefer_cma ? 8u : 32u) == 0;
+    unsigned c = rate_class(nbytes);
+    int prefer_cma = rates[c].pipe > 0 && rates[c].cma > 1.1 * rates[c].pipe;
+    int probe = ++rates[c].count % (prefer_cma ? 8u : 32u) == 0;
     return prefer_cma != probe;
 }
 
@@ -146,10 +151,11 @@ static int cma_whole(const struct gk__pipe_msg *m, size_t *missing_lo, size_t *m
     uint64_t start = gk__now_ns();
     int err = gk__cma_read(m->sender_pid, m->dst, m->sender_addr, m->nbytes);
     if (err == 0) {
-        rate_note(&rates.cma, m->nbytes, gk__now_ns() - start);
+        unsigned c = rate_class(m->nbytes);
+        rate_note(&rates[c].cma, m->nbytes, gk__now_ns() - start);
         gk__debug("two-sided: %zu bytes from PE %d by cross-memory attach (%.1f GB/s on "
-                  "average; the pipeline %.1f)",
-                  m->nbytes, m->source, rates.cma, rates.pipe);
+                  "average at this size; the pipeline %.1f)",
+                  m->nbytes, m->source, rates[c].cma, rates[c].pipe);
     } else {
         *missing_lo = 0;
         *missing_hi = m->nbytes;
@@ -241,10 +247,12 @@ static int pipe_run(const struct gk__pipe_msg *m,
             *missing_lo = at; /* claims go down: the missing range grows down */
         own++;
     }
-    if (err == 0 && own == 0 && m->nbytes >= PIPE_RATE_MIN)
-        rate_note(&rates.pipe, m->nbytes, gk__now_ns() - start);
-    if (err == 0 && own_bytes >= PIPE_RATE_MIN)
-        rate_note(&rates.cma, own_bytes, own_ns);
+    /* A message the sender took no part in says nothing of the pipeline;
+     * our own reads say how fast cross-memory attach is at that size. */
+    if (err == 0 && own == 0)
+        rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, gk__now_ns() - start);
+    if (err == 0 && own_bytes > 0)
+        rate_note(&rates[rate_class(own_bytes)].cma, own_bytes, own_ns);
     gk__debug("two-sided pipeline: %zu bytes from PE %d, %llu of %llu chunks read here",
               m->nbytes, m->source, (unsigned long long)own, (unsigned long long)k);
     return err;
