@@ -145,17 +145,46 @@ static int rate_prefer_cma(size_t nbytes)
     return prefer_cma != probe;
 }
 
+/* How the messages went, for GK_LOG=debug's summary at exit. */
+enum { WAY_PIPE, WAY_MIXED, WAY_RECEIVER, WAY_CMA, N_WAYS };
+static struct {
+    uint64_t messages, bytes, ns;
+} ways[N_WAYS];
+
+static void way_note(int way, size_t bytes, uint64_t ns)
+{
+    ways[way].messages++;
+    ways[way].bytes += bytes;
+    ways[way].ns += ns;
+}
+
+__attribute__((destructor)) static void pipe_report(void)
+{
+    static const char *const names[N_WAYS] = {
+        "the pipeline", "the pipeline and the receiver's own reads",
+        "the receiver's own reads (the sender did not answer)",
+        "cross-memory attach (the faster at that size)"};
+    for (int w = 0; w < N_WAYS; w++)
+        if (ways[w].messages > 0)
+            gk__debug("two-sided rendezvous by %s: %llu messages, %.1f MB, %.2f GB/s", names[w],
+                      (unsigned long long)ways[w].messages, (double)ways[w].bytes / 1e6,
+                      (double)ways[w].bytes / (double)(ways[w].ns > 0 ? ways[w].ns : 1));
+    for (unsigned c = 0; c < PIPE_RATE_CLASSES; c++)
+        if (rates[c].count > 0)
+            gk__debug("two-sided rendezvous of %llu KiB and more: the pipeline %.1f GB/s, "
+                      "cross-memory attach %.1f GB/s (latest averages)",
+                      (1ull << c) >> 10, rates[c].pipe, rates[c].cma);
+}
+
 /* The whole message by cross-memory attach, timed. */
 static int cma_whole(const struct gk__pipe_msg *m, size_t *missing_lo, size_t *missing_hi)
 {
     uint64_t start = gk__now_ns();
     int err = gk__cma_read(m->sender_pid, m->dst, m->sender_addr, m->nbytes);
     if (err == 0) {
-        unsigned c = rate_class(m->nbytes);
-        rate_note(&rates[c].cma, m->nbytes, gk__now_ns() - start);
-        gk__debug("two-sided: %zu bytes from PE %d by cross-memory attach (%.1f GB/s on "
-                  "average at this size; the pipeline %.1f)",
-                  m->nbytes, m->source, rates[c].cma, rates[c].pipe);
+        uint64_t ns = gk__now_ns() - start;
+        rate_note(&rates[rate_class(m->nbytes)].cma, m->nbytes, ns);
+        way_note(WAY_CMA, m->nbytes, ns);
     } else {
         *missing_lo = 0;
         *missing_hi = m->nbytes;
@@ -249,12 +278,12 @@ static int pipe_run(const struct gk__pipe_msg *m,
     }
     /* A message the sender took no part in says nothing of the pipeline;
      * our own reads say how fast cross-memory attach is at that size. */
+    uint64_t ns = gk__now_ns() - start;
     if (err == 0 && own == 0)
-        rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, gk__now_ns() - start);
+        rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, ns);
     if (err == 0 && own_bytes > 0)
         rate_note(&rates[rate_class(own_bytes)].cma, own_bytes, own_ns);
-    gk__debug("two-sided pipeline: %zu bytes from PE %d, %llu of %llu chunks read here",
-              m->nbytes, m->source, (unsigned long long)own, (unsigned long long)k);
+    way_note(own == 0 ? WAY_PIPE : own == k ? WAY_RECEIVER : WAY_MIXED, m->nbytes, ns);
     return err;
 }
 
