@@ -493,7 +493,10 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  * buffers, src == dst allowed. Recursive doubling over signaling puts (a
  * fold step first when the PE count is not a power of two); every PE
  * combines in the same order, so floating-point results are bitwise
- * identical on all PEs. Integer arithmetic wraps.
+ * identical on all PEs. Integer arithmetic wraps. The PEs check that they
+ * agree on count, dtype and op as they exchange the first piece: if they
+ * do not, or one PE's arguments fail their checks, every PE returns
+ * GK_ERR_INVALID_ARG with a message and `dst` is unspecified.
  */
 GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
                         gk_op_t op);

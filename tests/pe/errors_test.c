@@ -421,6 +421,44 @@ static void test_heap_mismatch(void)
     CHECK_SILENT(gk_free(NULL));
 }
 
+/* All-reduce arguments that differ between PEs, or fail on one PE: every PE
+ * gets GK_ERR_INVALID_ARG and a message (none waits for pieces another
+ * never sends), and the next call, in step again, is right. */
+static void test_allreduce_mismatch(void)
+{
+    if (npes < 2)
+        return;
+    enum { N = 600 }; /* two pieces of uint64 (4 KiB each) */
+    uint64_t in[N], out[N];
+    for (size_t i = 0; i < N; i++)
+        in[i] = i + (uint64_t)me;
+    size_t count = me == npes - 1 ? N : 10;
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, count, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_allreduce", "different arguments", pe_fmt("count %zu", count));
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_allreduce(out, in, 4, GK_DTYPE_UINT64, me == 0 ? GK_OP_MAX : GK_OP_SUM),
+                 "gk_allreduce", "different arguments");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_allreduce(out, in, me == 1 ? 0 : 3, GK_DTYPE_UINT64, GK_OP_SUM),
+                 "gk_allreduce", "different arguments");
+    if (me == 0)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(NULL, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "gk_allreduce", "dst");
+    else
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "gk_allreduce", "another PE");
+    if (me == npes - 1)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, (gk_op_t)99),
+                     "gk_allreduce", "op 99");
+    else
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "gk_allreduce");
+    CHECK_OK(gk_allreduce(out, in, N, GK_DTYPE_UINT64, GK_OP_SUM));
+    uint64_t pes = (uint64_t)npes;
+    for (size_t i = 0; i < N; i++)
+        CHECK_EQ_U64(out[i], pes * i + pes * (pes - 1) / 2);
+}
+
 int main(void)
 {
     test_before_init();
@@ -455,6 +493,7 @@ int main(void)
     }
     test_heap_exhaustion();
     test_heap_mismatch();
+    test_allreduce_mismatch();
 
     gk_free(heap_start);
     CHECK_OK(gk_finalize());
