@@ -192,14 +192,21 @@ int gk__progress_start(void)
     if (!gk__rt.config.progress_thread)
         return GK_OK;
     atomic_store_explicit(&progress_stopping, 0, memory_order_relaxed);
+    /* Before the thread exists (pthread_create orders these writes before
+     * its first step): from its first poll on, the inbox has two would-be
+     * consumers, which must take turns (consumer_busy), and two threads
+     * may sleep. */
+    int watch_any = gk__wait_policy.watch_any, threaded = gk__rt.threaded;
+    gk__wait_policy.watch_any = 1;
+    gk__rt.threaded = 1;
     int err = pthread_create(&progress_thread, NULL, progress_main, NULL);
     if (err != 0) {
+        gk__wait_policy.watch_any = watch_any;
+        gk__rt.threaded = threaded;
         gk__error("GK_PROGRESS_THREAD=1: pthread_create failed (error %d)", err);
         return GK_ERR_SYSTEM;
     }
     progress_running = 1;
-    gk__wait_policy.watch_any = 1; /* two threads may sleep now */
-    gk__rt.threaded = 1;
     gk__debug("progress thread started");
     return GK_OK;
 }

@@ -114,6 +114,29 @@ static void request_init(struct gk_request *req, enum request_kind kind, int sou
     req->next = NULL;
 }
 
+/*
+ * A request whose address goes to another PE and comes back in a message
+ * (RTS then GO or FIN; PULL then CHUNK) may be used by another thread of
+ * ours: the progress thread. The other process and the inbox order our
+ * writes before its use, but ThreadSanitizer cannot see that path, so the
+ * request is also published here (a release on `done`, still 0) and the
+ * handlers read it with an acquire first (request_named). Free on x86.
+ */
+static void request_publish(struct gk_request *req)
+{
+    atomic_store_explicit(&req->done, 0, memory_order_release);
+}
+
+/* The request a peer's message names, if it is a live one of this kind. */
+static struct gk_request *request_named(uint64_t id, enum request_kind kind)
+{
+    struct gk_request *req = (struct gk_request *)(uintptr_t)id;
+    if (req == NULL)
+        return NULL;
+    (void)atomic_load_explicit(&req->done, memory_order_acquire);
+    return req->magic == REQUEST_MAGIC && req->kind == kind ? req : NULL;
+}
+
 static int matches(int want_source, int want_tag, int source, int tag)
 {
     return (want_source == GK_ANY_SOURCE || want_source == source) &&
@@ -230,6 +253,7 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
         request_complete(req);
         return;
     }
+    request_publish(req);
     pull_next(req);
 }
 
@@ -322,8 +346,8 @@ static void h_rts(gk_am_token_t *token, void *payload, size_t nbytes, const uint
 
 static struct gk_request *sender_request(uint64_t id)
 {
-    struct gk_request *req = (struct gk_request *)(uintptr_t)id;
-    if (req == NULL || req->magic != REQUEST_MAGIC || req->kind != REQ_SEND) {
+    struct gk_request *req = request_named(id, REQ_SEND);
+    if (req == NULL) {
         gk__error("two-sided: a message names send request 0x%llx, which is not one",
                   (unsigned long long)id);
         return NULL;
@@ -386,10 +410,9 @@ static void h_pull(gk_am_token_t *token, void *payload, size_t nbytes, const uin
 static void h_chunk(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                     int nargs)
 {
-    struct gk_request *req = (struct gk_request *)(uintptr_t)args[0];
+    struct gk_request *req = request_named(args[0], REQ_RECV);
     size_t offset = (size_t)args[1];
-    if (req == NULL || req->magic != REQUEST_MAGIC || req->kind != REQ_RECV ||
-        offset != req->received || nbytes > req->expect - req->received) {
+    if (req == NULL || offset != req->received || nbytes > req->expect - req->received) {
         gk__error("two-sided: a piece from PE %d does not belong to a receive in progress",
                   gk_am_token_pe(token));
         return;
@@ -475,6 +498,7 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
                         in_heap ? offset : (uint64_t)(uintptr_t)buf,
                         (uint64_t)getpid(),
                         (uint64_t)in_heap};
+    request_publish(req);
     return send_short(pe, H_RTS, args, 6);
 }
 
