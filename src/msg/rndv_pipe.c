@@ -299,6 +299,8 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
         return -1;
     }
     char *seg_base = gk__rt.peers[receiver].seg_base;
+    if (seg_base == NULL)
+        return -1; /* not on this node: msg.c never asks then */
     struct pipe_ctl *ctl = pipe_ctl(seg_base);
     for (uint64_t fill = 0;; fill++) {
         uint64_t w = atomic_load_explicit(&ctl->claims, memory_order_acquire);

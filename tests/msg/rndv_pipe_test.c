@@ -17,9 +17,20 @@
  *  4. Forty messages of 300 KiB in a row: the receiver tries cross-memory
  *     attach for a whole message every 32 (or keeps to it, if faster), so
  *     both ways are checked.
+ *  5. Cross-memory attach refused (PE 0 not dumpable, PE 1 without
+ *     CAP_SYS_PTRACE): PE 1's receive finds the sender silent, fails its
+ *     own read, gives up the pipeline and pulls the message in pieces once
+ *     PE 0 runs its engine again. Skipped where the refusal cannot be
+ *     arranged (PE 1 checks with a read of its own).
  */
+#include <errno.h>
+#include <linux/capability.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
 
 #include "pe_check.h"
 
@@ -150,19 +161,83 @@ static void repeated_large(int me)
     CHECK_OK(gk_barrier());
 }
 
+static int drop_ptrace_capability(void)
+{
+    struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+    struct __user_cap_data_struct data[2];
+    if (syscall(SYS_capget, &header, data) != 0)
+        return -1;
+    data[CAP_SYS_PTRACE / 32].effective &= ~(1u << (CAP_SYS_PTRACE % 32));
+    return (int)syscall(SYS_capset, &header, data);
+}
+
+static void cma_refused(int me, uint64_t *words)
+{
+    /* words[0]: PE 0's go-ahead; words[1], [2]: its pid and a probe address. */
+    const size_t n = ((size_t)8 << 20) + 5; /* a size class no case used */
+    static unsigned char probe = 1;
+    if (me == 0) {
+        CHECK_EQ(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), 0);
+        CHECK_OK(gk_put_u64(1, &words[1], (uint64_t)getpid()));
+        CHECK_OK(gk_put_u64(1, &words[2], (uint64_t)(uintptr_t)&probe));
+    } else if (me == 1) {
+        CHECK_EQ(drop_ptrace_capability(), 0);
+    }
+    CHECK_OK(gk_barrier());
+    int64_t allowed = 0, any_allowed = 0;
+    if (me == 1) {
+        unsigned char byte = 0;
+        struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)words[2], 1};
+        allowed = process_vm_readv((pid_t)words[1], &local, 1, &remote, 1, 0) == 1;
+        if (!allowed)
+            CHECK_EQ(errno, EPERM);
+    }
+    CHECK_OK(gk_allreduce(&any_allowed, &allowed, 1, GK_DTYPE_INT64, GK_OP_MAX));
+    if (any_allowed) {
+        if (me == 1)
+            printf("rndv_pipe_test: cross-memory attach still allowed; case 5 skipped\n");
+        return;
+    }
+    if (me == 0) {
+        unsigned char *out = filled(n, 0, 5);
+        gk_request_t *sq = NULL;
+        CHECK_OK(gk_isend(1, 8, out, n, &sq));
+        /* Silent until PE 1 has started its receive (and failed its read). */
+        while (atomic_load_explicit((_Atomic uint64_t *)&words[0], memory_order_acquire) == 0)
+            sched_yield();
+        CHECK_OK(gk_request_wait(&sq, NULL));
+        free(out);
+    } else if (me == 1) {
+        unsigned char *in = malloc(n);
+        CHECK_NOT_NULL(in);
+        gk_msg_status_t st;
+        CHECK_OK(gk_probe(0, 8, &st)); /* the RTS is here: gk_irecv starts the copy */
+        gk_request_t *rq = NULL;
+        CHECK_OK(gk_irecv(0, 8, in, n, &rq));
+        CHECK_OK(gk_atomic_set_u64(0, &words[0], 1));
+        CHECK_OK(gk_request_wait(&rq, &st));
+        CHECK_EQ(st.nbytes, n);
+        check_filled(in, n, 0, 5);
+        free(in);
+    }
+    CHECK_OK(gk_barrier());
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
-    uint64_t *word = gk_calloc(1, sizeof(uint64_t));
-    CHECK_NOT_NULL(word);
+    uint64_t *words = gk_calloc(4, sizeof(uint64_t));
+    CHECK_NOT_NULL(words);
     if (npes >= 2) {
-        sender_not_progressing(me, word);
+        sender_not_progressing(me, &words[3]);
         many_senders_one_receiver(me, npes);
         repeated_large(me);
     }
     truncated(me, npes);
-    gk_free(word);
+    if (npes >= 2)
+        cma_refused(me, words); /* last: it leaves PEs 0 and 1 changed */
+    gk_free(words);
     CHECK_OK(gk_finalize());
     return 0;
 }
