@@ -481,6 +481,10 @@ typedef enum gk_op {
  * need not be symmetric) and may be the same buffer. Data moves down a
  * tree of radix GK_BCAST_RADIX by signaling puts into each PE's scratch
  * space, pipelined in 64 KiB chunks; a PE returns once its dst is filled.
+ * Every PE must pass the same root, nbytes and radix: PEs that do not may
+ * wait for ever (as in MPI). GK_COLL_CHECK=1 makes them agree first (one
+ * all-reduce per call), so a disagreement, or one PE's bad argument, is
+ * an error with a message on every PE.
  */
 GK_API int gk_broadcast(void *dst, const void *src, size_t nbytes, int root);
 /** gk_broadcast() with an explicit tree radix (2 to 64). */

@@ -27,6 +27,10 @@
     X(PROGRESS_THREAD, uint, progress_thread, "0",                             \
       "1: a thread runs active messages and two-sided progress while the "     \
       "application computes or blocks in another library")                   \
+    X(COLL_CHECK, uint, coll_check, "0",                                       \
+      "1: every broadcast first has the PEs agree on its root, size and "      \
+      "radix and on their argument checks (one all-reduce), so PEs that "      \
+      "disagree get an error instead of a hang; gk_allreduce always checks")   \
     X(RNDV, rndv, rndv, "auto",                                                \
       "how a two-sided message larger than the eager limit, sent from "        \
       "memory outside the symmetric heap, travels: auto (the sender copies "   \
