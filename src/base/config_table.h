@@ -35,7 +35,8 @@
       "how a two-sided message larger than the eager limit, sent from "        \
       "memory outside the symmetric heap, travels: auto (the sender copies "   \
       "it into a pipeline in shared memory while the receiver copies it out; " \
-      "the receiver reads chunks itself while the sender is busy), cma (the "  \
+      "the receiver reads chunks itself while the sender is busy, and whole "  \
+      "messages of a size where that has been faster), cma (the "              \
       "receiver alone, with cross-memory attach), pieces (medium active "      \
       "messages, where cross-memory attach is not allowed)")
 
