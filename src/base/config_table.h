@@ -3,8 +3,9 @@
  *   X(NAME, type, field, default, help)
  * The parser (config.c), gasket-info's listing and docs/CONFIG.md come from
  * this table. Types: size (bytes, suffixes K M G T, powers of 1024), uint,
- * level (a GK_LOG level name), rndv (auto, cma or pieces), str. Variables of kind "launcher" are set by
- * gasket-run for each PE and are listed, not parsed.
+ * level (a GK_LOG level name), rndv (auto, cma or pieces), str. Variables
+ * of kind "launcher" are set by gasket-run for each PE and are listed, not
+ * parsed.
  */
 #ifndef GK_BASE_CONFIG_TABLE_H
 #define GK_BASE_CONFIG_TABLE_H

@@ -122,14 +122,16 @@ static int bcast_agree(const char *op, size_t nbytes, int root, int radix, int l
 int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int radix)
 {
     int status = bcast_check("gk_broadcast", dst, src, nbytes, root, radix);
-    if (gk__rt.initialized && gk__rt.config.coll_check) {
+    int agree = gk__rt.initialized && gk__rt.config.coll_check;
+    /* A PE with a bad argument still agrees (GK_COLL_CHECK), unless it is
+     * inside a handler, where no collective may run. */
+    if (status == GK_OK || agree) {
         int in_handler = gk__progress_check_not_in_handler("gk_broadcast");
         if (in_handler != GK_OK)
             return in_handler;
-        status = bcast_agree("gk_broadcast", nbytes, root, radix, status);
     }
-    if (status == GK_OK)
-        status = gk__progress_check_not_in_handler("gk_broadcast");
+    if (agree)
+        status = bcast_agree("gk_broadcast", nbytes, root, radix, status);
     if (status != GK_OK)
         return status;
     int n = gk__rt.n_pes;

@@ -193,7 +193,7 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
         return GK_OK;
     }
     if (gk__rt.config.rndv == GK__RNDV_PIECES)
-        return EPERM;
+        return EPERM; /* as if cross-memory attach were refused: pieces */
     return gk__cma_read((pid_t)pid, dst, addr, n);
 }
 

@@ -44,7 +44,8 @@ static uint64_t pipe_gen_of(uint64_t w) { return w >> (2 * PIPE_INDEX_BITS); }
 static uint64_t pipe_lo(uint64_t w) { return (w >> PIPE_INDEX_BITS) & PIPE_INDEX_MASK; }
 static uint64_t pipe_hi(uint64_t w) { return w & PIPE_INDEX_MASK; }
 /* A slot's tag: generation above, fill number (from 1) below. */
-static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << 40 | fill; }
+#define PIPE_FILL_BITS 40u
+static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << PIPE_FILL_BITS | fill; }
 
 /* How long a receiver waits for the sender's first chunk before it starts
  * reading chunks itself: a sender that is polling answers GO within a
@@ -192,21 +193,39 @@ static int cma_whole(const struct gk__pipe_msg *m, size_t *missing_lo, size_t *m
     return err;
 }
 
-static int pipe_run(const struct gk__pipe_msg *m,
-                    int (*send_go)(int source, const uint64_t *args), size_t *missing_lo,
-                    size_t *missing_hi);
+/* The chunks a receiver reads itself in one message, and how that went. */
+struct pipe_own {
+    uint64_t chunks, bytes, ns;
+    int err; /* the first failed read's errno; then chunks are only given up */
+};
 
-int gk__pipe_receive(const struct gk__pipe_msg *m,
-                     int (*send_go)(int source, const uint64_t *args),
-                     size_t *missing_lo, size_t *missing_hi)
+/*
+ * Claims the highest unclaimed chunk and reads it from the sender, or,
+ * after a failed read, only claims it (the missing range grows down, as
+ * claims do). Returns 0 when the sender claimed meanwhile (try again).
+ */
+static int pipe_read_own(const struct gk__pipe_msg *m, struct pipe_ctl *ctl, uint64_t w,
+                         size_t chunk, struct pipe_own *own, size_t *missing_lo,
+                         size_t *missing_hi)
 {
-    if (!pipe_fits(m->nbytes) ||
-        atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
-        return GK__PIPE_NOT_TAKEN;
-    int err = rate_prefer_cma(m->nbytes) ? cma_whole(m, missing_lo, missing_hi)
-                                         : pipe_run(m, send_go, missing_lo, missing_hi);
-    atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
-    return err;
+    uint64_t lo = pipe_lo(w), hi = pipe_hi(w);
+    if (!atomic_compare_exchange_strong_explicit(&ctl->claims, &w,
+                                                 pipe_pack(pipe_gen_of(w), lo, hi - 1),
+                                                 memory_order_relaxed, memory_order_relaxed))
+        return 0;
+    size_t at = (size_t)(hi - 1) * chunk, len = pipe_chunk_len(hi - 1, chunk, m->nbytes);
+    if (own->err == 0) {
+        uint64_t start = gk__now_ns();
+        own->err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
+        own->ns += gk__now_ns() - start;
+        own->bytes += len;
+        if (own->err != 0)
+            *missing_hi = at + len;
+    }
+    if (own->err != 0)
+        *missing_lo = at;
+    own->chunks++;
+    return 1;
 }
 
 static int pipe_run(const struct gk__pipe_msg *m,
@@ -227,12 +246,11 @@ static int pipe_run(const struct gk__pipe_msg *m,
     uint64_t go[1 + GK__PIPE_GO_ARGS] = {m->sender_request, gen, m->nbytes, chunk};
     int sender_asked = send_go(m->source, go) == 0;
     uint64_t start = gk__now_ns(), grace_end = start + PIPE_GRACE_NS;
-    uint64_t own_ns = 0, own_bytes = 0;
 
-    uint64_t own = 0, drained = 0;
-    int err = 0;
+    struct pipe_own own = {0, 0, 0, 0};
+    uint64_t drained = 0;
     unsigned idle = 0;
-    while (own + drained < k) {
+    while (own.chunks + drained < k) {
         unsigned s = (unsigned)(drained % GK__PIPE_SLOTS);
         if (atomic_load_explicit(&ctl->slot[s].tag, memory_order_acquire) ==
             pipe_tag(gen, drained + 1)) {
@@ -251,39 +269,34 @@ static int pipe_run(const struct gk__pipe_msg *m,
         /* Read a chunk ourselves while the sender has not started (after
          * the grace period), or, after a failed read, give up the rest. */
         uint64_t w = atomic_load_explicit(&ctl->claims, memory_order_relaxed);
-        uint64_t lo = pipe_lo(w), hi = pipe_hi(w);
-        int take = lo < hi &&
-                   (err != 0 || (lo == 0 && (!sender_asked || gk__now_ns() >= grace_end)));
-        if (!take) {
+        int take = pipe_lo(w) < pipe_hi(w) &&
+                   (own.err != 0 ||
+                    (pipe_lo(w) == 0 && (!sender_asked || gk__now_ns() >= grace_end)));
+        if (!take || !pipe_read_own(m, ctl, w, chunk, &own, missing_lo, missing_hi))
             pipe_backoff(&idle);
-            continue;
-        }
-        if (!atomic_compare_exchange_strong_explicit(&ctl->claims, &w, pipe_pack(gen, lo, hi - 1),
-                                                     memory_order_relaxed,
-                                                     memory_order_relaxed))
-            continue; /* the sender claimed meanwhile */
-        uint64_t c = hi - 1;
-        size_t at = (size_t)c * chunk, len = pipe_chunk_len(c, chunk, m->nbytes);
-        if (err == 0) {
-            uint64_t read_start = gk__now_ns();
-            err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
-            own_ns += gk__now_ns() - read_start;
-            own_bytes += len;
-            if (err != 0)
-                *missing_hi = at + len;
-        }
-        if (err != 0)
-            *missing_lo = at; /* claims go down: the missing range grows down */
-        own++;
     }
     /* A message the sender took no part in says nothing of the pipeline;
      * our own reads say how fast cross-memory attach is at that size. */
     uint64_t ns = gk__now_ns() - start;
-    if (err == 0 && own == 0)
+    if (own.err == 0 && own.chunks == 0)
         rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, ns);
-    if (err == 0 && own_bytes > 0)
-        rate_note(&rates[rate_class(own_bytes)].cma, own_bytes, own_ns);
-    way_note(own == 0 ? WAY_PIPE : own == k ? WAY_RECEIVER : WAY_MIXED, m->nbytes, ns);
+    if (own.err == 0 && own.bytes > 0)
+        rate_note(&rates[rate_class(own.bytes)].cma, own.bytes, own.ns);
+    way_note(own.chunks == 0 ? WAY_PIPE : own.chunks == k ? WAY_RECEIVER : WAY_MIXED,
+             m->nbytes, ns);
+    return own.err;
+}
+
+int gk__pipe_receive(const struct gk__pipe_msg *m,
+                     int (*send_go)(int source, const uint64_t *args),
+                     size_t *missing_lo, size_t *missing_hi)
+{
+    if (!pipe_fits(m->nbytes) ||
+        atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
+        return GK__PIPE_NOT_TAKEN;
+    int err = rate_prefer_cma(m->nbytes) ? cma_whole(m, missing_lo, missing_hi)
+                                         : pipe_run(m, send_go, missing_lo, missing_hi);
+    atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
     return err;
 }
 

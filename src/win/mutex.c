@@ -100,7 +100,6 @@ int gk_lock_clear(gk_lock_t *lock)
     if (status == GK_OK)
         status = gk__rwlock_release(&site, GK__RWLOCK_EXCLUSIVE);
     gk__rt_flush_wakes_fenced();
-    *held = 0;
-    gk__win_mutexes_held--;
+    gk__win_mutex_released(held);
     return status;
 }

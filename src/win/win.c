@@ -110,16 +110,16 @@ static int win_epoch_open(const gk_win_t *win)
     return win->holds != 0 || win->lock_all || win->access_n >= 0 || win->exposure_open;
 }
 
-int gk__win_mutexes_held;
+static int win_mutexes_held;
 
 static int win_finalize_check(void)
 {
-    if (gk__win_mutexes_held > 0) {
+    if (win_mutexes_held > 0) {
         gk__error("gk_finalize: this PE still holds %d gk_lock_t lock%s; clear %s first: "
                   "other PEs may be waiting for %s",
-                  gk__win_mutexes_held, gk__win_mutexes_held > 1 ? "s" : "",
-                  gk__win_mutexes_held > 1 ? "them" : "it",
-                  gk__win_mutexes_held > 1 ? "them" : "it");
+                  win_mutexes_held, win_mutexes_held > 1 ? "s" : "",
+                  win_mutexes_held > 1 ? "them" : "it",
+                  win_mutexes_held > 1 ? "them" : "it");
         return GK_ERR_INVALID_ARG;
     }
     for (const gk_win_t *win = win_live; win != NULL; win = win->next_live) {
@@ -136,8 +136,14 @@ static int win_finalize_check(void)
 void gk__win_mutex_taken(uint64_t *held)
 {
     *held = 1;
-    gk__win_mutexes_held++;
+    win_mutexes_held++;
     gk__rt_finalize_check = win_finalize_check;
+}
+
+void gk__win_mutex_released(uint64_t *held)
+{
+    *held = 0;
+    win_mutexes_held--;
 }
 
 static void win_live_add(gk_win_t *win)

@@ -62,12 +62,12 @@ struct gk_win {
 };
 
 /*
- * gk_lock_t mutexes this PE holds, and the note of one more taken (arms
- * gk_finalize's check: a PE that finalizes holding a mutex would leave the
- * PEs queued behind it waiting for ever).
+ * A gk_lock_t taken or released by this PE (`held` is the mutex's own
+ * flag). win.c counts them for gk_finalize's check: a PE that finalizes
+ * holding a mutex would leave the PEs queued behind it waiting for ever.
  */
-extern int gk__win_mutexes_held;
 void gk__win_mutex_taken(uint64_t *held);
+void gk__win_mutex_released(uint64_t *held);
 
 /* Checks the window handle; logs and returns an error for a bad one. */
 int gk__win_check(const char *op, const gk_win_t *win);
