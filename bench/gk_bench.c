@@ -60,15 +60,13 @@ unsigned char *bench_sym, *bench_priv;
 #define sym bench_sym
 #define priv bench_priv
 
-void bench_check(int status, const char *what)
+void bench_fail(int status, const char *what)
 {
-    if (status != GK_OK) {
-        char why[256];
-        snprintf(why, sizeof(why), "gk-bench: %s failed: %s (%d)", what, gk_strerror(status),
-                 status);
-        fprintf(stderr, "%s\n", why);
-        gk_abort(1, why);
-    }
+    char why[256];
+    snprintf(why, sizeof(why), "gk-bench: %s failed: %s (%d)", what, gk_strerror(status),
+             status);
+    fprintf(stderr, "%s\n", why);
+    gk_abort(1, why);
 }
 
 int bench_need_two(const char *name)

@@ -883,4 +883,9 @@ GK_API int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes);
 }
 #endif
 
+/* Inline fast paths of gk_put, gk_put_nbi, the value puts, gk_fence,
+ * gk_quiet and gk_wait_until_* (same results, same errors); -DGK_NO_INLINE
+ * turns them off. */
+#include "gasket_inline.h"
+
 #endif /* GASKET_H */

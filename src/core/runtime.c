@@ -127,8 +127,48 @@ static void rt_check_shm_space(void)
                  gk__rt.boot.node_size, need >> 20, avail >> 20, gk__rt.heap_size);
 }
 
+/*
+ * The state gasket_inline.h's fast paths read: a copy of what they need
+ * from gk__rt and the peer table, so the public header does not depend on
+ * internal structures. Open while initialized; n_pes 0 sends every inline
+ * call to the library (which then reports "not initialized").
+ */
+struct gk__inline_state gk__inline;
+static struct gk__inline_peer *rt_inline_peers;
+
+static void rt_inline_open(void)
+{
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+        struct gk__net_peer *peer = &gk__rt.peers[pe];
+        rt_inline_peers[pe].seg_base = peer->seg_base;
+        rt_inline_peers[pe].sleepers =
+            peer->header != NULL ? (const uint32_t *)&peer->header->wake.sleepers : NULL;
+    }
+    gk__inline.heap = (uintptr_t)gk__rt.heap;
+    gk__inline.heap_size = gk__rt.heap_size;
+    gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
+    gk__inline.peers = rt_inline_peers;
+    gk__inline.direct = gk__rt.all_mapped;
+    gk__inline.n_pes = (unsigned)gk__rt.n_pes;
+}
+
+static void rt_inline_close(void)
+{
+    gk__inline.n_pes = 0;
+    gk__inline.direct = 0;
+    gk__inline.peers = NULL;
+}
+
+void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
+{
+    gk__wake_if_watching(&gk__rt.peers[pe].header->wake, lo, hi);
+}
+
 static void rt_detach_peers(void)
 {
+    rt_inline_close();
+    free(rt_inline_peers);
+    rt_inline_peers = NULL;
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
         if (pe != gk__rt.boot.rank && gk__rt.peers[pe].seg_base != NULL)
             gk__shm_peer_detach(&gk__rt.peers[pe]);
@@ -141,7 +181,8 @@ static int rt_attach_peers(void)
 {
     struct gk__boot *boot = &gk__rt.boot;
     gk__rt.peers = calloc((size_t)boot->size, sizeof(*gk__rt.peers));
-    if (gk__rt.peers == NULL) {
+    rt_inline_peers = calloc((size_t)boot->size, sizeof(*rt_inline_peers));
+    if (gk__rt.peers == NULL || rt_inline_peers == NULL) {
         gk__error("out of memory for the table of %d PEs", boot->size);
         return GK_ERR_NOMEM;
     }
@@ -226,8 +267,10 @@ int gk_init(void)
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;
+    rt_inline_open();
     status = rt_agree(gk__progress_start());
     if (status != GK_OK) {
+        rt_inline_close();
         gk__rt.initialized = 0;
         goto err_fini_heap;
     }
@@ -275,6 +318,7 @@ int gk_finalize(void)
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
         status = boot_status;
+    rt_inline_close();
     gk__rt.initialized = 0;
     gk__rt.finalized = 1;
     gk__rt.n_pes = 0;
@@ -355,7 +399,7 @@ int gk__rt_pool_give(size_t seg_offset)
     return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
 }
 
-_Thread_local struct gk__wake_debt gk__debt = {.pe = -1};
+__thread struct gk__wake_debt gk__debt = {.pe = -1};
 
 static void rt_flush_wakes(int fence)
 {

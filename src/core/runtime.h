@@ -51,18 +51,8 @@ struct gk__runtime {
     int all_mapped;
 };
 
-/*
- * Puts copy without waking the target (see xfer.h): the wake-up check they
- * owe is kept per thread, so threads (and the contexts they use) never
- * share it and need no lock: pe is -1 for none, a PE number, or -2 for
- * several; [lo, hi) the owed range for one PE.
- */
-struct gk__wake_debt {
-    int pe;
-    uint64_t lo, hi;
-};
-extern _Thread_local struct gk__wake_debt gk__debt
-    __attribute__((tls_model("initial-exec")));
+/* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is
+ * declared in gasket_inline.h: the inline puts keep it too. */
 
 /* Hands out a free pool cell of this PE: its segment offset, or NOMEM. */
 int gk__rt_pool_take(size_t *seg_offset_p);

@@ -1,0 +1,254 @@
+/*
+ * gasket_inline.h: inline fast paths of the calls on a fine-grained
+ * program's critical path (gk_put, gk_put_nbi, the value puts, gk_fence,
+ * gk_quiet, gk_wait_until_*), included by gasket.h. Not an API of its own: what is here
+ * may change with every release, and a program compiled against one
+ * release's header runs only with that release's library.
+ *
+ * Why: on PEs of one node a small put is a bounds check, a copy and a note
+ * of the wake-up check it owes, a few nanoseconds of work; a call into the
+ * shared library (PLT, saved registers, the same checks again) costs as
+ * much again. In an 8-byte flag ping-pong, where every instruction between
+ * a flag's arrival and the answer is latency, the calls made gasket 1.4-1.6x
+ * a raw store/flag loop; inline, about 1.2x (docs/PERFORMANCE.md).
+ *
+ * Contract: an inline path does exactly what the library's function does
+ * on its common path, and only when every check passes and the target's
+ * segment is mapped here; in every other case (a bad argument, before
+ * gk_init or after gk_finalize, an off-node peer, a size over
+ * GK__INLINE_PUT_MAX, a wake-up check owed to another PE) it calls the
+ * library function, which reports the error or takes the long way. So
+ * results and error messages do not depend on the header.
+ *
+ * Define GK_NO_INLINE before including gasket.h to call the library
+ * always (to interpose gk_ functions, or to debug). Taking a function's
+ * address still gives the library function: the macros below take
+ * arguments, so a name not followed by '(' is not replaced.
+ */
+#ifndef GASKET_INLINE_H
+#define GASKET_INLINE_H
+
+#ifndef GASKET_H
+#error "include gasket.h, which includes this file"
+#endif
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* The library state the fast paths read (written by gk_init/gk_finalize)   */
+/* ------------------------------------------------------------------------ */
+
+/* One PE as this PE reaches it. */
+struct gk__inline_peer {
+    char *seg_base;            /* its segment mapped here, or NULL */
+    const uint32_t *sleepers;  /* its wake-up word: non-zero while a PE sleeps */
+};
+
+struct gk__inline_state {
+    uintptr_t heap;            /* this PE's symmetric heap */
+    size_t heap_size;          /* bytes in every PE's heap */
+    size_t heap_seg_offset;    /* where a heap starts in its segment */
+    unsigned n_pes;            /* 0 outside gk_init..gk_finalize */
+    int direct;                /* every peer mapped: operations complete on return */
+    const struct gk__inline_peer *peers; /* n_pes entries */
+};
+
+/*
+ * The wake-up check a plain put owes its target (src/core/xfer.h): pe is
+ * -1 for none, a PE number, or -2 for several; [lo, hi) the owed segment
+ * range. Per thread, so threads and their contexts share nothing.
+ */
+struct gk__wake_debt {
+    int pe;
+    uint64_t lo, hi;
+};
+
+#if defined(__GNUC__)
+extern struct gk__inline_state gk__inline __attribute__((visibility("default")));
+extern __thread struct gk__wake_debt gk__debt
+    __attribute__((visibility("default"), tls_model("initial-exec")));
+/* Wakes PE pe if it sleeps watching a word of its segment range [lo, hi). */
+void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
+    __attribute__((visibility("default"), cold, noinline));
+#endif
+
+#if defined(__GNUC__) && !defined(GK_NO_INLINE) && !defined(GK__BUILDING_LIBRARY)
+
+/* Puts up to this size copy inline; larger ones take the library's copy. */
+#define GK__INLINE_PUT_MAX 256
+
+#define GK__INLINE_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/* Notes the wake-up check a put of [lo, hi) owes PE pe (xfer.h's rule). */
+static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
+{
+    struct gk__wake_debt *debt = &gk__debt;
+    if (debt->pe == pe) {
+        if (lo < debt->lo)
+            debt->lo = lo;
+        if (hi > debt->hi)
+            debt->hi = hi;
+    } else if (debt->pe == -1) {
+        debt->pe = pe;
+        debt->lo = lo;
+        debt->hi = hi;
+    } else {
+        debt->pe = -2;
+    }
+}
+
+/* A put done inline: 1, or 0 when the library must do it. */
+static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbytes)
+{
+    const struct gk__inline_state *s = &gk__inline;
+    size_t off = (size_t)((uintptr_t)dst - s->heap);
+    /* n_pes is 0 outside init, so the heap_size arithmetic is never
+     * reached then; nbytes - 1 wraps for 0, which the library handles. */
+    if (GK__INLINE_LIKELY((unsigned)pe < s->n_pes && nbytes - 1 < GK__INLINE_PUT_MAX &&
+                          off <= s->heap_size - nbytes && src != NULL)) {
+        char *base = s->peers[pe].seg_base;
+        if (GK__INLINE_LIKELY(base != NULL)) {
+            uint64_t lo = s->heap_seg_offset + off;
+            __builtin_memcpy(base + lo, src, nbytes);
+            gk__inline_defer_wake(pe, lo, lo + nbytes);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static inline int gk__put_inline(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return gk__inline_put(pe, dst, src, nbytes) ? 0 : (gk_put)(pe, dst, src, nbytes);
+}
+
+static inline int gk__put_nbi_inline(int pe, void *dst, const void *src, size_t nbytes)
+{
+    return gk__inline_put(pe, dst, src, nbytes) ? 0 : (gk_put_nbi)(pe, dst, src, nbytes);
+}
+
+/*
+ * Value puts: one naturally aligned store, then the wake-up check, which
+ * also pays what earlier puts to the same PE owe (the payload-then-flag
+ * pattern): one full fence and one load of the target's sleeper count.
+ * A debt owed to another PE goes to the library, which pays both.
+ */
+#define GK__INLINE_VALUE_PUT(bits)                                             \
+    static inline int gk__put_u##bits##_inline(int pe, uint##bits##_t *dst,    \
+                                               uint##bits##_t value)          \
+    {                                                                          \
+        const struct gk__inline_state *s = &gk__inline;                        \
+        struct gk__wake_debt *debt = &gk__debt;                                \
+        size_t off = (size_t)((uintptr_t)dst - s->heap);                       \
+        int owed = debt->pe;                                                   \
+        if (GK__INLINE_LIKELY((unsigned)pe < s->n_pes &&                       \
+                              off <= s->heap_size - sizeof(value) &&           \
+                              ((uintptr_t)dst & (sizeof(value) - 1)) == 0 &&   \
+                              (owed == -1 || owed == pe) &&                    \
+                              s->peers[pe].seg_base != NULL)) {                \
+            uint64_t lo = s->heap_seg_offset + off, hi = lo + sizeof(value);   \
+            __atomic_store_n((uint##bits##_t *)(void *)(s->peers[pe].seg_base + lo), \
+                             value, __ATOMIC_RELAXED);                         \
+            if (owed == pe) {                                                  \
+                lo = debt->lo < lo ? debt->lo : lo;                            \
+                hi = debt->hi > hi ? debt->hi : hi;                            \
+                debt->pe = -1;                                                 \
+            }                                                                  \
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);                           \
+            if (__builtin_expect(                                              \
+                    __atomic_load_n(s->peers[pe].sleepers, __ATOMIC_ACQUIRE) != 0, 0)) \
+                gk__wake_peer(pe, lo, hi);                                     \
+            return 0;                                                          \
+        }                                                                      \
+        return (gk_put_u##bits)(pe, dst, value);                               \
+    }
+
+GK__INLINE_VALUE_PUT(8)
+GK__INLINE_VALUE_PUT(16)
+GK__INLINE_VALUE_PUT(32)
+GK__INLINE_VALUE_PUT(64)
+#undef GK__INLINE_VALUE_PUT
+
+/* Ordering between puts to one PE: on mapped peers a release fence (no
+ * instruction on x86: stores are not reordered with stores). */
+static inline int gk__fence_inline(void)
+{
+    if (GK__INLINE_LIKELY(gk__inline.direct)) {
+        __atomic_thread_fence(__ATOMIC_RELEASE);
+        return 0;
+    }
+    return (gk_fence)();
+}
+
+/* Completion: on mapped peers one full fence, when no wake-up check is owed. */
+static inline int gk__quiet_inline(void)
+{
+    if (GK__INLINE_LIKELY(gk__inline.direct && gk__debt.pe == -1)) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        return 0;
+    }
+    return (gk_quiet)();
+}
+
+/*
+ * Point-to-point waits: a condition already true returns at once (one
+ * acquire load; nothing blocks, so wake-up checks this PE owes may wait for
+ * its next blocking call, as after any call that does not block); otherwise
+ * the library waits (spin, yield, sleep).
+ */
+#define GK__INLINE_WAIT(T, ctype)                                              \
+    static inline int gk__wait_until_##T##_inline(ctype *ivar, gk_cmp_t cmp,   \
+                                                  ctype value)                 \
+    {                                                                          \
+        const struct gk__inline_state *s = &gk__inline;                        \
+        size_t off = (size_t)((uintptr_t)ivar - s->heap);                      \
+        if (GK__INLINE_LIKELY(s->n_pes != 0 && off <= s->heap_size - sizeof(value) && \
+                              ((uintptr_t)ivar & (sizeof(value) - 1)) == 0)) {  \
+            ctype now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);               \
+            int done;                                                          \
+            switch (cmp) {                                                     \
+            case GK_CMP_EQ: done = now == value; break;                        \
+            case GK_CMP_NE: done = now != value; break;                        \
+            case GK_CMP_GT: done = now > value; break;                         \
+            case GK_CMP_GE: done = now >= value; break;                        \
+            case GK_CMP_LT: done = now < value; break;                         \
+            case GK_CMP_LE: done = now <= value; break;                        \
+            default: done = 0; break; /* the library reports it */             \
+            }                                                                  \
+            if (done)                                                          \
+                return 0;                                                      \
+        }                                                                      \
+        return (gk_wait_until_##T)(ivar, cmp, value);                          \
+    }
+
+GK__INLINE_WAIT(i32, int32_t)
+GK__INLINE_WAIT(u32, uint32_t)
+GK__INLINE_WAIT(i64, int64_t)
+GK__INLINE_WAIT(u64, uint64_t)
+#undef GK__INLINE_WAIT
+
+#define gk_put(pe, dst, src, nbytes) gk__put_inline(pe, dst, src, nbytes)
+#define gk_put_nbi(pe, dst, src, nbytes) gk__put_nbi_inline(pe, dst, src, nbytes)
+#define gk_put_u8(pe, dst, value) gk__put_u8_inline(pe, dst, value)
+#define gk_put_u16(pe, dst, value) gk__put_u16_inline(pe, dst, value)
+#define gk_put_u32(pe, dst, value) gk__put_u32_inline(pe, dst, value)
+#define gk_put_u64(pe, dst, value) gk__put_u64_inline(pe, dst, value)
+#define gk_fence() gk__fence_inline()
+#define gk_quiet() gk__quiet_inline()
+#define gk_wait_until_i32(ivar, cmp, value) gk__wait_until_i32_inline(ivar, cmp, value)
+#define gk_wait_until_u32(ivar, cmp, value) gk__wait_until_u32_inline(ivar, cmp, value)
+#define gk_wait_until_i64(ivar, cmp, value) gk__wait_until_i64_inline(ivar, cmp, value)
+#define gk_wait_until_u64(ivar, cmp, value) gk__wait_until_u64_inline(ivar, cmp, value)
+
+#endif /* inline fast paths */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GASKET_INLINE_H */
