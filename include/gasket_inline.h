@@ -55,6 +55,7 @@ struct gk__inline_state {
     size_t heap_seg_offset;    /* where a heap starts in its segment */
     unsigned n_pes;            /* 0 outside gk_init..gk_finalize */
     int direct;                /* every peer mapped: operations complete on return */
+    unsigned spin_polls;       /* polls an inline wait makes before the library's */
     const struct gk__inline_peer *peers; /* n_pes entries */
 };
 
@@ -83,6 +84,17 @@ void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
 #define GK__INLINE_PUT_MAX 256
 
 #define GK__INLINE_LIKELY(x) __builtin_expect(!!(x), 1)
+
+static inline void gk__inline_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
 
 /* Notes the wake-up check a put of [lo, hi) owes PE pe (xfer.h's rule). */
 static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
@@ -196,10 +208,14 @@ static inline int gk__quiet_inline(void)
 }
 
 /*
- * Point-to-point waits: a condition already true returns at once (one
- * acquire load; nothing blocks, so wake-up checks this PE owes may wait for
- * its next blocking call, as after any call that does not block); otherwise
- * the library waits (spin, yield, sleep).
+ * Point-to-point waits: the first polls are inline, a ping-pong's wait is
+ * usually over within them and every instruction between the flag's
+ * arrival and the return is latency. At most spin_polls polls (a few
+ * hundred nanoseconds, none on an oversubscribed node, where the PE waited
+ * for may need this CPU), then the library waits (spin, yield, sleep,
+ * serving active messages). A condition met inline blocks nothing, so
+ * wake-up checks this PE owes wait for its next blocking call, as after
+ * any call that does not block.
  */
 #define GK__INLINE_WAIT(T, ctype)                                              \
     static inline int gk__wait_until_##T##_inline(ctype *ivar, gk_cmp_t cmp,   \
@@ -208,20 +224,22 @@ static inline int gk__quiet_inline(void)
         const struct gk__inline_state *s = &gk__inline;                        \
         size_t off = (size_t)((uintptr_t)ivar - s->heap);                      \
         if (GK__INLINE_LIKELY(s->n_pes != 0 && off <= s->heap_size - sizeof(value) && \
-                              ((uintptr_t)ivar & (sizeof(value) - 1)) == 0)) {  \
-            ctype now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);               \
-            int done;                                                          \
-            switch (cmp) {                                                     \
-            case GK_CMP_EQ: done = now == value; break;                        \
-            case GK_CMP_NE: done = now != value; break;                        \
-            case GK_CMP_GT: done = now > value; break;                         \
-            case GK_CMP_GE: done = now >= value; break;                        \
-            case GK_CMP_LT: done = now < value; break;                         \
-            case GK_CMP_LE: done = now <= value; break;                        \
-            default: done = 0; break; /* the library reports it */             \
+                              ((uintptr_t)ivar & (sizeof(value) - 1)) == 0 &&  \
+                              (unsigned)cmp <= GK_CMP_LE)) {                   \
+            unsigned polls = s->spin_polls;                                    \
+            for (unsigned i = 0;; i++) {                                       \
+                ctype now = __atomic_load_n(ivar, __ATOMIC_ACQUIRE);           \
+                if (cmp == GK_CMP_EQ ? now == value                            \
+                    : cmp == GK_CMP_NE ? now != value                          \
+                    : cmp == GK_CMP_GT ? now > value                           \
+                    : cmp == GK_CMP_GE ? now >= value                          \
+                    : cmp == GK_CMP_LT ? now < value                           \
+                    : now <= value)                                            \
+                    return 0;                                                  \
+                if (i >= polls)                                                \
+                    break;                                                     \
+                gk__inline_relax();                                            \
             }                                                                  \
-            if (done)                                                          \
-                return 0;                                                      \
         }                                                                      \
         return (gk_wait_until_##T)(ivar, cmp, value);                          \
     }

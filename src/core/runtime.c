@@ -134,6 +134,9 @@ static void rt_check_shm_space(void)
  * call to the library (which then reports "not initialized").
  */
 struct gk__inline_state gk__inline;
+/* At most as many polls as the library's wait makes between two runs of
+ * the inbox, so inline spinning does not delay active messages more. */
+#define GK__INLINE_WAIT_POLLS GK__WAIT_PROGRESS_EVERY
 static struct gk__inline_peer *rt_inline_peers;
 
 static void rt_inline_open(void)
@@ -149,6 +152,11 @@ static void rt_inline_open(void)
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = rt_inline_peers;
     gk__inline.direct = gk__rt.all_mapped;
+    /* A short inline spin: the library's wait spins on (and serves active
+     * messages every GK__WAIT_PROGRESS_EVERY polls). */
+    gk__inline.spin_polls = gk__wait_policy.spin_count < GK__INLINE_WAIT_POLLS
+                                ? gk__wait_policy.spin_count
+                                : GK__INLINE_WAIT_POLLS;
     gk__inline.n_pes = (unsigned)gk__rt.n_pes;
 }
 
