@@ -191,6 +191,11 @@ GK_API void *gk_ptr(const void *addr, int pe);
  * Ordering: gk_fence() orders the puts, value puts and atomics issued before
  * it to each PE before those issued after it to the same PE. gk_quiet()
  * completes everything issued before it, to every PE.
+ *
+ * gk_put, gk_put_nbi, the value puts, gk_fence, gk_quiet and the waits
+ * below have inline fast paths (gasket_inline.h, at the end of this file):
+ * a call names the library function only where the inline path cannot
+ * finish the job. Define GK_NO_INLINE to call the library always.
  */
 GK_API int gk_put(int pe, void *dst, const void *src, size_t nbytes);
 GK_API int gk_get(int pe, void *dst, const void *src, size_t nbytes);
