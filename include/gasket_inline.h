@@ -76,6 +76,25 @@ extern __thread struct gk__wake_debt gk__debt
 /* Wakes PE pe if it sleeps watching a word of its segment range [lo, hi). */
 void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
     __attribute__((visibility("default"), cold, noinline));
+/* Notes the wake-up check a put of [lo, hi) owes PE pe (xfer.h's rule);
+ * the library's puts use it too (gk__rt_defer_wake). */
+static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
+{
+    struct gk__wake_debt *debt = &gk__debt;
+    if (debt->pe == pe) {
+        if (lo < debt->lo)
+            debt->lo = lo;
+        if (hi > debt->hi)
+            debt->hi = hi;
+    } else if (debt->pe == -1) {
+        debt->pe = pe;
+        debt->lo = lo;
+        debt->hi = hi;
+    } else {
+        debt->pe = -2;
+    }
+}
+
 #endif
 
 #if defined(__GNUC__) && !defined(GK_NO_INLINE) && !defined(GK__BUILDING_LIBRARY)
@@ -94,24 +113,6 @@ static inline void gk__inline_relax(void)
 #else
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #endif
-}
-
-/* Notes the wake-up check a put of [lo, hi) owes PE pe (xfer.h's rule). */
-static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
-{
-    struct gk__wake_debt *debt = &gk__debt;
-    if (debt->pe == pe) {
-        if (lo < debt->lo)
-            debt->lo = lo;
-        if (hi > debt->hi)
-            debt->hi = hi;
-    } else if (debt->pe == -1) {
-        debt->pe = pe;
-        debt->lo = lo;
-        debt->hi = hi;
-    } else {
-        debt->pe = -2;
-    }
 }
 
 /* A put done inline: 1, or 0 when the library must do it. */

@@ -128,23 +128,11 @@ static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
     return status;
 }
 
-/* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi). */
+/* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi)
+ * (the rule is gasket_inline.h's, which the inline puts follow too). */
 static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
 {
-    struct gk__wake_debt *debt = &gk__debt;
-    int pending = debt->pe;
-    if (pending == pe) {
-        if (lo < debt->lo)
-            debt->lo = lo;
-        if (hi > debt->hi)
-            debt->hi = hi;
-    } else if (pending == -1) {
-        debt->pe = pe;
-        debt->lo = lo;
-        debt->hi = hi;
-    } else {
-        debt->pe = -2; /* several: check everything */
-    }
+    gk__inline_defer_wake(pe, lo, hi);
 }
 
 /*
