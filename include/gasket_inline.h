@@ -1,16 +1,18 @@
 /*
  * gasket_inline.h: inline fast paths of the calls on a fine-grained
  * program's critical path (gk_put, gk_put_nbi, the value puts, gk_fence,
- * gk_quiet, gk_wait_until_*), included by gasket.h. Not an API of its own: what is here
- * may change with every release, and a program compiled against one
- * release's header runs only with that release's library.
+ * gk_quiet, gk_wait_until_*), included by gasket.h. Not an API of its own:
+ * what is here may change with every release, and a program compiled
+ * against one release's header runs only with that release's library.
  *
  * Why: on PEs of one node a small put is a bounds check, a copy and a note
  * of the wake-up check it owes, a few nanoseconds of work; a call into the
  * shared library (PLT, saved registers, the same checks again) costs as
  * much again. In an 8-byte flag ping-pong, where every instruction between
  * a flag's arrival and the answer is latency, the calls made gasket 1.4-1.6x
- * a raw store/flag loop; inline, about 1.2x (docs/PERFORMANCE.md).
+ * a raw store/flag loop; inline, 1.0-1.3x in three runs of
+ * bench/compare.py, the inline poll of the waits doing most of it
+ * (docs/PERFORMANCE.md).
  *
  * Contract: an inline path does exactly what the library's function does
  * on its common path, and only when every check passes and the target's
@@ -95,6 +97,18 @@ static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
     }
 }
 
+/* The pause of a spin loop; base/wait.h's gk__cpu_relax is this one. */
+static inline void gk__inline_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield" ::: "memory");
+#else
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
 #endif
 
 #if defined(__GNUC__) && !defined(GK_NO_INLINE) && !defined(GK__BUILDING_LIBRARY)
@@ -114,17 +128,6 @@ static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
 #define GK__INLINE_NO_FENCES 1
 #endif
 #endif
-
-static inline void gk__inline_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-#endif
-}
 
 /* A put done inline: 1, or 0 when the library must do it. */
 static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbytes)

@@ -32,6 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gasket.h"
+
 struct gk__wake {
     _Atomic uint32_t seq;      /* futex word: bumped by every wake-up */
     _Atomic uint32_t sleepers; /* waiters about to sleep or asleep */
@@ -73,15 +75,11 @@ static inline int gk__wait_progress(void)
 /* Returns non-zero when the wait is over. */
 typedef int (*gk__wait_pred_fn)(const void *arg);
 
+/* The pause of every spin loop (gasket_inline.h's, which the inline waits
+ * use too). */
 static inline void gk__cpu_relax(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield" ::: "memory");
-#else
-    atomic_signal_fence(memory_order_seq_cst);
-#endif
+    gk__inline_relax();
 }
 
 void gk__wake_all(struct gk__wake *wake) __attribute__((cold, noinline));

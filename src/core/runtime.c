@@ -172,6 +172,8 @@ void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
     gk__wake_if_watching(&gk__rt.peers[pe].header->wake, lo, hi);
 }
 
+/* Every way out of gk_init and gk_finalize passes here: the inline paths
+ * close before the peers' mappings go. */
 static void rt_detach_peers(void)
 {
     rt_inline_close();
@@ -278,7 +280,6 @@ int gk_init(void)
     rt_inline_open();
     status = rt_agree(gk__progress_start());
     if (status != GK_OK) {
-        rt_inline_close();
         gk__rt.initialized = 0;
         goto err_fini_heap;
     }
@@ -326,7 +327,6 @@ int gk_finalize(void)
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
         status = boot_status;
-    rt_inline_close();
     gk__rt.initialized = 0;
     gk__rt.finalized = 1;
     gk__rt.n_pes = 0;

@@ -64,6 +64,34 @@ int main(void)
         }
     }
     CHECK_OK(gk_barrier());
+
+    /* A flag to a PE other than the one a put is owed to: the value put
+     * cannot pay that debt (gasket_inline.h leaves it to the library), and
+     * neither wake-up may be lost: PE 1 sleeps watching x, which PE 0 puts;
+     * PE 2 sleeps watching `other`, which PE 0 then sets. */
+    uint64_t *ack2 = gk_calloc(1, sizeof(uint64_t));
+    for (uint64_t round = 1; npes > 2 && round <= 20; round++) {
+        uint64_t x_value = 20 + round; /* the phase above left x and ack at 20 */
+        if (me == 0) {
+            CHECK_OK(gk_put(1, x, &x_value, sizeof(x_value)));
+            CHECK_OK(gk_put_u64(2, other, round));
+            int answered = 0, answered2 = 0;
+            while (!answered || !answered2) {
+                CHECK_OK(gk_test_u64(ack, GK_CMP_GE, x_value, &answered));
+                CHECK_OK(gk_test_u64(ack2, GK_CMP_GE, round, &answered2));
+            }
+        } else if (me == 1 || me == 2) {
+            uint64_t want = me == 1 ? x_value : round;
+            double t0 = now_s();
+            CHECK_OK(gk_wait_until_u64(me == 1 ? x : other, GK_CMP_GE, want));
+            if (now_s() - t0 > 2.0)
+                PE_FAIL("round %llu: PE %d's wake-up was lost (%.3f s)",
+                        (unsigned long long)round, me, now_s() - t0);
+            CHECK_OK(gk_put_u64(0, me == 1 ? ack : ack2, want));
+        }
+    }
+    CHECK_OK(gk_barrier());
+    gk_free(ack2);
     gk_free(ack);
     gk_free(other);
     gk_free(x);
