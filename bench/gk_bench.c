@@ -39,6 +39,8 @@ static const char usage[] =
     "  bcast_lat, allreduce_lat: gk_broadcast from PE 0, gk_allreduce of\n"
     "                 doubles (sum), 8 B to 64 KiB (us)\n"
     "  am_lat         short (size 0) or medium AM request + short reply (us round trip)\n"
+    "  am_wait_lat    the same short round trip, awaited with gk_wait_until_u64 on a\n"
+    "                 heap word the reply's handler sets\n"
     "  am_rate        short AM requests per second, windows of 64\n"
     "  sendrecv_lat   gk_send/gk_recv ping-pong, 1 B to 4 MiB (us one-way)\n"
     "  sendrecv_bw    windows of 64 gk_isend + ack (MB/s)\n"
@@ -422,6 +424,7 @@ static const struct {
     {"bcast_lat", run_bcast},
     {"allreduce_lat", run_allreduce},
     {"am_lat", bench_am_lat},
+    {"am_wait_lat", bench_am_wait_lat},
     {"am_rate", bench_am_rate},
     {"sendrecv_lat", bench_sendrecv_lat},
     {"sendrecv_bw", bench_sendrecv_bw},

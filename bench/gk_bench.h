@@ -26,6 +26,7 @@ int bench_need_two(const char *name);
 
 /* gk_bench_msg.c: active messages, two-sided, threads on contexts. */
 void bench_am_lat(const struct bench_opts *opts, const char *name);
+void bench_am_wait_lat(const struct bench_opts *opts, const char *name);
 void bench_am_rate(const struct bench_opts *opts, const char *name);
 void bench_sendrecv_lat(const struct bench_opts *opts, const char *name);
 void bench_sendrecv_bw(const struct bench_opts *opts, const char *name);

@@ -4,6 +4,9 @@
  *
  *   am_lat        round trip of a short AM request and its reply, and of a
  *                 medium request (size bytes) with a short reply (us)
+ *   am_wait_lat   the short round trip again, the reply's handler storing
+ *                 its argument into a heap word that the requester awaits
+ *                 with gk_wait_until_u64 (a wait that must run handlers)
  *   am_rate       short AM requests per second from PE 0 to PE 1, in
  *                 windows of 64 answered by one reply (messages/s)
  *   sendrecv_lat  gk_send/gk_recv ping-pong, 1 B to 4 MiB (us one-way)
@@ -49,6 +52,16 @@ static void h_pong(gk_am_token_t *token, void *payload, size_t nbytes, const uin
 {
     (void)token, (void)payload, (void)nbytes, (void)args, (void)nargs;
     pongs++;
+}
+
+/* am_wait_lat's reply: the answer goes into a heap word. */
+#define H_SET 203
+static uint64_t *answer;
+static void h_set(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                  int nargs)
+{
+    (void)token, (void)payload, (void)nbytes, (void)nargs;
+    __atomic_store_n(answer, args[0], __ATOMIC_RELEASE);
 }
 
 /* Counts requests; answers every 64th (the window's last). */
@@ -105,6 +118,34 @@ void bench_am_lat(const struct bench_opts *opts, const char *name)
         if (size == 0)
             size = 1; /* 0, then 1, 2, 4 ... */
     }
+}
+
+void bench_am_wait_lat(const struct bench_opts *opts, const char *name)
+{
+    if (!bench_need_two(name))
+        return;
+    answer = gk_calloc(1, sizeof(*answer));
+    if (answer == NULL)
+        bench_fail(GK_ERR_NOMEM, "gk_calloc");
+    bench_check(gk_am_register(H_PING, h_ping), "gk_am_register");
+    bench_check(gk_am_register(H_PONG, h_set), "gk_am_register");
+    bench_check(gk_barrier(), "gk_barrier");
+    if (bench_me == 0) {
+        bench_header(name, "gasket", bench_npes, "short request; reply sets a heap word",
+                     "us round trip (request + reply + gk_wait_until_u64)");
+        long iters = bench_iters(opts, 0, 20000), warmup = bench_warmup(opts, 0, 20000);
+        double start = 0;
+        for (long i = 0; i < warmup + iters; i++) {
+            if (i == warmup)
+                start = bench_now_us();
+            uint64_t arg[1] = {(uint64_t)i + 1};
+            bench_check(gk_am_request_short(1, H_PING, arg, 1), "gk_am_request_short");
+            bench_check(gk_wait_until_u64(answer, GK_CMP_EQ, arg[0]), "gk_wait_until_u64");
+        }
+        bench_row_lat(opts, 0, (bench_now_us() - start) / (double)iters);
+    }
+    bench_check(gk_barrier(), "gk_barrier"); /* PE 1 serves inside it */
+    gk_free(answer);
 }
 
 void bench_am_rate(const struct bench_opts *opts, const char *name)

@@ -59,6 +59,14 @@ struct gk__inline_state {
     int direct;                /* every peer mapped: operations complete on return */
     unsigned spin_polls;       /* polls an inline wait makes before the library's */
     const struct gk__inline_peer *peers; /* n_pes entries */
+    /* This PE's inbox of active messages, for the waits' look at it: the
+     * next ticket to run, and where ticket t's slot keeps its sequence
+     * word (inbox_seq + (t & inbox_mask) * inbox_stride), which reads
+     * t + 1 once that message is ready. */
+    const uint64_t *inbox_head;
+    const char *inbox_seq;
+    uint64_t inbox_mask;
+    size_t inbox_stride;
 };
 
 /*
@@ -128,6 +136,17 @@ static inline void gk__inline_relax(void)
 #define GK__INLINE_NO_FENCES 1
 #endif
 #endif
+
+/* Non-zero when an active message waits to run here (only while
+ * initialized): a hint, the library takes the message with its own checks. */
+static inline int gk__inline_inbox_ready(void)
+{
+    const struct gk__inline_state *s = &gk__inline;
+    uint64_t head = __atomic_load_n(s->inbox_head, __ATOMIC_RELAXED);
+    const uint64_t *seq =
+        (const uint64_t *)(const void *)(s->inbox_seq + (head & s->inbox_mask) * s->inbox_stride);
+    return __atomic_load_n(seq, __ATOMIC_RELAXED) == head + 1;
+}
 
 /* A put done inline: 1, or 0 when the library must do it. */
 static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbytes)
@@ -232,9 +251,11 @@ static inline int gk__quiet_inline(void)
  * arrival and the return is latency. At most spin_polls polls (a few
  * hundred nanoseconds, none on an oversubscribed node, where the PE waited
  * for may need this CPU), then the library waits (spin, yield, sleep,
- * serving active messages). A condition met inline blocks nothing, so
- * wake-up checks this PE owes wait for its next blocking call, as after
- * any call that does not block.
+ * serving active messages). An active message that arrives meanwhile
+ * sends the wait to the library at once, which runs it first: the word
+ * waited for may be one its handler sets. A condition met inline blocks
+ * nothing, so wake-up checks this PE owes wait for its next blocking call,
+ * as after any call that does not block.
  */
 #define GK__INLINE_WAIT(T, ctype)                                              \
     static inline int gk__wait_until_##T##_inline(ctype *ivar, gk_cmp_t cmp,   \
@@ -255,7 +276,7 @@ static inline int gk__quiet_inline(void)
                     : cmp == GK_CMP_LT ? now < value                           \
                     : now <= value)                                            \
                     return 0;                                                  \
-                if (i >= polls)                                                \
+                if (i >= polls || gk__inline_inbox_ready())                    \
                     break;                                                     \
                 gk__inline_relax();                                            \
             }                                                                  \

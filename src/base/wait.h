@@ -64,9 +64,6 @@ struct gk__wait_policy {
 
 extern struct gk__wait_policy gk__wait_policy;
 
-/* How often a spinning wait runs the inbox (a power of two, in polls). */
-#define GK__WAIT_PROGRESS_EVERY 32u
-
 static inline int gk__wait_progress(void)
 {
     return gk__wait_policy.progress != NULL ? gk__wait_policy.progress() : 0;

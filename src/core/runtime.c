@@ -134,9 +134,9 @@ static void rt_check_shm_space(void)
  * call to the library (which then reports "not initialized").
  */
 struct gk__inline_state gk__inline;
-/* At most as many polls as the library's wait makes between two runs of
- * the inbox, so inline spinning does not delay active messages more. */
-#define GK__INLINE_WAIT_POLLS GK__WAIT_PROGRESS_EVERY
+/* A short inline spin (about a microsecond at 28 ns a pause): past it the
+ * library's wait decides when to yield and sleep. */
+#define GK__INLINE_WAIT_POLLS 32u
 static struct gk__inline_peer *rt_inline_peers;
 
 static void rt_inline_open(void)
@@ -152,8 +152,12 @@ static void rt_inline_open(void)
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = rt_inline_peers;
     gk__inline.direct = gk__rt.all_mapped;
-    /* A short inline spin: the library's wait spins on (and serves active
-     * messages every GK__WAIT_PROGRESS_EVERY polls). */
+    const char *inbox = gk__rt.my_seg.base;
+    gk__inline.inbox_head = (const uint64_t *)&gk__ring_ctl(inbox)->head;
+    gk__inline.inbox_seq = (const char *)&gk__ring_slot(inbox, 0)->seq;
+    gk__inline.inbox_mask = GK__RING_SLOTS - 1;
+    gk__inline.inbox_stride = GK__RING_HEADER_SIZE;
+    /* A short inline spin: the library's wait spins on. */
     gk__inline.spin_polls = gk__wait_policy.spin_count < GK__INLINE_WAIT_POLLS
                                 ? gk__wait_policy.spin_count
                                 : GK__INLINE_WAIT_POLLS;

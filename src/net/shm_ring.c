@@ -9,17 +9,6 @@
 #include "base/wait.h"
 #include "gasket.h"
 
-static struct gk__ring_ctl *ring_ctl(const char *seg_base)
-{
-    return (struct gk__ring_ctl *)(seg_base + GK__SEG_INBOX_OFFSET);
-}
-
-static struct gk__ring_slot *ring_slot(const char *seg_base, uint64_t ticket)
-{
-    return (struct gk__ring_slot *)(seg_base + GK__SEG_INBOX_OFFSET + GK__RING_HEADERS_AT +
-                                    (ticket % GK__RING_SLOTS) * GK__RING_HEADER_SIZE);
-}
-
 /* Where a slot's payload lives: after its arguments if it fits, else in
  * the slot's own block. Producer and consumer compute the same. */
 static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot *slot,
@@ -48,23 +37,23 @@ static uint64_t ring_check(uint64_t ticket, const struct gk__ring_msg *msg)
 
 void gk__ring_init(char *seg_base)
 {
-    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(seg_base);
     atomic_store_explicit(&ctl->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->head, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->released, 0, memory_order_relaxed);
     ctl->magic = GK__RING_MAGIC;
     ctl->n_slots = (uint32_t)GK__RING_SLOTS;
     for (uint64_t i = 0; i < GK__RING_SLOTS; i++)
-        atomic_store_explicit(&ring_slot(seg_base, i)->seq, 0, memory_order_relaxed);
+        atomic_store_explicit(&gk__ring_slot(seg_base, i)->seq, 0, memory_order_relaxed);
 }
 
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
                   const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen)
 {
-    struct gk__ring_ctl *ctl = ring_ctl(peer->seg_base);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
-    struct gk__ring_slot *slot = ring_slot(peer->seg_base, ticket);
+    struct gk__ring_slot *slot = gk__ring_slot(peer->seg_base, ticket);
     /* Our slot is free once ticket - N is released: ask the consumer's
      * counter only when our cached copy does not already say so. */
     uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
@@ -118,20 +107,12 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
     return GK_OK;
 }
 
-int gk__ring_ready(const char *seg_base)
-{
-    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
-    uint64_t head = atomic_load_explicit(&ctl->head, memory_order_relaxed);
-    return atomic_load_explicit(&ring_slot(seg_base, head)->seq, memory_order_acquire) ==
-           head + 1;
-}
-
 struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p,
                                     void **payload_p)
 {
-    struct gk__ring_ctl *ctl = ring_ctl(seg_base);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(seg_base);
     uint64_t ticket = atomic_load_explicit(&ctl->head, memory_order_relaxed);
-    struct gk__ring_slot *slot = ring_slot(seg_base, ticket);
+    struct gk__ring_slot *slot = gk__ring_slot(seg_base, ticket);
     if (atomic_load_explicit(&slot->seq, memory_order_acquire) != ticket + 1)
         return NULL;
     atomic_store_explicit(&ctl->head, ticket + 1, memory_order_relaxed);
@@ -147,5 +128,5 @@ struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *val
 void gk__ring_release(char *seg_base, uint64_t ticket)
 {
     /* The consumer releases in ticket order: one counter says it all. */
-    atomic_store_explicit(&ring_ctl(seg_base)->released, ticket + 1, memory_order_release);
+    atomic_store_explicit(&gk__ring_ctl(seg_base)->released, ticket + 1, memory_order_release);
 }

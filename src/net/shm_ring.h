@@ -34,15 +34,25 @@
 #include "net/net.h"
 
 /*
- * Layout of the inbox: the control block, then the slots' headers packed
- * densely (256 bytes each), then one 4 KiB payload block per slot. A small
- * message fits its header: its payload follows the arguments it uses, so
- * an 8-byte eager message is one cache line on one page; only a payload
- * that does not fit goes to the slot's block.
+ * Layout of the inbox: the control block, then the slots' headers (320
+ * bytes each), then one 4 KiB payload block per slot. A small message fits
+ * its header: its payload follows the arguments it uses, so an 8-byte
+ * eager message is one cache line on one page; only a payload that does
+ * not fit goes to the slot's block.
+ *
+ * Why 64 slots of 320 bytes (measured, docs/PERFORMANCE.md): a message
+ * touches its slot's first line, and a ring touches its slots in turn, so
+ * the lines of both inboxes of a ping-pong must stay in the L1 cache or
+ * every message misses. 224 slots (28 KiB of first lines for two inboxes)
+ * made a short AM round trip 0.18 us against 0.13 with 64; and with a
+ * 256-byte stride the first lines of 64 slots fall into a quarter of the
+ * L1's sets (0.18 us again), where a 320-byte stride (5 lines) spreads
+ * them over all sets. 64 messages in flight per inbox is the flow-control
+ * window; senders beyond it wait, serving their own inbox.
  */
 #define GK__RING_CTL_SIZE ((size_t)4096)
-#define GK__RING_SLOTS ((size_t)224)
-#define GK__RING_HEADER_SIZE ((size_t)256)
+#define GK__RING_SLOTS ((size_t)64)
+#define GK__RING_HEADER_SIZE ((size_t)320)
 #define GK__RING_BLOCK_SIZE ((size_t)4096)
 #define GK__RING_HEADERS_AT GK__RING_CTL_SIZE
 #define GK__RING_BLOCKS_AT                                                     \
@@ -78,6 +88,7 @@ struct gk__ring_slot {
     unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__ring_msg)];
 };
 _Static_assert(sizeof(struct gk__ring_slot) == GK__RING_HEADER_SIZE, "slot header");
+_Static_assert((GK__RING_SLOTS & (GK__RING_SLOTS - 1)) == 0, "ticket % slots is a mask");
 _Static_assert(sizeof(struct gk__ring_ctl) <= GK__RING_CTL_SIZE, "ring control");
 _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__SEG_INBOX_SIZE,
                "the inbox fits its part of the segment");
@@ -105,8 +116,25 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
 struct gk__ring_slot *gk__ring_take(char *seg_base, uint64_t *ticket_p, int *valid_p,
                                     void **payload_p);
 void gk__ring_release(char *seg_base, uint64_t ticket);
-/* Non-zero when a message is ready (a cheap test for waits). */
-int gk__ring_ready(const char *seg_base);
+static inline struct gk__ring_ctl *gk__ring_ctl(const char *seg_base)
+{
+    return (struct gk__ring_ctl *)(seg_base + GK__SEG_INBOX_OFFSET);
+}
+
+static inline struct gk__ring_slot *gk__ring_slot(const char *seg_base, uint64_t ticket)
+{
+    return (struct gk__ring_slot *)(seg_base + GK__SEG_INBOX_OFFSET + GK__RING_HEADERS_AT +
+                                    (ticket % GK__RING_SLOTS) * GK__RING_HEADER_SIZE);
+}
+
+/* Non-zero when a message is ready: the cheap test of every spin loop
+ * (two loads of lines that stay in this PE's cache until a message comes). */
+static inline int gk__ring_ready(const char *seg_base)
+{
+    uint64_t head = atomic_load_explicit(&gk__ring_ctl(seg_base)->head, memory_order_relaxed);
+    return atomic_load_explicit(&gk__ring_slot(seg_base, head)->seq, memory_order_acquire) ==
+           head + 1;
+}
 
 
 #endif /* GK_NET_SHM_RING_H */

@@ -8,6 +8,7 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/progress.h"
 #include "core/runtime.h"
 
 struct wait_cond {
@@ -104,16 +105,15 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
  * The spin phase, typed and with the comparison chosen once outside the
  * loop: a ping-pong's wait is usually over within it, and then every
  * instruction between the store arriving and our return is latency.
- * The inbox runs at the first poll and every GK__WAIT_PROGRESS_EVERY:
- * a caller through gasket_inline.h has already polled that many times
- * inline, so an active message waits no longer than before.
+ * Every poll serves the inbox if a message is ready (the word may be
+ * one a handler sets).
  */
 #define WAIT_SPIN(ctype, op)                                                   \
     for (unsigned i_ = 0; i_ < spins; i_++) {                                  \
         if (__atomic_load_n(ivar, __ATOMIC_ACQUIRE) op value)                  \
             return GK_OK;                                                      \
-        if ((i_ & (GK__WAIT_PROGRESS_EVERY - 1)) == 0)                         \
-            gk__wait_progress();                                               \
+        if (gk__progress_if_ready() > 0)                                       \
+            continue; /* the handler may have set it: look before pausing */   \
         gk__cpu_relax();                                                       \
     }                                                                          \
     break;

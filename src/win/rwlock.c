@@ -75,6 +75,7 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/progress.h"
 #include "core/runtime.h"
 #include "net/shm.h"
 
@@ -165,16 +166,15 @@ static int u64_nonzero(const void *word)
 /* Waits for a local 64-bit word to become non-zero (only others write it). */
 static int wait_local(const void *word)
 {
-    /* The spin phase inline, the inbox run every GK__WAIT_PROGRESS_EVERY
-     * polls (as gk_wait_until's): a hand-over is usually over within it,
-     * and then each instruction of a poll is latency. Past it, the general
-     * wait from its yield phase on. */
+    /* The spin phase inline, the inbox served when a message is ready (as
+     * gk_wait_until's): a hand-over is usually over within it, and then
+     * each instruction of a poll is latency. Past it, the general wait
+     * from its yield phase on. */
     const _Atomic uint64_t *w = word;
     for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
         if (atomic_load_explicit(w, memory_order_acquire) != 0)
             return GK_OK;
-        if ((i & (GK__WAIT_PROGRESS_EVERY - 1)) == GK__WAIT_PROGRESS_EVERY - 1)
-            gk__wait_progress();
+        gk__progress_if_ready();
         gk__cpu_relax();
     }
     size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].seg_base);

@@ -5,12 +5,13 @@
  * before the handler runs (it gets their address there); the order between
  * a pair; a flood from every PE to every other PE of several times the
  * inbox's capacity, in both directions at once; the errors at the
- * sender, with their messages; and a handler that calls collectives and
+ * sender, with their messages; a heap word set by a reply's handler and
+ * awaited with gk_wait_until; and a handler that calls collectives and
  * gk_finalize, each refused with GK_ERR_UNSUPPORTED and a message.
  */
 #include "pe_check.h"
 
-enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ, H_COLL };
+enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ, H_COLL, H_ECHO, H_SET };
 
 static volatile uint64_t replies, sums_ok, longs_ok, seq_next, seq_bad;
 static int me_, npes_;
@@ -39,6 +40,23 @@ static void h_reply(gk_am_token_t *token, void *payload, size_t nbytes,
                  "cannot reply");
     last_reply = args[0];
     replies++;
+}
+
+/* A request echoed back to H_SET, which stores its argument into the
+ * requester's heap word `answer`: the pattern of waiting with
+ * gk_wait_until for what a handler sets. */
+static uint64_t *answer; /* symmetric */
+static void h_echo(gk_am_token_t *token, void *payload, size_t nbytes,
+                   const uint64_t *args, int nargs)
+{
+    (void)payload, (void)nbytes, (void)nargs;
+    CHECK_OK(gk_am_reply_short(token, H_SET, args, 1));
+}
+static void h_set(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                  int nargs)
+{
+    (void)token, (void)payload, (void)nbytes, (void)nargs;
+    __atomic_store_n(answer, args[0], __ATOMIC_RELEASE);
 }
 
 static void h_sum(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
@@ -125,6 +143,10 @@ int main(void)
     CHECK_OK(gk_am_register(H_LONG, h_long));
     CHECK_OK(gk_am_register(H_SEQ, h_seq));
     CHECK_OK(gk_am_register(H_COLL, h_coll));
+    CHECK_OK(gk_am_register(H_ECHO, h_echo));
+    CHECK_OK(gk_am_register(H_SET, h_set));
+    answer = gk_calloc(1, sizeof(*answer));
+    CHECK_NOT_NULL(answer);
     size_t max = gk_am_max_medium();
     CHECK_GE(max, 1024);
     long_area = gk_malloc(1 << 20);
@@ -146,11 +168,23 @@ int main(void)
     }
     CHECK_OK(gk_barrier());
 
+    /* A word set by a reply's handler, awaited with gk_wait_until: the
+     * wait runs the handler (inline, it hands over to the library as soon
+     * as a message is ready). */
+    for (uint64_t round = 1; round <= 500; round++) {
+        uint64_t token = round * 1000 + (uint64_t)me_;
+        CHECK_OK(gk_am_request_short(right, H_ECHO, &token, 1));
+        CHECK_OK(gk_wait_until_u64(answer, GK_CMP_EQ, token));
+    }
+    CHECK_OK(gk_barrier());
+
     /* Medium: sizes up to the maximum, payload checked by the handler. */
     unsigned char *buf = malloc(max);
     CHECK_NOT_NULL(buf);
     /* 1-16 bytes take every branch of the small copy (net/shm_ring.h). */
-    size_t sizes[] = {0, 1, 3, 4, 7, 8, 13, 16, 17, 64, 200, 255, 1000, max - 1, max};
+    /* 264 is the most that fits a slot's header after two arguments
+     * (net/shm_ring.h), 265 the least that takes the slot's block. */
+    size_t sizes[] = {0, 1, 3, 4, 7, 8, 13, 16, 17, 64, 200, 255, 264, 265, 1000, max - 1, max};
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         for (size_t i = 0; i < sizes[s]; i++)
             buf[i] = (unsigned char)(i ^ (s * 31) ^ (size_t)me_);
@@ -222,5 +256,6 @@ int main(void)
     poll_until(&colls_refused, 1);
     CHECK_OK(gk_barrier());
     gk_free(long_area);
+    gk_free(answer);
     return gk_finalize() == GK_OK ? 0 : 1;
 }
