@@ -37,7 +37,8 @@
       "memory outside the symmetric heap, travels: auto (the sender copies "   \
       "it into a pipeline in shared memory while the receiver copies it out; " \
       "the receiver reads chunks itself while the sender is busy, and whole "  \
-      "messages of a size where that has been faster), cma (the "              \
+      "messages of a size where that has been faster), pipe (the pipeline "    \
+      "always, the receiver's reads only while the sender is busy), cma (the " \
       "receiver alone, with cross-memory attach), pieces (medium active "      \
       "messages, where cross-memory attach is not allowed)")
 

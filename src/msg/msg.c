@@ -12,6 +12,8 @@
  *    receiver asks the sender (GO) to copy chunks into shared memory while
  *    it copies them out, and reads chunks itself with process_vm_readv
  *    ("cross-memory attach") while the sender does not answer;
+ *  - pipe: the pipeline always (for measuring it; auto may choose
+ *    process_vm_readv for a size where that has been faster);
  *  - cma: the receiver reads it all with process_vm_readv;
  *  - pieces, or where cross-memory attach is not allowed (a seccomp
  *    profile, say): the receiver pulls the data in medium-sized pieces
@@ -226,7 +228,8 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     size_t n = copy_size(req, nbytes);
     size_t missing_lo = 0, missing_hi = n;
     int err = GK__PIPE_NOT_TAKEN;
-    if (gk__rt.config.rndv == GK__RNDV_AUTO && !in_heap && (pid_t)pid != getpid() &&
+    int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE;
+    if (piped && !in_heap && (pid_t)pid != getpid() &&
         gk__rt.peers[source].seg_base != NULL) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
         err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);

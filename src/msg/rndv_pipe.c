@@ -63,10 +63,12 @@ static char *pipe_slot_data(char *seg_base, uint64_t slot)
     return seg_base + GK__SEG_PIPE_OFFSET + PIPE_DATA_AT + slot * GK__PIPE_CHUNK_MAX;
 }
 
-/* Chunks of about an eighth of the message, whole pages, within bounds. */
+/* Chunks of about a quarter of the message, whole pages, within bounds:
+ * at 1 MiB, 256 KiB chunks ran at 23-24 GB/s where 128 KiB ones ran at 11
+ * (GK_RNDV=pipe, the VM's fast state). */
 static size_t pipe_chunk_size(size_t nbytes)
 {
-    size_t chunk = (nbytes / 8 + 4095) & ~(size_t)4095;
+    size_t chunk = (nbytes / 4 + 4095) & ~(size_t)4095;
     if (chunk < GK__PIPE_CHUNK_MIN)
         chunk = GK__PIPE_CHUNK_MIN;
     if (chunk > GK__PIPE_CHUNK_MAX)
@@ -118,12 +120,13 @@ int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
  * VM the pipeline is 1.5-3x faster most of the time, and slower while
  * cross-core transfers are slow). For each size class (a power of two) the
  * receiver keeps the throughput it saw each way (moving averages, bytes
- * per ns, 0 until seen), uses the faster, and tries the other now and
- * then to notice a change: until both are known every 8th message, then
- * at a rate that costs about 3% of the time (every 33 x slower/faster
- * messages). A fixed every-8th probe of a way five times slower (the
- * pipeline in the VM's slow state: 2.4 against 13 GB/s) had cost a third
- * of the bandwidth. Touched only under pipe_in_use.
+ * per ns, 0 until seen): the first message of a class goes by the
+ * pipeline, the second by cross-memory attach, and from then on the
+ * faster is used and the other tried now and then to notice a change, at
+ * a rate that costs about 3% of the time (every 33 x slower/faster
+ * messages, 8 to 1024). A fixed every-8th probe of a way five times slower
+ * (the pipeline in the VM's slow state: 2.4 against 13 GB/s) had cost a
+ * third of the bandwidth. Touched only under pipe_in_use.
  */
 #define PIPE_RATE_CLASSES 64
 #define PIPE_PROBE_COST 0.03
@@ -149,8 +152,6 @@ static void rate_note(double *rate, size_t bytes, uint64_t ns)
 /* How many messages go the faster way between two tries of the other. */
 static unsigned rate_probe_every(double pipe, double cma)
 {
-    if (pipe == 0 || cma == 0)
-        return PIPE_PROBE_MIN;
     double slower = pipe > cma ? pipe / cma : cma / pipe;
     double every = slower / PIPE_PROBE_COST;
     return every >= PIPE_PROBE_MAX ? PIPE_PROBE_MAX
@@ -161,8 +162,10 @@ static unsigned rate_probe_every(double pipe, double cma)
 static int rate_prefer_cma(size_t nbytes)
 {
     unsigned c = rate_class(nbytes);
-    int prefer_cma = rates[c].pipe > 0 && rates[c].cma > 1.1 * rates[c].pipe;
     rates[c].count++;
+    if (rates[c].pipe == 0 || rates[c].cma == 0)
+        return rates[c].pipe != 0; /* learn both first */
+    int prefer_cma = rates[c].cma > 1.1 * rates[c].pipe;
     int probe = ++rates[c].since_probe >= rate_probe_every(rates[c].pipe, rates[c].cma);
     if (probe)
         rates[c].since_probe = 0;
@@ -317,8 +320,9 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
     if (!pipe_fits(m->nbytes) ||
         atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
         return GK__PIPE_NOT_TAKEN;
-    int err = rate_prefer_cma(m->nbytes) ? cma_whole(m, missing_lo, missing_hi)
-                                         : pipe_run(m, send_go, missing_lo, missing_hi);
+    int cma = gk__rt.config.rndv == GK__RNDV_AUTO && rate_prefer_cma(m->nbytes);
+    int err = cma ? cma_whole(m, missing_lo, missing_hi)
+                  : pipe_run(m, send_go, missing_lo, missing_hi);
     atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
     return err;
 }

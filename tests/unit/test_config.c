@@ -221,11 +221,13 @@ GK_TEST(load_overrides_every_variable)
     ASSERT_EQ(cfg.sleep_ms, 4000);
     ASSERT_EQ(cfg.bcast_radix, 64);
     ASSERT_EQ(cfg.rndv, GK__RNDV_CMA);
-    char *modes[][2] = {{"GK_RNDV=auto", NULL}, {"GK_RNDV=Pieces", NULL}};
+    char *modes[][2] = {{"GK_RNDV=auto", NULL}, {"GK_RNDV=Pieces", NULL}, {"GK_RNDV=pipe", NULL}};
     ASSERT_EQ(load(&cfg, modes[0], &log), GK_OK);
     ASSERT_EQ(cfg.rndv, GK__RNDV_AUTO);
     ASSERT_EQ(load(&cfg, modes[1], &log), GK_OK);
     ASSERT_EQ(cfg.rndv, GK__RNDV_PIECES);
+    ASSERT_EQ(load(&cfg, modes[2], &log), GK_OK);
+    ASSERT_EQ(cfg.rndv, GK__RNDV_PIPE);
     char *levels[][2] = {{"GK_LOG=none", NULL},
                          {"GK_LOG=ERROR", NULL},
                          {"GK_LOG=warning", NULL},
