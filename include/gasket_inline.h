@@ -3,7 +3,8 @@
  * program's critical path (gk_put, gk_put_nbi, the value puts, gk_fence,
  * gk_quiet, gk_wait_until_*), included by gasket.h. Not an API of its own:
  * what is here may change with every release, and a program compiled
- * against one release's header runs only with that release's library.
+ * against one release's header runs only with that release's library
+ * (the loader enforces it: see gk__inline_v2 below).
  *
  * Why: on PEs of one node a small put is a bounds check, a copy and a note
  * of the wake-up check it owes, a few nanoseconds of work; a call into the
@@ -44,6 +45,16 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 /* The library state the fast paths read (written by gk_init/gk_finalize)   */
 /* ------------------------------------------------------------------------ */
+
+/*
+ * The state's symbol names the version of the contract between this header
+ * and the library: the structures below and what the library promises the
+ * inline paths (the wake-up rule, the inbox's layout). A program built
+ * against another release's header then stops at start-up ("undefined
+ * symbol: gk__inline_v2") instead of misreading the state. Bump the number
+ * with any such change.
+ */
+#define gk__inline gk__inline_v2
 
 /* One PE as this PE reaches it. */
 struct gk__inline_peer {
