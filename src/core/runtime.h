@@ -189,8 +189,20 @@ void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
 void gk__rt_flush_wakes_fenced_slow(void) __attribute__((noinline));
 static inline void gk__rt_flush_wakes_fenced(void)
 {
-    if (gk__debt.pe != -1)
-        gk__rt_flush_wakes_fenced_slow();
+    int pe = gk__debt.pe;
+    if (pe == -1)
+        return;
+    /* The usual case inline (a lock's release after a put to its owner):
+     * one target, nobody asleep there. */
+    if (pe >= 0) {
+        const struct gk__seg_header *header = gk__rt.peers[pe].header;
+        if (header != NULL &&
+            atomic_load_explicit(&header->wake.sleepers, memory_order_acquire) == 0) {
+            gk__debt.pe = -1;
+            return;
+        }
+    }
+    gk__rt_flush_wakes_fenced_slow();
 }
 static inline void gk__rt_flush_wakes(void)
 {

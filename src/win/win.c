@@ -19,23 +19,20 @@
 
 static int win_next_id;
 
-int gk__win_check(const char *op, const gk_win_t *win)
+int gk__win_report_bad(const char *op, const gk_win_t *win)
 {
-    if (GK__UNLIKELY(!gk__rt.initialized))
+    if (!gk__rt.initialized)
         return gk__rt_report_pe(op, 0);
-    if (GK__UNLIKELY(win == NULL)) {
+    if (win == NULL) {
         gk__error("%s: win is NULL", op);
         return GK_ERR_INVALID_ARG;
     }
-    if (GK__UNLIKELY(win->magic != GK__WIN_MAGIC)) {
-        gk__error("%s: win %p is not a live window (freed, or never created)", op,
-                  (const void *)win);
-        return GK_ERR_INVALID_ARG;
-    }
-    return GK_OK;
+    gk__error("%s: win %p is not a live window (freed, or never created)", op,
+              (const void *)win);
+    return GK_ERR_INVALID_ARG;
 }
 
-static int win_in_epoch(const gk_win_t *win, int pe)
+int gk__win_in_epoch(const gk_win_t *win, int pe)
 {
     if (win->hold[pe] != GK__WIN_HOLD_NONE || win->lock_all || win->fence_epoch)
         return 1;
@@ -45,36 +42,20 @@ static int win_in_epoch(const gk_win_t *win, int pe)
     return 0;
 }
 
-static int win_report_disp(const char *op, const gk_win_t *win, int pe, size_t disp,
-                           size_t n) __attribute__((cold, noinline));
-static int win_report_disp(const char *op, const gk_win_t *win, int pe, size_t disp,
-                           size_t n)
+int gk__win_report_access(const char *op, const gk_win_t *win, int pe, size_t disp, size_t n)
 {
-    gk__error("%s: displacement %zu + %zu bytes is outside window %d on PE %d "
-              "(its part is %llu bytes)",
-              op, disp, n, win->id, pe, (unsigned long long)win->sizes[pe]);
-    return GK_ERR_RANGE;
-}
-
-int gk__win_check_access(const char *op, const gk_win_t *win, int pe, size_t disp,
-                         size_t n, char **addr_p)
-{
-    int status = gk__win_check(op, win);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
+    if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe(op, pe);
-    uint64_t size = win->sizes[pe];
-    if (GK__UNLIKELY(disp > size || n > size - disp))
-        return win_report_disp(op, win, pe, disp, n);
-    if (GK__UNLIKELY((win->flags & GK_WIN_STRICT) && !win_in_epoch(win, pe))) {
-        gk__error("%s: window %d is GK_WIN_STRICT and PE %d is in no epoch "
-                  "(lock it, lock_all, fence or start first)",
-                  op, win->id, pe);
-        return GK_ERR_EPOCH;
+    if (disp > win->sizes[pe] || n > win->sizes[pe] - disp) {
+        gk__error("%s: displacement %zu + %zu bytes is outside window %d on PE %d "
+                  "(its part is %llu bytes)",
+                  op, disp, n, win->id, pe, (unsigned long long)win->sizes[pe]);
+        return GK_ERR_RANGE;
     }
-    *addr_p = win->base + disp;
-    return GK_OK;
+    gk__error("%s: window %d is GK_WIN_STRICT and PE %d is in no epoch "
+              "(lock it, lock_all, fence or start first)",
+              op, win->id, pe);
+    return GK_ERR_EPOCH;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -69,14 +69,38 @@ struct gk_win {
 void gk__win_mutex_taken(uint64_t *held);
 void gk__win_mutex_released(uint64_t *held);
 
-/* Checks the window handle; logs and returns an error for a bad one. */
-int gk__win_check(const char *op, const gk_win_t *win);
+/* The reports of the checks below (logged; the error to return). */
+int gk__win_report_bad(const char *op, const gk_win_t *win) __attribute__((cold, noinline));
+int gk__win_report_access(const char *op, const gk_win_t *win, int pe, size_t disp,
+                          size_t n) __attribute__((cold, noinline));
+int gk__win_in_epoch(const gk_win_t *win, int pe);
+
+/* Checks the window handle; logs and returns an error for a bad one.
+ * Inline, as every window call starts with it. */
+static inline int gk__win_check(const char *op, const gk_win_t *win)
+{
+    if (GK__UNLIKELY(!gk__rt.initialized || win == NULL || win->magic != GK__WIN_MAGIC))
+        return gk__win_report_bad(op, win);
+    return GK_OK;
+}
+
 /*
  * Checks an access of n bytes at disp of PE pe's part (and the epoch on a
  * strict window) and gives the symmetric address of the target bytes.
  */
-int gk__win_check_access(const char *op, const gk_win_t *win, int pe, size_t disp,
-                         size_t n, char **addr_p);
+static inline int gk__win_check_access(const char *op, const gk_win_t *win, int pe,
+                                       size_t disp, size_t n, char **addr_p)
+{
+    int status = gk__win_check(op, win);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes || disp > win->sizes[pe] ||
+                     n > win->sizes[pe] - disp ||
+                     ((win->flags & GK_WIN_STRICT) && !gk__win_in_epoch(win, pe))))
+        return gk__win_report_access(op, win, pe, disp, n);
+    *addr_p = win->base + disp;
+    return GK_OK;
+}
 /* The segment offset of this PE's control word at `at` inside ctrl. */
 static inline size_t gk__win_ctrl_seg_offset(const gk_win_t *win, size_t at)
 {
