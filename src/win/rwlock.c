@@ -79,24 +79,28 @@
 #include "core/runtime.h"
 #include "net/shm.h"
 
-#define FIELD_T 0
-#define FIELD_H 16
-#define FIELD_B 32
-#define FIELD_A 48
-#define FIELD_MASK 0xffffULL
+#define FIELD_T GK__RWLOCK_FIELD_T
+#define FIELD_H GK__RWLOCK_FIELD_H
+#define FIELD_B GK__RWLOCK_FIELD_B
+#define FIELD_A GK__RWLOCK_FIELD_A
+#define FIELD_MASK GK__RWLOCK_FIELD_MASK
 
-#define GET(word, field) (((word) >> (field)) & FIELD_MASK)
+#define GET(word, field) GK__RWLOCK_GET(word, field)
 #define ONE(field) ((uint64_t)1 << (field))
 
-/* A remote 64-bit compare-and-swap: the old value. A mapped peer's word
- * takes the transport's inline form (net/shm.h), others its table. */
+/* A remote 64-bit compare-and-swap: the old value. On a mapped peer's word
+ * a plain atomic, with no wake-up check: nobody ever waits on a lock word
+ * (every waiter waits on its own node). Others take the transport's table. */
 __attribute__((always_inline)) static inline int
 word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired,
          uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
-        *old_p = gk__shm_cas64(peer, site->word_offset, expected, desired);
+        atomic_compare_exchange_strong_explicit(
+            (_Atomic uint64_t *)(peer->seg_base + site->word_offset), &expected, desired,
+            memory_order_seq_cst, memory_order_seq_cst);
+        *old_p = expected;
         return GK_OK;
     }
     return peer->transport->atomic(peer, GK__AMO_CSWAP, 8, site->word_offset, desired,
@@ -108,7 +112,9 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     if (GK__LIKELY(peer->seg_base != NULL)) {
-        *old_p = gk__shm_fadd64(peer, site->word_offset, delta);
+        *old_p = atomic_fetch_add_explicit(
+            (_Atomic uint64_t *)(peer->seg_base + site->word_offset), delta,
+            memory_order_seq_cst);
         return GK_OK;
     }
     return peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, site->word_offset,
@@ -137,8 +143,7 @@ static int notify_put(int pe, size_t offset, uint64_t value)
 
 static struct gk__rwlock_node *my_node(const struct gk__rwlock_site *site)
 {
-    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].seg_base +
-                                      site->node_offset);
+    return gk__rwlock_my_node(site);
 }
 
 static _Atomic uint64_t *my_slot(const struct gk__rwlock_site *site, uint64_t index)
@@ -222,10 +227,11 @@ static uint64_t request_word(uint64_t word, enum gk__rwlock_mode mode, uint64_t 
     return a | GET(word, FIELD_H) << FIELD_H | me << FIELD_T;
 }
 
-int gk__rwlock_acquire(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
+int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                            uint64_t seen)
 {
     uint64_t me = (uint64_t)gk__rt.my_pe + 1;
-    uint64_t expected = 0, old = 0; /* guess: the lock is free */
+    uint64_t expected = seen, old = 0; /* the word as last seen (0: a guess) */
     for (;;) {
         int status = word_cas(site, expected, request_word(expected, mode, me), &old);
         if (status != GK_OK)
@@ -303,6 +309,12 @@ static int release_shared(const struct gk__rwlock_site *site)
     int status = word_fadd(site, (uint64_t)0 - ONE(FIELD_A), &old);
     if (status != GK_OK)
         return status;
+    return gk__rwlock_release_shared_after(site, old);
+}
+
+/* A reader's release after its fetch-add read `old`. */
+int gk__rwlock_release_shared_after(const struct gk__rwlock_site *site, uint64_t old)
+{
     if (GET(old, FIELD_A) == 0)
         return corrupt(site, old, "a reader left with no active readers");
     if (GET(old, FIELD_A) == 1 && GET(old, FIELD_H) != 0)
@@ -352,7 +364,7 @@ static int release_exclusive(const struct gk__rwlock_site *site)
     return admit_group(site, b);
 }
 
-int gk__rwlock_release(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
+int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
 {
     return mode == GK__RWLOCK_SHARED ? release_shared(site) : release_exclusive(site);
 }

@@ -7,8 +7,11 @@
 #ifndef GK_WIN_RWLOCK_H
 #define GK_WIN_RWLOCK_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "core/runtime.h"
 
 /* The largest PE count the lock word can name (16-bit fields, PE + 1). */
 #define GK__RWLOCK_MAX_PES 65535
@@ -46,13 +49,92 @@ _Static_assert(offsetof(struct gk__rwlock_node, next) == 64, "next on a line of 
 
 enum gk__rwlock_mode { GK__RWLOCK_SHARED, GK__RWLOCK_EXCLUSIVE };
 
-/* Blocks until the lock is held in `mode` (waits back off, base/wait.h). */
-int gk__rwlock_acquire(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode);
+/* The lock word's fields (rwlock.c's top comment): A active readers, B
+ * readers queued behind the tail writer, H head writer + 1, T tail
+ * writer + 1, 16 bits each. */
+#define GK__RWLOCK_FIELD_T 0
+#define GK__RWLOCK_FIELD_H 16
+#define GK__RWLOCK_FIELD_B 32
+#define GK__RWLOCK_FIELD_A 48
+#define GK__RWLOCK_FIELD_MASK 0xffffULL
+#define GK__RWLOCK_GET(word, field) (((word) >> (field)) & GK__RWLOCK_FIELD_MASK)
+
+/* The slow paths of the inline calls below (rwlock.c). */
+int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                            uint64_t seen);
+int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode);
+int gk__rwlock_release_shared_after(const struct gk__rwlock_site *site, uint64_t old);
+
+/* My queue node for this lock, in my own segment. */
+static inline struct gk__rwlock_node *gk__rwlock_my_node(const struct gk__rwlock_site *site)
+{
+    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].seg_base + site->node_offset);
+}
+
+/* The lock word, where the owner's segment is mapped here; else NULL. */
+static inline _Atomic uint64_t *gk__rwlock_word(const struct gk__rwlock_site *site)
+{
+    char *base = gk__rt.peers[site->owner_pe].seg_base;
+    return base != NULL ? (_Atomic uint64_t *)(base + site->word_offset) : NULL;
+}
+
+/*
+ * Blocks until the lock is held in `mode` (waits back off, base/wait.h).
+ * Inline, the uncontended case: a free word (0) taken with one
+ * compare-and-swap; any other word goes the full way from the value seen.
+ */
+static inline int gk__rwlock_acquire(const struct gk__rwlock_site *site,
+                                     enum gk__rwlock_mode mode)
+{
+    _Atomic uint64_t *word = gk__rwlock_word(site);
+    uint64_t seen = 0;
+    if (__builtin_expect(word != NULL, 1)) {
+        uint64_t me = (uint64_t)gk__rt.my_pe + 1;
+        uint64_t want = mode == GK__RWLOCK_SHARED
+                            ? (uint64_t)1 << GK__RWLOCK_FIELD_A
+                            : me << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+        if (atomic_compare_exchange_strong_explicit(word, &seen, want, memory_order_seq_cst,
+                                                    memory_order_seq_cst)) {
+            gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
+            return GK_OK;
+        }
+    }
+    return gk__rwlock_acquire_from(site, mode, seen);
+}
 /* Takes the lock only if it can be granted at once; *acquired_p 1 or 0. */
 int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
                    int *acquired_p);
-/* Releases a lock held in `mode`; the caller has completed its RMA to the
- * lock's target (the release orders nothing else). */
-int gk__rwlock_release(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode);
+/*
+ * Releases a lock held in `mode`; the caller has completed its RMA to the
+ * lock's target (the release orders nothing else). Inline, the cases that
+ * hand the lock to nobody: a writer with no successor and no readers
+ * queued behind it (one compare-and-swap to 0), and a reader that is not
+ * the last before a waiting writer (one fetch-add).
+ */
+static inline int gk__rwlock_release(const struct gk__rwlock_site *site,
+                                     enum gk__rwlock_mode mode)
+{
+    _Atomic uint64_t *word = gk__rwlock_word(site);
+    if (__builtin_expect(word == NULL, 0))
+        return gk__rwlock_release_slow(site, mode);
+    if (mode == GK__RWLOCK_SHARED) {
+        uint64_t old = atomic_fetch_sub_explicit(word, (uint64_t)1 << GK__RWLOCK_FIELD_A,
+                                                 memory_order_seq_cst);
+        uint64_t a = GK__RWLOCK_GET(old, GK__RWLOCK_FIELD_A);
+        if (__builtin_expect(a > 1 || (a == 1 && GK__RWLOCK_GET(old, GK__RWLOCK_FIELD_H) == 0),
+                             1))
+            return GK_OK;
+        return gk__rwlock_release_shared_after(site, old);
+    }
+    struct gk__rwlock_node *node = gk__rwlock_my_node(site);
+    if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
+        uint64_t me = (uint64_t)gk__rt.my_pe + 1;
+        uint64_t held = node->h_seen << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+        if (atomic_compare_exchange_strong_explicit(word, &held, 0, memory_order_seq_cst,
+                                                    memory_order_seq_cst))
+            return GK_OK;
+    }
+    return gk__rwlock_release_slow(site, mode);
+}
 
 #endif /* GK_WIN_RWLOCK_H */
