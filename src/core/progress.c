@@ -134,14 +134,9 @@ int gk__progress(void)
     return ran;
 }
 
-static int inbox_ready(void)
-{
-    return gk__rt.initialized && gk__ring_ready(gk__rt.my_seg.base);
-}
-
 int gk__progress_inbox_ready(void)
 {
-    return inbox_ready();
+    return gk__inbox_ready();
 }
 
 static int am_while_full(void)

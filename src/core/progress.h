@@ -71,6 +71,12 @@ static inline int gk__progress_check_not_in_handler(const char *op)
  * number run, or a negative status if the job is ending. */
 int gk__progress(void);
 
+/* Non-zero when a message waits in this PE's inbox: two loads. */
+static inline int gk__inbox_ready(void)
+{
+    return gk__rt.initialized && gk__ring_ready(gk__rt.my_seg.base);
+}
+
 /*
  * Runs the inbox if a message is ready, else returns 0 at the cost of two
  * loads: spin loops call it at every poll, as the word they wait for may
@@ -79,12 +85,10 @@ int gk__progress(void);
  */
 static inline int gk__progress_if_ready(void)
 {
-    if (!gk__rt.initialized || !gk__ring_ready(gk__rt.my_seg.base))
-        return 0;
-    return gk__progress();
+    return gk__inbox_ready() ? gk__progress() : 0;
 }
 
-/* Non-zero when a message waits in this PE's inbox (the waits' check). */
+/* gk__inbox_ready for base/wait.h's policy hook (a function pointer). */
 int gk__progress_inbox_ready(void);
 
 /* Set-up and tear-down, called by gk_init()/gk_finalize(). */

@@ -413,7 +413,7 @@ int gk__rt_pool_give(size_t seg_offset)
 
 __thread struct gk__wake_debt gk__debt = {.pe = -1};
 
-static void rt_flush_wakes(int fence)
+void gk__rt_flush_wakes_fenced_slow(void)
 {
     struct gk__wake_debt *debt = &gk__debt;
     int pending = debt->pe;
@@ -422,8 +422,6 @@ static void rt_flush_wakes(int fence)
     uint64_t lo = pending == -2 ? 0 : debt->lo;
     uint64_t hi = pending == -2 ? UINT64_MAX : debt->hi;
     debt->pe = -1;
-    if (fence)
-        atomic_thread_fence(memory_order_seq_cst);
     if (pending >= 0) { /* one target (the usual case): no walk over all PEs */
         struct gk__seg_header *header = gk__rt.peers[pending].header;
         if (header != NULL &&
@@ -437,16 +435,6 @@ static void rt_flush_wakes(int fence)
             atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
             gk__wake_if_watching(&peer->header->wake, lo, hi);
     }
-}
-
-void gk__rt_flush_wakes_slow(void)
-{
-    rt_flush_wakes(1);
-}
-
-void gk__rt_flush_wakes_fenced_slow(void)
-{
-    rt_flush_wakes(0);
 }
 
 void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)

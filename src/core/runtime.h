@@ -182,21 +182,21 @@ static inline int gk__rt_complete_before_rmw(void)
     return gk_quiet();
 }
 
-/* Makes the owed wake-up checks: one fence, then each target's sleepers. */
-void gk__rt_flush_wakes_slow(void) __attribute__((noinline));
-/* The same checks right after a full fence or seq_cst RMW of the caller's
- * own (a lock release, say): no second fence. */
+/*
+ * Makes the owed wake-up checks right after a full fence or seq_cst RMW of
+ * the caller's own (a quiet, a lock release): each owed PE's sleepers.
+ * The usual case inline, one PE owed and nobody asleep there; the slow
+ * path wakes, or walks every PE for a debt to several.
+ */
 void gk__rt_flush_wakes_fenced_slow(void) __attribute__((noinline));
 static inline void gk__rt_flush_wakes_fenced(void)
 {
     int pe = gk__debt.pe;
     if (pe == -1)
         return;
-    /* The usual case inline (a lock's release after a put to its owner):
-     * one target, nobody asleep there. */
     if (pe >= 0) {
         const struct gk__seg_header *header = gk__rt.peers[pe].header;
-        if (header != NULL &&
+        if (header == NULL ||
             atomic_load_explicit(&header->wake.sleepers, memory_order_acquire) == 0) {
             gk__debt.pe = -1;
             return;
@@ -204,10 +204,14 @@ static inline void gk__rt_flush_wakes_fenced(void)
     }
     gk__rt_flush_wakes_fenced_slow();
 }
+
+/* The same checks where no fence came before: one fence first. */
 static inline void gk__rt_flush_wakes(void)
 {
-    if (gk__debt.pe != -1)
-        gk__rt_flush_wakes_slow();
+    if (gk__debt.pe != -1) {
+        atomic_thread_fence(memory_order_seq_cst);
+        gk__rt_flush_wakes_fenced();
+    }
 }
 
 #endif /* GK_CORE_RUNTIME_H */

@@ -103,11 +103,8 @@ int gk_wait_all(gk_handle_t *handles, size_t count)
 
 int gk_quiet(void)
 {
-    /* The owed wake-up checks start with the full fence quiet needs. */
-    if (gk__debt.pe != -1)
-        gk__rt_flush_wakes_slow();
-    else
-        gk__shm_quiet();
+    gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
+    gk__rt_flush_wakes_fenced();
     return GK_OK;
 }
 

@@ -77,7 +77,6 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
-#include "net/shm.h"
 
 #define FIELD_T GK__RWLOCK_FIELD_T
 #define FIELD_H GK__RWLOCK_FIELD_H
@@ -95,14 +94,14 @@ __attribute__((always_inline)) static inline int
 word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired,
          uint64_t *old_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
-        atomic_compare_exchange_strong_explicit(
-            (_Atomic uint64_t *)(peer->seg_base + site->word_offset), &expected, desired,
-            memory_order_seq_cst, memory_order_seq_cst);
+    _Atomic uint64_t *word = gk__rwlock_word(site);
+    if (GK__LIKELY(word != NULL)) {
+        atomic_compare_exchange_strong_explicit(word, &expected, desired, memory_order_seq_cst,
+                                                memory_order_seq_cst);
         *old_p = expected;
         return GK_OK;
     }
+    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     return peer->transport->atomic(peer, GK__AMO_CSWAP, 8, site->word_offset, desired,
                                    expected, old_p);
 }
@@ -110,13 +109,12 @@ word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired
 __attribute__((always_inline)) static inline int
 word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
-        *old_p = atomic_fetch_add_explicit(
-            (_Atomic uint64_t *)(peer->seg_base + site->word_offset), delta,
-            memory_order_seq_cst);
+    _Atomic uint64_t *word = gk__rwlock_word(site);
+    if (GK__LIKELY(word != NULL)) {
+        *old_p = atomic_fetch_add_explicit(word, delta, memory_order_seq_cst);
         return GK_OK;
     }
+    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
     return peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, site->word_offset,
                                    delta, 0, old_p);
 }
@@ -139,11 +137,6 @@ static int notify_put(int pe, size_t offset, uint64_t value)
     if (status == GK_OK)
         status = peer->transport->put(peer, offset, &value, sizeof(value));
     return status;
-}
-
-static struct gk__rwlock_node *my_node(const struct gk__rwlock_site *site)
-{
-    return gk__rwlock_my_node(site);
 }
 
 static _Atomic uint64_t *my_slot(const struct gk__rwlock_site *site, uint64_t index)
@@ -191,7 +184,7 @@ static int wait_local(const void *word)
  * the value of H it carries (for a writer's release). */
 static int wait_granted(const struct gk__rwlock_site *site)
 {
-    struct gk__rwlock_node *node = my_node(site);
+    struct gk__rwlock_node *node = gk__rwlock_my_node(site);
     int status = wait_local(&node->granted);
     if (status == GK_OK) {
         uint64_t grant = atomic_load_explicit(&node->granted, memory_order_acquire);
@@ -216,24 +209,14 @@ static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char
     return GK_ERR_INVALID_ARG;
 }
 
-/* The CAS loop of both lock kinds: the new word for the old one. */
-static uint64_t request_word(uint64_t word, enum gk__rwlock_mode mode, uint64_t me)
-{
-    if (mode == GK__RWLOCK_SHARED)
-        return word + (GET(word, FIELD_T) == 0 ? ONE(FIELD_A) : ONE(FIELD_B));
-    uint64_t a = GET(word, FIELD_A) << FIELD_A;
-    if (GET(word, FIELD_T) == 0)
-        return a | me << FIELD_H | me << FIELD_T;
-    return a | GET(word, FIELD_H) << FIELD_H | me << FIELD_T;
-}
-
 int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
                             uint64_t seen)
 {
     uint64_t me = (uint64_t)gk__rt.my_pe + 1;
     uint64_t expected = seen, old = 0; /* the word as last seen (0: a guess) */
     for (;;) {
-        int status = word_cas(site, expected, request_word(expected, mode, me), &old);
+        uint64_t want = gk__rwlock_request_word(expected, mode, me);
+        int status = word_cas(site, expected, want, &old);
         if (status != GK_OK)
             return status;
         if (old == expected)
@@ -242,7 +225,7 @@ int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_
     }
     uint64_t tail = GET(old, FIELD_T);
     if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0)) {
-        my_node(site)->h_seen = me; /* an exclusive request set H = me */
+        gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
         return GK_OK;                /* granted at once */
     }
     if (tail != 0) {
@@ -274,11 +257,12 @@ int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode
             *acquired_p = 0;
             return GK_OK;
         }
-        int status = word_cas(site, expected, request_word(expected, mode, me), &old);
+        uint64_t want = gk__rwlock_request_word(expected, mode, me);
+        int status = word_cas(site, expected, want, &old);
         if (status != GK_OK)
             return status;
         if (old == expected) {
-            my_node(site)->h_seen = me;
+            gk__rwlock_my_node(site)->h_seen = me;
             *acquired_p = 1;
             return GK_OK;
         }
@@ -322,26 +306,31 @@ int gk__rwlock_release_shared_after(const struct gk__rwlock_site *site, uint64_t
     return GK_OK;
 }
 
-static int release_exclusive(const struct gk__rwlock_site *site)
+int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64_t seen)
 {
     uint64_t me = (uint64_t)gk__rt.my_pe + 1;
-    struct gk__rwlock_node *node = my_node(site);
+    struct gk__rwlock_node *node = gk__rwlock_my_node(site);
     uint64_t h = node->h_seen; /* the value of H in the word */
     if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
-        uint64_t expected = h << FIELD_H | me << FIELD_T, old = 0;
+        /* `seen` answers the first round's compare-and-swap (the inline
+         * path's, of the same word); 0: none made yet. */
+        uint64_t expected = gk__rwlock_sole_writer_word(h, me), old = seen;
         for (;;) {
             /* No successor yet: hand the lock to my group, or free it. */
             uint64_t b = GET(expected, FIELD_B);
-            int status = word_cas(site, expected, b << FIELD_A, &old);
-            if (status != GK_OK)
-                return status;
-            if (old == expected)
-                return admit_group(site, b);
+            if (old == 0) {
+                int status = word_cas(site, expected, b << FIELD_A, &old);
+                if (status != GK_OK)
+                    return status;
+                if (old == expected)
+                    return admit_group(site, b);
+            }
             if (GET(old, FIELD_H) != h || GET(old, FIELD_A) != 0)
                 return corrupt(site, old, "the writer releasing it is not the holder");
             if (GET(old, FIELD_T) != me)
                 break; /* a writer queued behind me: it will tell me */
             expected = old; /* my group grew */
+            old = 0;
         }
     }
     int status = wait_local(&node->next);
@@ -366,5 +355,6 @@ static int release_exclusive(const struct gk__rwlock_site *site)
 
 int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)
 {
-    return mode == GK__RWLOCK_SHARED ? release_shared(site) : release_exclusive(site);
+    return mode == GK__RWLOCK_SHARED ? release_shared(site)
+                                     : gk__rwlock_release_exclusive_from(site, 0);
 }

@@ -59,11 +59,34 @@ enum gk__rwlock_mode { GK__RWLOCK_SHARED, GK__RWLOCK_EXCLUSIVE };
 #define GK__RWLOCK_FIELD_MASK 0xffffULL
 #define GK__RWLOCK_GET(word, field) (((word) >> (field)) & GK__RWLOCK_FIELD_MASK)
 
-/* The slow paths of the inline calls below (rwlock.c). */
+/* The slow paths of the inline calls below (rwlock.c). A `seen` word is
+ * what the inline path's compare-and-swap found, so the slow path does not
+ * ask again; 0 when it made none (a held lock's word is never 0). */
 int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
                             uint64_t seen);
-int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode);
+int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64_t seen);
 int gk__rwlock_release_shared_after(const struct gk__rwlock_site *site, uint64_t old);
+/* Both kinds, for a lock word that is not mapped here. */
+int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode);
+
+/* A request's compare-and-swap: the new word for the old one. */
+static inline uint64_t gk__rwlock_request_word(uint64_t word, enum gk__rwlock_mode mode,
+                                               uint64_t me)
+{
+    uint64_t t = GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_T);
+    if (mode == GK__RWLOCK_SHARED)
+        return word + ((uint64_t)1 << (t == 0 ? GK__RWLOCK_FIELD_A : GK__RWLOCK_FIELD_B));
+    uint64_t a = GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_A) << GK__RWLOCK_FIELD_A;
+    uint64_t h = t == 0 ? me : GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_H);
+    return a | h << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+}
+
+/* The word while writer `me` holds the lock with nobody queued behind it
+ * (h: the value of H it was granted with). */
+static inline uint64_t gk__rwlock_sole_writer_word(uint64_t h, uint64_t me)
+{
+    return h << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+}
 
 /* My queue node for this lock, in my own segment. */
 static inline struct gk__rwlock_node *gk__rwlock_my_node(const struct gk__rwlock_site *site)
@@ -90,9 +113,7 @@ static inline int gk__rwlock_acquire(const struct gk__rwlock_site *site,
     uint64_t seen = 0;
     if (__builtin_expect(word != NULL, 1)) {
         uint64_t me = (uint64_t)gk__rt.my_pe + 1;
-        uint64_t want = mode == GK__RWLOCK_SHARED
-                            ? (uint64_t)1 << GK__RWLOCK_FIELD_A
-                            : me << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+        uint64_t want = gk__rwlock_request_word(0, mode, me);
         if (atomic_compare_exchange_strong_explicit(word, &seen, want, memory_order_seq_cst,
                                                     memory_order_seq_cst)) {
             gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
@@ -127,14 +148,14 @@ static inline int gk__rwlock_release(const struct gk__rwlock_site *site,
         return gk__rwlock_release_shared_after(site, old);
     }
     struct gk__rwlock_node *node = gk__rwlock_my_node(site);
+    uint64_t seen = 0;
     if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
-        uint64_t me = (uint64_t)gk__rt.my_pe + 1;
-        uint64_t held = node->h_seen << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
-        if (atomic_compare_exchange_strong_explicit(word, &held, 0, memory_order_seq_cst,
+        seen = gk__rwlock_sole_writer_word(node->h_seen, (uint64_t)gk__rt.my_pe + 1);
+        if (atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_seq_cst,
                                                     memory_order_seq_cst))
             return GK_OK;
     }
-    return gk__rwlock_release_slow(site, mode);
+    return gk__rwlock_release_exclusive_from(site, seen);
 }
 
 #endif /* GK_WIN_RWLOCK_H */
