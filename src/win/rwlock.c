@@ -339,6 +339,7 @@ int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64
     uint64_t next = atomic_load_explicit(&node->next, memory_order_acquire);
     atomic_store_explicit(&node->next, 0, memory_order_relaxed);
     uint64_t successor = next & FIELD_MASK, b = next >> 32;
+    node->last_successor = successor;
     if (b == 0) /* straight on: the word stays as it is */
         return grant(site, (int)successor - 1, h);
     /* H: h -> successor, A += b, in one fetch-add (H holds h, so the field
