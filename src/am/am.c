@@ -54,7 +54,8 @@ int gk_am_token_pe(const gk_am_token_t *token)
     return token->src;
 }
 
-/* The checks every request and reply shares; fills msg. */
+/* The checks every request and reply shares; fills msg (kind: the flags,
+ * GK__AM_REPLY included). */
 static int am_prepare(const char *op, int pe, int handler, const void *payload,
                       size_t nbytes, const uint64_t *args, int nargs, unsigned kind,
                       struct gk__ring_msg *msg)
@@ -75,19 +76,15 @@ static int am_prepare(const char *op, int pe, int handler, const void *payload,
     int status = gk__rt_check_local(op, "payload", payload, nbytes);
     if (status != GK_OK)
         return status;
-    if (kind == GK__AM_MEDIUM && nbytes > GK__RING_MAX_PAYLOAD) {
+    if ((kind & GK__AM_KIND_MASK) == GK__AM_MEDIUM && nbytes > GK__RING_MAX_PAYLOAD) {
         gk__error("%s: payload of %zu bytes is over the medium maximum of %zu "
                   "(gk_am_max_medium); use a long message",
                   op, nbytes, (size_t)GK__RING_MAX_PAYLOAD);
         return GK_ERR_INVALID_ARG;
     }
-    memset(msg, 0, offsetof(struct gk__ring_msg, args));
-    msg->handler = (uint16_t)handler;
-    msg->nargs = (uint8_t)nargs;
-    msg->flags = (uint8_t)kind;
-    msg->nbytes = kind == GK__AM_SHORT ? 0 : nbytes;
-    if (nargs > 0)
-        gk__copy_args(msg->args, args, (unsigned)nargs);
+    msg->word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs, kind);
+    msg->nbytes = (kind & GK__AM_KIND_MASK) == GK__AM_SHORT ? 0 : nbytes;
+    msg->dst_offset = 0;
     return GK_OK;
 }
 
@@ -98,11 +95,9 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
     if (GK__UNLIKELY(!gk__rt.initialized))
         return gk__rt_report_pe(op, 0);
     struct gk__ring_msg msg;
-    int status = am_prepare(op, pe, handler, payload, nbytes, args, nargs,
-                            kind & GK__AM_KIND_MASK, &msg);
+    int status = am_prepare(op, pe, handler, payload, nbytes, args, nargs, kind, &msg);
     if (status != GK_OK)
         return status;
-    msg.flags = (uint8_t)kind;
     if ((kind & GK__AM_KIND_MASK) == GK__AM_LONG) {
         size_t offset = 0;
         status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
@@ -113,7 +108,7 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
         msg.dst_offset = nbytes > 0 ? offset - GK__SEG_HEAP_OFFSET : 0;
         payload = NULL;
     }
-    return gk__am_send(pe, &msg, payload);
+    return gk__am_send(pe, &msg, args, payload);
 }
 
 int gk_am_request_short(int pe, int handler, const uint64_t *args, int nargs)

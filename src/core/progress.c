@@ -95,7 +95,7 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
         payload = gk__rt.heap + msg->dst_offset;
     struct gk_am_token token = {GK__AM_TOKEN_MAGIC, (int)msg->src,
                                 !(msg->flags & GK__AM_REPLY)};
-    am_table[msg->handler](&token, payload, (size_t)msg->nbytes, msg->args, msg->nargs);
+    am_table[msg->handler](&token, payload, (size_t)msg->nbytes, slot->args, msg->nargs);
     token.magic = 0;
 }
 
@@ -144,15 +144,15 @@ static int am_while_full(void)
     return gk__progress();
 }
 
-int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload)
+int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->seg_base == NULL) {
         gk__error("active messages to PE %d: no transport reaches it", pe);
         return GK_ERR_UNREACHABLE;
     }
-    msg->src = (uint32_t)gk__rt.my_pe;
-    return gk__ring_push(peer, msg, payload, am_while_full, &released_seen[pe]);
+    msg->word |= (uint32_t)gk__rt.my_pe; /* src, a word's low half (msg's first word) */
+    return gk__ring_push(peer, msg, args, payload, am_while_full, &released_seen[pe]);
 }
 
 /* ------------------------------------------------------------------------ */

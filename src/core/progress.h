@@ -48,9 +48,10 @@ gk_am_handler_t gk__am_handler(int index);
 
 /*
  * Sends a message to pe (any kind; long payloads must already be at
- * dst_offset). Waits for ring space while running this PE's inbox.
+ * dst_offset): msg's src is 0, filled in here, and args are its nargs
+ * arguments. Waits for ring space while running this PE's inbox.
  */
-int gk__am_send(int pe, struct gk__ring_msg *msg, const void *payload);
+int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload);
 
 /*
  * Non-zero on a thread that is running handlers. Collective calls and

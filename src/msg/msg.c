@@ -169,14 +169,9 @@ static void status_set(struct gk_request *req, int source, int tag, size_t nbyte
 
 static int send_short(int pe, int handler, const uint64_t *args, int nargs)
 {
-    struct gk__ring_msg msg;
-    msg.dst_offset = 0;
-    msg.nbytes = 0;
-    msg.handler = (uint16_t)handler;
-    msg.nargs = (uint8_t)nargs;
-    msg.flags = GK__AM_SHORT;
-    gk__copy_args(msg.args, args, (unsigned)nargs);
-    return gk__am_send(pe, &msg, NULL);
+    struct gk__ring_msg msg = {.word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs,
+                                                         GK__AM_SHORT)};
+    return gk__am_send(pe, &msg, args, NULL);
 }
 
 /* Copies n bytes of the sender's buffer into ours: GK_OK, or the errno of a
@@ -381,14 +376,10 @@ static void h_go(gk_am_token_t *token, void *payload, size_t nbytes, const uint6
 static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
                        const uint64_t *args, int nargs)
 {
-    struct gk__ring_msg msg;
-    msg.dst_offset = 0;
-    msg.handler = (uint16_t)handler;
-    msg.nargs = (uint8_t)nargs;
-    msg.flags = GK__AM_MEDIUM;
-    msg.nbytes = nbytes;
-    gk__copy_args(msg.args, args, (unsigned)nargs);
-    return gk__am_send(pe, &msg, payload);
+    struct gk__ring_msg msg = {.word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs,
+                                                         GK__AM_MEDIUM),
+                               .nbytes = nbytes};
+    return gk__am_send(pe, &msg, args, payload);
 }
 
 /* The sender answers a piece request from its buffer. */

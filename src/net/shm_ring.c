@@ -14,7 +14,7 @@
 static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot *slot,
                           unsigned nargs, uint64_t nbytes)
 {
-    size_t inline_at = offsetof(struct gk__ring_slot, msg.args) + nargs * sizeof(uint64_t);
+    size_t inline_at = offsetof(struct gk__ring_slot, args) + nargs * sizeof(uint64_t);
     if (inline_at + nbytes <= GK__RING_HEADER_SIZE)
         return (char *)slot + inline_at;
     return seg_base + GK__SEG_INBOX_OFFSET + GK__RING_BLOCKS_AT +
@@ -28,9 +28,7 @@ static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot 
  */
 static uint64_t ring_check(uint64_t ticket, const struct gk__ring_msg *msg)
 {
-    uint64_t h = ((uint64_t)msg->src << 32 | (uint64_t)msg->handler << 16 |
-                  (uint64_t)msg->nargs << 8 | msg->flags) ^
-                 (msg->nbytes * 0x9e3779b97f4a7c15ULL) ^ (msg->dst_offset << 1) ^
+    uint64_t h = msg->word ^ (msg->nbytes * 0x9e3779b97f4a7c15ULL) ^ (msg->dst_offset << 1) ^
                  (ticket * 0xff51afd7ed558ccdULL) ^ GK__RING_MAGIC;
     return h ^ (h >> 29);
 }
@@ -48,7 +46,7 @@ void gk__ring_init(char *seg_base)
 }
 
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
-                  const void *payload, int (*while_full)(void),
+                  const uint64_t *args, const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen)
 {
     struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
@@ -86,13 +84,15 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
      * Only in that build: it would cost the line a second transfer. */
     (void)atomic_load_explicit(&slot->seq, memory_order_acquire);
 #endif
-    slot->msg.src = msg->src;
-    slot->msg.handler = msg->handler;
-    slot->msg.nargs = msg->nargs;
-    slot->msg.flags = msg->flags;
-    slot->msg.nbytes = msg->nbytes;
-    slot->msg.dst_offset = msg->dst_offset;
-    gk__copy_args(slot->msg.args, msg->args, msg->nargs);
+    /* A word at a time (the empty asm keeps the compiler from pairing the
+     * loads into one 16-byte load, which the sender's separate 8-byte
+     * stores could not forward to). */
+    uint64_t word = msg->word, nbytes = msg->nbytes, dst_offset = msg->dst_offset;
+    __asm__("" : "+r"(word), "+r"(nbytes), "+r"(dst_offset));
+    slot->msg.word = word;
+    slot->msg.nbytes = nbytes;
+    slot->msg.dst_offset = dst_offset;
+    gk__copy_args(slot->args, args, msg->nargs);
     if (payload != NULL && msg->nbytes > 0)
         gk__copy_small(ring_payload(peer->seg_base, ticket, slot, msg->nargs, msg->nbytes),
                        payload, msg->nbytes);

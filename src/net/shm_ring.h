@@ -69,23 +69,43 @@ struct gk__ring_ctl {
     uint32_t n_slots;
 };
 
-/* What a message says, apart from its payload. */
+/*
+ * What a message says, apart from its arguments and payload: three words.
+ * Senders build it and the ring copies it a word at a time: fields
+ * written one by one and read back as words would stall store forwarding
+ * on the message path.
+ */
 struct gk__ring_msg {
-    uint32_t src;     /* sending PE */
-    uint16_t handler; /* handler index */
-    uint8_t nargs;
-    uint8_t flags;       /* the sender's kind bits (core/progress.h) */
+    union {
+        struct {
+            uint32_t src;     /* sending PE */
+            uint16_t handler; /* handler index */
+            uint8_t nargs;
+            uint8_t flags; /* the sender's kind bits (core/progress.h) */
+        };
+        uint64_t word; /* the four fields above */
+    };
     uint64_t nbytes;     /* payload bytes (in the slot, or at dst_offset) */
     uint64_t dst_offset; /* long messages: where the payload went (heap offset) */
-    uint64_t args[GK__RING_MAX_ARGS];
 };
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "gk__ring_msg_word's packing");
+
+/* The first word of a message. */
+static inline uint64_t gk__ring_msg_word(uint32_t src, unsigned handler, unsigned nargs,
+                                         unsigned flags)
+{
+    return (uint64_t)src | (uint64_t)(uint16_t)handler << 32 | (uint64_t)(uint8_t)nargs << 48 |
+           (uint64_t)(uint8_t)flags << 56;
+}
 
 struct gk__ring_slot {
     _Atomic uint64_t seq;
     uint64_t check;
     struct gk__ring_msg msg;
+    uint64_t args[GK__RING_MAX_ARGS];
     /* Room for a small payload, which starts right after the nargs used. */
-    unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__ring_msg)];
+    unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__ring_msg) -
+                              GK__RING_MAX_ARGS * sizeof(uint64_t)];
 };
 _Static_assert(sizeof(struct gk__ring_slot) == GK__RING_HEADER_SIZE, "slot header");
 _Static_assert((GK__RING_SLOTS & (GK__RING_SLOTS - 1)) == 0, "ticket % slots is a mask");
@@ -97,14 +117,14 @@ _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__
 void gk__ring_init(char *seg_base);
 
 /*
- * Sends `msg` with `nbytes` (<= GK__RING_MAX_PAYLOAD, already in msg) of
- * payload to the inbox of `peer`; while the slot is taken, calls
+ * Sends `msg` with its msg->nargs `args` and msg->nbytes (<=
+ * GK__RING_MAX_PAYLOAD) of payload to the inbox of `peer`; while the slot is taken, calls
  * while_full() between backoffs. Wakes the peer if it sleeps.
  * *released_seen is the sender's cache of the peer's `released` (0 at
  * start; any thread of the sender may share it).
  */
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
-                  const void *payload, int (*while_full)(void),
+                  const uint64_t *args, const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen);
 
 /*

@@ -62,7 +62,7 @@ int main(void)
         slot->msg.flags = 0;
         slot->msg.nbytes = 0;
         slot->msg.dst_offset = 0;
-        slot->msg.args[0] = 7;
+        slot->args[0] = 7;
         slot->check = 0x0123456789abcdefULL; /* wrong */
         atomic_store_explicit(&slot->seq, ticket + 1, memory_order_release);
         uint64_t arg = 42;
