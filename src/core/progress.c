@@ -23,8 +23,14 @@
 static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
 static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
 _Thread_local int gk__in_handler __attribute__((tls_model("initial-exec")));
-/* Per peer: the last `released` of its inbox we read (shm_ring.h). */
-static _Atomic uint64_t *released_seen;
+/* Per peer, our side of its inbox (shm_ring.h): the last `released` we
+ * read, and the ticket after our last message (the slot our next one
+ * probably takes). */
+struct inbox_seen {
+    _Atomic uint64_t released;
+    _Atomic uint64_t next_ticket;
+};
+static struct inbox_seen *inbox_seen;
 
 static pthread_t progress_thread;
 static int progress_running;
@@ -46,9 +52,9 @@ gk_am_handler_t gk__am_handler(int index)
 int gk__progress_init_inbox(char *seg_base, int n_pes)
 {
     gk__ring_init(seg_base);
-    free(released_seen);
-    released_seen = calloc((size_t)n_pes, sizeof(*released_seen));
-    return released_seen != NULL ? GK_OK : GK_ERR_NOMEM;
+    free(inbox_seen);
+    inbox_seen = calloc((size_t)n_pes, sizeof(*inbox_seen));
+    return inbox_seen != NULL ? GK_OK : GK_ERR_NOMEM;
 }
 
 /* Rejects what a stray write or a bug could have left: never run it. */
@@ -82,6 +88,27 @@ static void *am_check(const struct gk__ring_msg *msg, int valid)
     return NULL;
 }
 
+/*
+ * A request's reply, if its handler sends one, goes to the slot of the
+ * requester's inbox after our last message there (unless another PE took
+ * it meanwhile). The requester is polling that line, so writing it costs a
+ * transfer; asking for it now, before the handler runs, overlaps the
+ * transfer with the handler and the reply's checks.
+ */
+static void prefetch_reply_slot(int src)
+{
+    const char *base = gk__rt.peers[src].seg_base;
+    if (base == NULL)
+        return;
+    uint64_t ticket = atomic_load_explicit(&inbox_seen[src].next_ticket, memory_order_relaxed);
+    const struct gk__ring_slot *slot = gk__ring_slot(base, ticket);
+#if defined(__x86_64__)
+    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)slot));
+#else
+    __builtin_prefetch(slot, 1);
+#endif
+}
+
 static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 {
     const struct gk__ring_msg *msg = &slot->msg;
@@ -95,6 +122,8 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
         payload = gk__rt.heap + msg->dst_offset;
     struct gk_am_token token = {GK__AM_TOKEN_MAGIC, (int)msg->src,
                                 !(msg->flags & GK__AM_REPLY)};
+    if (token.may_reply)
+        prefetch_reply_slot(token.src);
     am_table[msg->handler](&token, payload, (size_t)msg->nbytes, slot->args, msg->nargs);
     token.magic = 0;
 }
@@ -152,7 +181,8 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const vo
         return GK_ERR_UNREACHABLE;
     }
     msg->word |= (uint32_t)gk__rt.my_pe; /* src, a word's low half (msg's first word) */
-    return gk__ring_push(peer, msg, args, payload, am_while_full, &released_seen[pe]);
+    return gk__ring_push(peer, msg, args, payload, am_while_full, &inbox_seen[pe].released,
+                         &inbox_seen[pe].next_ticket);
 }
 
 /* ------------------------------------------------------------------------ */

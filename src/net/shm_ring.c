@@ -47,10 +47,11 @@ void gk__ring_init(char *seg_base)
 
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen)
+                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
 {
     struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
+    atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     struct gk__ring_slot *slot = gk__ring_slot(peer->seg_base, ticket);
     /* Our slot is free once ticket - N is released: ask the consumer's
      * counter only when our cached copy does not already say so. */

@@ -125,7 +125,7 @@ void gk__ring_init(char *seg_base);
  */
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen);
+                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
 
 /*
  * The consumer side, on this PE's own inbox: the next message if one is
