@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 
 #include "base/log.h"
+#include "base/prefetch.h"
 #include "base/wait.h"
 #include "core/runtime.h"
 
@@ -101,12 +102,7 @@ static void prefetch_reply_slot(int src)
     if (base == NULL)
         return;
     uint64_t ticket = atomic_load_explicit(&inbox_seen[src].next_ticket, memory_order_relaxed);
-    const struct gk__ring_slot *slot = gk__ring_slot(base, ticket);
-#if defined(__x86_64__)
-    __asm__ volatile("prefetchw %0" ::"m"(*(const char *)slot));
-#else
-    __builtin_prefetch(slot, 1);
-#endif
+    gk__prefetch_for_write(gk__ring_slot(base, ticket));
 }
 
 static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)

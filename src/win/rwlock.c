@@ -224,6 +224,8 @@ int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_
         expected = old;
     }
     uint64_t tail = GET(old, FIELD_T);
+    if (mode == GK__RWLOCK_EXCLUSIVE)
+        gk__rwlock_my_node(site)->last_predecessor = tail;
     if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0)) {
         gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
         return GK_OK;                /* granted at once */

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/prefetch.h"
 #include "core/runtime.h"
 
 /* The largest PE count the lock word can name (16-bit fields, PE + 1). */
@@ -39,7 +40,9 @@ struct gk__rwlock_node {
     _Atomic uint64_t granted; /* H << 1 | 1: the lock is mine (written by the granter) */
     uint64_t h_seen;          /* mine only: the lock word's H while I hold it */
     uint64_t last_successor;  /* mine only: PE + 1 of the writer I last handed to */
-    uint64_t pad[5];          /* mine only (gk_lock_t keeps its state here) */
+    uint64_t last_predecessor; /* mine only: PE + 1 of the writer my last exclusive
+                                  request queued behind; 0: it found no writer */
+    uint64_t pad[4];          /* mine only (gk_lock_t keeps its state here) */
     _Atomic uint64_t next; /* my successor writer: (PE + 1) | readers << 32 */
     uint64_t pad_next[7];
 };
@@ -103,33 +106,27 @@ static inline _Atomic uint64_t *gk__rwlock_word(const struct gk__rwlock_site *si
 }
 
 /*
- * A hand-over's two cache misses, the successor's name in my `next` and
- * the line of its `granted` that the grant writes, are one after the
- * other: the name says where to write. Under contention the successor is
- * often the writer I last handed to (always, between two PEs), so a
- * prefetch for writing of that writer's `granted` line, issued before
- * `next` is read, overlaps the two (lock_contended at 2 PEs: 0.138 ->
- * 0.118 us, from 1.15x to 1.0x osc/sm's ticket lock, which hands over
- * with one line). A wrong guess costs one stray prefetch.
+ * Guessing the other side of a hand-over. A hand-over's two cache misses,
+ * the successor's name in my `next` and the line of its `granted` that the
+ * grant writes, come one after the other: the name says where to write.
+ * Likewise a queued request's compare-and-swap of the lock word and its
+ * put into the predecessor's `next`. Under contention the PEs tend to
+ * queue in the same order every round (always, between two PEs), so the
+ * writer I last handed to and the one I last queued behind are good
+ * guesses: a prefetch for writing of the guessed line, issued before the
+ * miss that names the real one, overlaps the two (lock_contended at 2
+ * PEs: 0.138 -> 0.118 us for the grant, ~1.0x osc/sm's ticket lock, which
+ * hands over with one line). A wrong guess costs one stray prefetch.
  */
-static inline void gk__rwlock_prefetch_grant(const struct gk__rwlock_site *site,
-                                             const struct gk__rwlock_node *node)
+static inline void gk__rwlock_prefetch_node(const struct gk__rwlock_site *site,
+                                            uint64_t pe_plus_one, size_t field)
 {
-    uint64_t pe = node->last_successor - 1; /* 0: none yet, so ~0 */
+    uint64_t pe = pe_plus_one - 1; /* 0 (no guess) becomes ~0 */
     if (pe >= (uint64_t)gk__rt.n_pes)
         return;
-    char *base = gk__rt.peers[pe].seg_base;
-    if (base == NULL)
-        return;
-    const char *granted = base + site->node_offset + offsetof(struct gk__rwlock_node, granted);
-#if defined(__x86_64__)
-    /* A prefetch for ownership: GCC's __builtin_prefetch(p, 1) emits a
-     * plain read prefetch without -mprfchw (every x86-64 we run on has
-     * the instruction; older ones decode it as a no-op). */
-    __asm__ volatile("prefetchw %0" ::"m"(*granted));
-#else
-    __builtin_prefetch(granted, 1);
-#endif
+    const char *base = gk__rt.peers[pe].seg_base;
+    if (base != NULL)
+        gk__prefetch_for_write(base + site->node_offset + field);
 }
 
 /*
@@ -141,13 +138,19 @@ static inline int gk__rwlock_acquire(const struct gk__rwlock_site *site,
                                      enum gk__rwlock_mode mode)
 {
     _Atomic uint64_t *word = gk__rwlock_word(site);
+    struct gk__rwlock_node *node = gk__rwlock_my_node(site);
     uint64_t seen = 0;
+    if (mode == GK__RWLOCK_EXCLUSIVE)
+        gk__rwlock_prefetch_node(site, node->last_predecessor,
+                                 offsetof(struct gk__rwlock_node, next));
     if (__builtin_expect(word != NULL, 1)) {
         uint64_t me = (uint64_t)gk__rt.my_pe + 1;
         uint64_t want = gk__rwlock_request_word(0, mode, me);
         if (atomic_compare_exchange_strong_explicit(word, &seen, want, memory_order_seq_cst,
                                                     memory_order_seq_cst)) {
-            gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
+            node->h_seen = me; /* an exclusive request set H = me */
+            if (node->last_predecessor != 0) /* (shared: it is 0 anyway) */
+                node->last_predecessor = 0;
             return GK_OK;
         }
     }
@@ -180,7 +183,8 @@ static inline int gk__rwlock_release(const struct gk__rwlock_site *site,
     }
     struct gk__rwlock_node *node = gk__rwlock_my_node(site);
     uint64_t seen = 0;
-    gk__rwlock_prefetch_grant(site, node);
+    gk__rwlock_prefetch_node(site, node->last_successor,
+                             offsetof(struct gk__rwlock_node, granted));
     if (atomic_load_explicit(&node->next, memory_order_acquire) == 0) {
         seen = gk__rwlock_sole_writer_word(node->h_seen, (uint64_t)gk__rt.my_pe + 1);
         if (atomic_compare_exchange_strong_explicit(word, &seen, 0, memory_order_seq_cst,
