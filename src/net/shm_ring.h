@@ -118,10 +118,11 @@ void gk__ring_init(char *seg_base);
 
 /*
  * Sends `msg` with its msg->nargs `args` and msg->nbytes (<=
- * GK__RING_MAX_PAYLOAD) of payload to the inbox of `peer`; while the slot is taken, calls
- * while_full() between backoffs. Wakes the peer if it sleeps.
- * *released_seen is the sender's cache of the peer's `released` (0 at
- * start; any thread of the sender may share it).
+ * GK__RING_MAX_PAYLOAD) of payload to the inbox of `peer`; while the slot
+ * is taken, calls while_full() between backoffs. Wakes the peer if it
+ * sleeps. *released_seen is the sender's cache of the peer's `released`
+ * (0 at start; any thread of the sender may share it); *next_ticket is
+ * set to the ticket after this message's, a guess at the next one's slot.
  */
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
