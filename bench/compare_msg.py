@@ -142,6 +142,8 @@ def measure(runner, reps):
             if pa and pb and om and max(pa, pb) / min(pa, pb) <= compare.SANDWICH_SPREAD:
                 ratios.setdefault(label + " (sandwiches)", []).append(
                     om / ((pa + pb) / 2 * scale))
+                if peer[0] == "raw":  # the raw floor's time says the VM's state
+                    runner.am_sandwiches.append(((pa + pb) / 2, om / ((pa + pb) / 2 * scale)))
     return values, ratios, thread_ratios
 
 
@@ -199,6 +201,16 @@ def report(values, ratios, thread_ratios, reps, runner):
                    "%.2f-%.2f | %d | <= 1.20 | %s |" % (med, min(thread_ratios),
                                                         max(thread_ratios), len(thread_ratios),
                                                         "PASS" if ok else "FAIL"))
+    if runner.am_sandwiches:
+        out += ["", "The AM round trip's sandwiches by the VM's state (the raw floor's "
+                "one-way time, us: ratio; \"ht\" below %.2f us):" % runner.state_us, ""]
+        for state in ("ht", "cores"):
+            kept = sorted(p for p in runner.am_sandwiches
+                          if (p[0] < runner.state_us) == (state == "ht"))
+            if kept:
+                out.append("- %s: median %.3f of %d (%s)" % (
+                    state, statistics.median(r for _, r in kept), len(kept),
+                    ", ".join("%.3f: %.2f" % p for p in kept)))
     if runner.failures:
         out += ["", "Runs that failed:", ""] + ["    " + f.splitlines()[0]
                                                  for f in runner.failures]
@@ -215,6 +227,7 @@ def main():
                     help="exit 1 when a target is not met")
     args = ap.parse_args()
     runner = Runner(args)
+    runner.am_sandwiches = []  # (raw one-way us, ratio) of each kept AM sandwich
     start = time.time()
     values, ratios, thread_ratios = measure(runner, args.reps)
     text, failed = report(values, ratios, thread_ratios, args.reps, runner)
