@@ -2,7 +2,7 @@
  * msg.c: two-sided tagged messages on the active-message engine.
  *
  * Protocols. A message of at most gk_msg_eager_limit() bytes travels in one
- * medium AM (EAGER: tag, length, data). A longer one is a rendezvous: the
+ * medium AM (EAGER: tag, data; the AM carries the length). A longer one is a rendezvous: the
  * sender announces it (RTS: tag, length, its request, where its buffer
  * is); once a receive matches, the data moves and the receiver tells the
  * sender (FIN), whose request then completes. How it moves (GK_RNDV):
@@ -479,8 +479,11 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
     req->status = (gk_msg_status_t){gk__rt.my_pe, tag, nbytes, GK_OK};
     gk__rt_flush_wakes();
     if (nbytes <= GK__RING_MAX_PAYLOAD) {
-        uint64_t args[2] = {(uint64_t)tag, nbytes};
-        status = send_medium(pe, H_EAGER, buf, nbytes, args, 2);
+        /* One argument: the slot's first line then holds the header, the
+         * tag and 16 bytes of data (a second argument, the length the AM
+         * already carries, cost 9- to 16-byte messages a second line). */
+        uint64_t args[1] = {(uint64_t)tag};
+        status = send_medium(pe, H_EAGER, buf, nbytes, args, 1);
         if (status == GK_OK)
             request_complete(req);
         return status;
