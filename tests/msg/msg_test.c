@@ -20,9 +20,14 @@ int main(void)
     int me = gk_my_pe(), npes = gk_n_pes();
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     size_t eager = gk_msg_eager_limit();
-    /* 1-16 bytes take every branch of the small copy (net/shm_ring.h). */
+    /* 1-16 bytes take every branch of the small copy (net/shm_ring.h); 16
+     * and 17 end on either side of the slot's first line, 272 and 273 on
+     * either side of its header (an eager message's one argument, then its
+     * data, net/shm_ring.h). */
     size_t one_mib = (size_t)1 << 20, sixteen_mib = (size_t)16 << 20;
-    size_t sizes[] = {0, 1, 2, 5, 8, 11, 16, 17, 100, eager, eager + 1, one_mib, sixteen_mib};
+    size_t sizes[] = {0,   1,   2,     5,         8,       11,         16,
+                      17,  100, 272,   273,       eager,   eager + 1,  one_mib,
+                      sixteen_mib};
     unsigned char *heap_buf = gk_malloc((size_t)16 << 20);
     CHECK_NOT_NULL(heap_buf);
     for (int in_heap = 0; in_heap < 2; in_heap++) {
