@@ -68,6 +68,11 @@
  * reads the releasing RMW's value) or from its `granted` word (loaded with
  * acquire). The waiter clears its own `granted` before it can ask again; no
  * grant can be in flight then, as each request gets one.
+ *
+ * Not part of the protocol: under contention, a release and a queued
+ * request each prefetch for writing the line they will probably write
+ * (gk__rwlock_prefetch_node, rwlock.h). A prefetch moves no data and
+ * orders nothing, so the model does not need it.
  */
 #include "win/rwlock.h"
 
