@@ -96,7 +96,7 @@ static int config_parse_level(const char *text, int *value_p)
 
 static inline int config_parse_rndv(const char *text, int *value_p)
 {
-    static const char *const names[] = {"auto", "cma", "pieces", "pipe"};
+    static const char *const names[] = {"auto", "cma", "pieces", "pipe", "both"};
     for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++) {
         if (strcasecmp(text, names[i]) == 0) {
             *value_p = i; /* enum gk__rndv_mode's order */

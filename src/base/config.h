@@ -16,7 +16,7 @@
 #define GK__CONFIG_CTYPE_rndv int
 
 /* GK_RNDV: how a large two-sided message travels (msg/msg.c). */
-enum gk__rndv_mode { GK__RNDV_AUTO, GK__RNDV_CMA, GK__RNDV_PIECES, GK__RNDV_PIPE };
+enum gk__rndv_mode { GK__RNDV_AUTO, GK__RNDV_CMA, GK__RNDV_PIECES, GK__RNDV_PIPE, GK__RNDV_BOTH };
 
 struct gk__config {
 #define GK__CONFIG_FIELD(name, type, field, def, help)                         \

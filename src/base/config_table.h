@@ -35,12 +35,14 @@
     X(RNDV, rndv, rndv, "auto",                                                \
       "how a two-sided message larger than the eager limit, sent from "        \
       "memory outside the symmetric heap, travels: auto (the sender copies "   \
-      "it into a pipeline in shared memory while the receiver copies it out; " \
-      "the receiver reads chunks itself while the sender is busy, and whole "  \
-      "messages of a size where that has been faster), pipe (the pipeline "    \
-      "always, the receiver's reads only while the sender is busy), cma (the " \
-      "receiver alone, with cross-memory attach), pieces (medium active "      \
-      "messages, where cross-memory attach is not allowed)")
+      "it into a pipeline in shared memory while the receiver copies it out, " \
+      "or, at a size where that has been faster, both copy by cross-memory "   \
+      "attach, the sender writing chunks into the receive buffer while the "   \
+      "receiver reads others; the receiver reads chunks itself while the "     \
+      "sender is busy), pipe (the pipeline always), both (cross-memory attach " \
+      "from both sides always), cma (the receiver alone, with cross-memory "   \
+      "attach), pieces (medium active messages, where cross-memory attach is " \
+      "not allowed)")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

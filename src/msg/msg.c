@@ -223,7 +223,8 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     size_t n = copy_size(req, nbytes);
     size_t missing_lo = 0, missing_hi = n;
     int err = GK__PIPE_NOT_TAKEN;
-    int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE;
+    int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE ||
+                gk__rt.config.rndv == GK__RNDV_BOTH;
     if (piped && !in_heap && (pid_t)pid != getpid() &&
         gk__rt.peers[source].seg_base != NULL) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};

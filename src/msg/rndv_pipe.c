@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/time.h"
@@ -43,6 +44,9 @@ static uint64_t pipe_pack(uint64_t gen, uint64_t lo, uint64_t hi)
 static uint64_t pipe_gen_of(uint64_t w) { return w >> (2 * PIPE_INDEX_BITS); }
 static uint64_t pipe_lo(uint64_t w) { return (w >> PIPE_INDEX_BITS) & PIPE_INDEX_MASK; }
 static uint64_t pipe_hi(uint64_t w) { return w & PIPE_INDEX_MASK; }
+/* A slot's chunk with this bit: the sender wrote the chunk straight into
+ * the receiver's buffer (process_vm_writev); the slot holds no data. */
+#define PIPE_DIRECT (UINT64_C(1) << 63)
 /* A slot's tag: generation above, fill number (from 1) below. */
 #define PIPE_FILL_BITS 40u
 static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << PIPE_FILL_BITS | fill; }
@@ -113,6 +117,21 @@ int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
     return 0;
 }
 
+/* Writes n bytes from src to addr in process pid: 0, or an errno. */
+static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        struct iovec local = {(char *)src + done, n - done};
+        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
+        ssize_t put = process_vm_writev(pid, &local, 1, &remote, 1, 0);
+        if (put <= 0)
+            return put < 0 ? errno : EIO;
+        done += (size_t)put;
+    }
+    return 0;
+}
+
 /*
  * Which way is faster here. The pipeline moves every byte through the
  * sender's cache into ours; a kernel copy pins pages but reads the pages
@@ -173,10 +192,13 @@ static int rate_prefer_cma(size_t nbytes)
 }
 
 /* How the messages went, for GK_LOG=debug's summary at exit. */
-enum { WAY_PIPE, WAY_MIXED, WAY_RECEIVER, WAY_CMA, N_WAYS };
+enum { WAY_PIPE, WAY_MIXED, WAY_RECEIVER, WAY_CMA, WAY_BOTH, N_WAYS };
 static struct {
     uint64_t messages, bytes, ns;
 } ways[N_WAYS];
+
+/* Chunks this PE, as a sender, wrote into receive buffers itself. */
+static _Atomic uint64_t chunks_written;
 
 static void way_note(int way, size_t bytes, uint64_t ns)
 {
@@ -190,12 +212,18 @@ __attribute__((destructor)) static void pipe_report(void)
     static const char *const names[N_WAYS] = {
         "the pipeline", "the pipeline and the receiver's own reads",
         "the receiver's own reads (the sender did not answer)",
-        "cross-memory attach (the faster at that size)"};
+        "cross-memory attach (GK_RNDV=cma)",
+        "cross-memory attach from both sides (the faster at that size)"};
     for (int w = 0; w < N_WAYS; w++)
         if (ways[w].messages > 0)
             gk__debug("two-sided rendezvous by %s: %llu messages, %.1f MB, %.2f GB/s", names[w],
                       (unsigned long long)ways[w].messages, (double)ways[w].bytes / 1e6,
                       (double)ways[w].bytes / (double)(ways[w].ns > 0 ? ways[w].ns : 1));
+    uint64_t written = atomic_load_explicit(&chunks_written, memory_order_relaxed);
+    if (written > 0)
+        gk__debug("two-sided rendezvous: as the sender, wrote %llu chunks straight into "
+                  "receive buffers",
+                  (unsigned long long)written);
     for (unsigned c = 0; c < PIPE_RATE_CLASSES; c++)
         if (rates[c].count > 0)
             gk__debug("two-sided rendezvous of %llu KiB and more: the pipeline %.1f GB/s, "
@@ -254,9 +282,15 @@ static int pipe_read_own(const struct gk__pipe_msg *m, struct pipe_ctl *ctl, uin
     return 1;
 }
 
+/*
+ * One message through the pipeline. `direct`: both sides copy by
+ * cross-memory attach, the sender writing its chunks straight into our
+ * buffer while we read ours, from the other end, at once (no grace
+ * period: there is no second copy to save us).
+ */
 static int pipe_run(const struct gk__pipe_msg *m,
-                    int (*send_go)(int source, const uint64_t *args), size_t *missing_lo,
-                    size_t *missing_hi)
+                    int (*send_go)(int source, const uint64_t *args), int direct,
+                    size_t *missing_lo, size_t *missing_hi)
 {
     static uint64_t last_gen;
     char *seg_base = gk__rt.my_seg.base;
@@ -269,7 +303,12 @@ static int pipe_run(const struct gk__pipe_msg *m,
 
     atomic_store_explicit(&ctl->drained, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->claims, pipe_pack(gen, 0, k), memory_order_release);
-    uint64_t go[1 + GK__PIPE_GO_ARGS] = {m->sender_request, gen, m->nbytes, chunk};
+    uint64_t go[1 + GK__PIPE_GO_ARGS] = {m->sender_request,
+                                         gen,
+                                         m->nbytes,
+                                         chunk,
+                                         direct ? (uint64_t)(uintptr_t)m->dst : 0,
+                                         direct ? (uint64_t)getpid() : 0};
     int sender_asked = send_go(m->source, go) == 0;
     uint64_t start = gk__now_ns(), grace_end = start + PIPE_GRACE_NS;
 
@@ -281,7 +320,9 @@ static int pipe_run(const struct gk__pipe_msg *m,
         if (atomic_load_explicit(&ctl->slot[s].tag, memory_order_acquire) ==
             pipe_tag(gen, drained + 1)) {
             uint64_t c = ctl->slot[s].chunk;
-            if (c < k)
+            if ((c & PIPE_DIRECT) && direct && (c & ~PIPE_DIRECT) < k)
+                ; /* already in our buffer */
+            else if (c < k)
                 memcpy((char *)m->dst + c * chunk, pipe_slot_data(seg_base, s),
                        pipe_chunk_len(c, chunk, m->nbytes));
             else
@@ -296,7 +337,7 @@ static int pipe_run(const struct gk__pipe_msg *m,
          * the grace period), or, after a failed read, give up the rest. */
         uint64_t w = atomic_load_explicit(&ctl->claims, memory_order_relaxed);
         int take = pipe_lo(w) < pipe_hi(w) &&
-                   (own.err != 0 ||
+                   (own.err != 0 || direct ||
                     (pipe_lo(w) == 0 && (!sender_asked || gk__now_ns() >= grace_end)));
         if (!take || !pipe_read_own(m, ctl, w, chunk, &own, missing_lo, missing_hi))
             pipe_backoff(&idle);
@@ -304,6 +345,12 @@ static int pipe_run(const struct gk__pipe_msg *m,
     /* A message the sender took no part in says nothing of the pipeline;
      * our own reads say how fast cross-memory attach is at that size. */
     uint64_t ns = gk__now_ns() - start;
+    if (direct) { /* the cross-memory-attach way, however the work was shared */
+        if (own.err == 0)
+            rate_note(&rates[rate_class(m->nbytes)].cma, m->nbytes, ns);
+        way_note(WAY_BOTH, m->nbytes, ns);
+        return own.err;
+    }
     if (own.err == 0 && own.chunks == 0)
         rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, ns);
     if (own.err == 0 && own.bytes > 0)
@@ -320,9 +367,14 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
     if (!pipe_fits(m->nbytes) ||
         atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
         return GK__PIPE_NOT_TAKEN;
-    int cma = gk__rt.config.rndv == GK__RNDV_AUTO && rate_prefer_cma(m->nbytes);
-    int err = cma ? cma_whole(m, missing_lo, missing_hi)
-                  : pipe_run(m, send_go, missing_lo, missing_hi);
+    int err;
+    if (gk__rt.config.rndv == GK__RNDV_CMA)
+        err = cma_whole(m, missing_lo, missing_hi);
+    else
+        err = pipe_run(m, send_go,
+                       gk__rt.config.rndv == GK__RNDV_BOTH ||
+                           (gk__rt.config.rndv == GK__RNDV_AUTO && rate_prefer_cma(m->nbytes)),
+                       missing_lo, missing_hi);
     atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
     return err;
 }
@@ -331,6 +383,11 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
 {
     uint64_t gen = go[0];
     size_t nbytes = (size_t)go[1], chunk = (size_t)go[2];
+    uint64_t direct_to = go[3];
+    pid_t direct_pid = (pid_t)go[4];
+    /* After a failed write (cross-memory attach not allowed here) this
+     * process copies through the slots only. */
+    static _Atomic int direct_refused;
     if (nbytes > src_bytes || chunk < GK__PIPE_CHUNK_MIN || chunk > GK__PIPE_CHUNK_MAX ||
         !pipe_fits(nbytes)) {
         gk__error("two-sided pipeline: PE %d asked for %zu bytes in chunks of %zu of a send "
@@ -355,9 +412,18 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
         while (fill - atomic_load_explicit(&ctl->drained, memory_order_acquire) >=
                GK__PIPE_SLOTS)
             pipe_backoff(&idle);
-        memcpy(pipe_slot_data(seg_base, s), (const char *)src + c * chunk,
-               pipe_chunk_len(c, chunk, nbytes));
-        ctl->slot[s].chunk = c;
+        const char *from = (const char *)src + c * chunk;
+        size_t len = pipe_chunk_len(c, chunk, nbytes);
+        if (direct_to != 0 && !atomic_load_explicit(&direct_refused, memory_order_relaxed) &&
+            cma_write(direct_pid, direct_to + c * chunk, from, len) == 0) {
+            ctl->slot[s].chunk = c | PIPE_DIRECT;
+            atomic_fetch_add_explicit(&chunks_written, 1, memory_order_relaxed);
+        } else {
+            if (direct_to != 0)
+                atomic_store_explicit(&direct_refused, 1, memory_order_relaxed);
+            memcpy(pipe_slot_data(seg_base, s), from, len);
+            ctl->slot[s].chunk = c;
+        }
         atomic_store_explicit(&ctl->slot[s].tag, pipe_tag(gen, fill + 1), memory_order_release);
     }
 }

@@ -56,8 +56,10 @@
 #define GK__PIPE_SLOTS 4u
 #define GK__PIPE_CHUNK_MIN ((size_t)16 * 1024)
 #define GK__PIPE_CHUNK_MAX ((size_t)256 * 1024)
-/* The GO message's arguments after the sender's request. */
-#define GK__PIPE_GO_ARGS 3
+/* The GO message's arguments after the sender's request: generation,
+ * bytes, chunk size, and where to write chunks directly (receiver's
+ * address and pid; 0, 0: through the slots). */
+#define GK__PIPE_GO_ARGS 5
 
 /* What the receiver knows of the message (from the sender's RTS). */
 struct gk__pipe_msg {
