@@ -28,6 +28,13 @@
  *    sender that never runs GO costs the grace period, nothing more.
  *  - The message is complete once the receiver has its own chunks and has
  *    drained every chunk the sender claimed (own + drained == k).
+ *  - Direct mode (both sides copy by cross-memory attach): GO also carries
+ *    the receive buffer's address and the receiver's pid. The sender
+ *    writes each chunk it claims straight into the buffer
+ *    (process_vm_writev) and fills its slot with no data, only the chunk
+ *    number marked direct; the receiver counts such a slot as drained and
+ *    reads chunks from the top at once, with no grace period. A sender
+ *    whose write is refused fills slots as above from then on.
  * Safety. The pipeline is reused only by the receiver's next message, which
  * starts after this one completed, which needs every chunk the sender
  * claimed drained: a sender holding a claim is never overtaken. A GO that
@@ -36,10 +43,11 @@
  * side sleeps here (spin, then yield: the other side is copying), so these
  * writes owe no wake-up (base/wait.h).
  *
- * Which is faster, this pipeline or the receiver reading everything itself,
- * depends on the machine and its moment: for large messages the receiver
- * keeps the throughput of both (it tries the other now and then) and copies
- * the whole message by cross-memory attach while that is faster.
+ * Which is faster, this pipeline or kernel copies, depends on the machine
+ * and its moment (the pipeline moves data through the caches of both
+ * cores, which some states of this VM make slow): for large messages the
+ * receiver keeps the throughput of both (it tries the other now and then)
+ * and uses direct mode while that is faster.
  *
  * If the receiver's own read fails (cross-memory attach not allowed, or the
  * sender's buffer is gone), it claims every chunk left, drains what the
