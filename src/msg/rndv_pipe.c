@@ -103,33 +103,32 @@ static int pipe_fits(size_t nbytes)
     return nbytes > 0 && (nbytes - 1) / GK__PIPE_CHUNK_MAX < PIPE_MAX_CHUNKS;
 }
 
-int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
+/* Moves n bytes between `local` here and `addr` in process pid, reading
+ * them (process_vm_readv) or writing them (process_vm_writev): 0, or the
+ * errno of the failure. */
+static int cma_move(pid_t pid, void *local, uint64_t addr, size_t n, int write)
 {
     size_t done = 0;
     while (done < n) {
-        struct iovec local = {(char *)dst + done, n - done};
-        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
-        ssize_t got = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-        if (got <= 0)
-            return got < 0 ? errno : EIO;
-        done += (size_t)got;
+        struct iovec here = {(char *)local + done, n - done};
+        struct iovec there = {(void *)(uintptr_t)(addr + done), n - done};
+        ssize_t moved = write ? process_vm_writev(pid, &here, 1, &there, 1, 0)
+                              : process_vm_readv(pid, &here, 1, &there, 1, 0);
+        if (moved <= 0)
+            return moved < 0 ? errno : EIO;
+        done += (size_t)moved;
     }
     return 0;
 }
 
-/* Writes n bytes from src to addr in process pid: 0, or an errno. */
+int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
+{
+    return cma_move(pid, dst, addr, n, 0);
+}
+
 static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
 {
-    size_t done = 0;
-    while (done < n) {
-        struct iovec local = {(char *)src + done, n - done};
-        struct iovec remote = {(void *)(uintptr_t)(addr + done), n - done};
-        ssize_t put = process_vm_writev(pid, &local, 1, &remote, 1, 0);
-        if (put <= 0)
-            return put < 0 ? errno : EIO;
-        done += (size_t)put;
-    }
-    return 0;
+    return cma_move(pid, (void *)(uintptr_t)src, addr, n, 1);
 }
 
 /*
