@@ -2,18 +2,21 @@
  * msg.c: two-sided tagged messages on the active-message engine.
  *
  * Protocols. A message of at most gk_msg_eager_limit() bytes travels in one
- * medium AM (EAGER: tag, data; the AM carries the length). A longer one is a rendezvous: the
- * sender announces it (RTS: tag, length, its request, where its buffer
- * is); once a receive matches, the data moves and the receiver tells the
- * sender (FIN), whose request then completes. How it moves (GK_RNDV):
+ * medium AM (EAGER: tag, data; the AM carries the length). A longer one is
+ * a rendezvous: the sender announces it (RTS: tag, length, its request,
+ * where its buffer is); once a receive matches, the data moves and the
+ * receiver tells the sender (FIN), whose request then completes. How it
+ * moves (GK_RNDV):
  *  - a buffer in the sender's symmetric heap: the receiver copies it
  *    straight from the mapped segment;
- *  - otherwise (auto) through the receiver's pipeline (rndv_pipe.h): the
- *    receiver asks the sender (GO) to copy chunks into shared memory while
- *    it copies them out, and reads chunks itself with process_vm_readv
- *    ("cross-memory attach") while the sender does not answer;
- *  - pipe: the pipeline always (for measuring it; auto may choose
- *    process_vm_readv for a size where that has been faster);
+ *  - otherwise (auto) the receiver's pipeline (rndv_pipe.h) shares the
+ *    chunks between both sides: the sender (GO) copies its chunks into
+ *    shared memory, or, where that has been faster, writes them straight
+ *    into the receive buffer with process_vm_writev ("direct mode"), while
+ *    the receiver copies out or reads chunks itself with process_vm_readv
+ *    ("cross-memory attach"), at once in direct mode and otherwise while
+ *    the sender does not answer;
+ *  - pipe, both: the pipeline, or direct mode, always (for measuring);
  *  - cma: the receiver reads it all with process_vm_readv;
  *  - pieces, or where cross-memory attach is not allowed (a seccomp
  *    profile, say): the receiver pulls the data in medium-sized pieces

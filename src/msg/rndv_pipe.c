@@ -133,16 +133,16 @@ static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
 
 /*
  * Which way is faster here. The pipeline moves every byte through the
- * sender's cache into ours; a kernel copy pins pages but reads the pages
- * where they are. Which wins depends on the machine and its state (on this
- * VM the pipeline is 1.5-3x faster most of the time, and slower while
- * cross-core transfers are slow). For each size class (a power of two) the
- * receiver keeps the throughput it saw each way (moving averages, bytes
- * per ns, 0 until seen): the first message of a class goes by the
- * pipeline, the second by cross-memory attach, and from then on the
- * faster is used and the other tried now and then to notice a change, at
- * a rate that costs about 3% of the time (every 33 x slower/faster
- * messages, 8 to 1024). A fixed every-8th probe of a way five times slower
+ * sender's cache into ours; kernel copies (direct mode, both sides at
+ * once) pin pages but read them where they are. Which wins depends on the
+ * machine and its state (on this VM the pipeline is about as fast most of
+ * the time, and 5-10x slower while cross-core transfers are slow). For
+ * each size class (a power of two) the receiver keeps the throughput it
+ * saw each way (moving averages, bytes per ns, 0 until seen): the first
+ * message of a class goes by the pipeline, the second in direct mode, and
+ * from then on the faster is used and the other tried now and then to
+ * notice a change, at a rate that costs about 3% of the time (every 33 x
+ * slower/faster messages, 8 to 1024). A fixed every-8th probe of a way five times slower
  * (the pipeline in the VM's slow state: 2.4 against 13 GB/s) had cost a
  * third of the bandwidth. Touched only under pipe_in_use.
  */
@@ -151,7 +151,7 @@ static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
 #define PIPE_PROBE_MIN 8u
 #define PIPE_PROBE_MAX 1024u
 static struct {
-    double pipe, cma;
+    double pipe, direct;
     unsigned count;       /* messages of the class (for the report) */
     unsigned since_probe; /* messages since the other way was last tried */
 } rates[PIPE_RATE_CLASSES];
@@ -177,21 +177,21 @@ static unsigned rate_probe_every(double pipe, double cma)
                                       : (unsigned)every;
 }
 
-static int rate_prefer_cma(size_t nbytes)
+static int rate_prefer_direct(size_t nbytes)
 {
     unsigned c = rate_class(nbytes);
     rates[c].count++;
-    if (rates[c].pipe == 0 || rates[c].cma == 0)
+    if (rates[c].pipe == 0 || rates[c].direct == 0)
         return rates[c].pipe != 0; /* learn both first */
-    int prefer_cma = rates[c].cma > 1.1 * rates[c].pipe;
-    int probe = ++rates[c].since_probe >= rate_probe_every(rates[c].pipe, rates[c].cma);
+    int prefer_direct = rates[c].direct > 1.1 * rates[c].pipe;
+    int probe = ++rates[c].since_probe >= rate_probe_every(rates[c].pipe, rates[c].direct);
     if (probe)
         rates[c].since_probe = 0;
-    return prefer_cma != probe;
+    return prefer_direct != probe;
 }
 
 /* How the messages went, for GK_LOG=debug's summary at exit. */
-enum { WAY_PIPE, WAY_MIXED, WAY_RECEIVER, WAY_CMA, WAY_BOTH, N_WAYS };
+enum { WAY_PIPE, WAY_MIXED, WAY_RECEIVER, WAY_DIRECT, N_WAYS };
 static struct {
     uint64_t messages, bytes, ns;
 } ways[N_WAYS];
@@ -211,8 +211,7 @@ __attribute__((destructor)) static void pipe_report(void)
     static const char *const names[N_WAYS] = {
         "the pipeline", "the pipeline and the receiver's own reads",
         "the receiver's own reads (the sender did not answer)",
-        "cross-memory attach (GK_RNDV=cma)",
-        "cross-memory attach from both sides (the faster at that size)"};
+        "cross-memory attach from both sides"};
     for (int w = 0; w < N_WAYS; w++)
         if (ways[w].messages > 0)
             gk__debug("two-sided rendezvous by %s: %llu messages, %.1f MB, %.2f GB/s", names[w],
@@ -226,29 +225,13 @@ __attribute__((destructor)) static void pipe_report(void)
     for (unsigned c = 0; c < PIPE_RATE_CLASSES; c++)
         if (rates[c].count > 0)
             gk__debug("two-sided rendezvous of %llu KiB and more: the pipeline %.1f GB/s, "
-                      "cross-memory attach %.1f GB/s (latest averages)",
-                      (1ull << c) >> 10, rates[c].pipe, rates[c].cma);
-}
-
-/* The whole message by cross-memory attach, timed. */
-static int cma_whole(const struct gk__pipe_msg *m, size_t *missing_lo, size_t *missing_hi)
-{
-    uint64_t start = gk__now_ns();
-    int err = gk__cma_read(m->sender_pid, m->dst, m->sender_addr, m->nbytes);
-    if (err == 0) {
-        uint64_t ns = gk__now_ns() - start;
-        rate_note(&rates[rate_class(m->nbytes)].cma, m->nbytes, ns);
-        way_note(WAY_CMA, m->nbytes, ns);
-    } else {
-        *missing_lo = 0;
-        *missing_hi = m->nbytes;
-    }
-    return err;
+                      "cross-memory attach from both sides %.1f GB/s (latest averages)",
+                      (1ull << c) >> 10, rates[c].pipe, rates[c].direct);
 }
 
 /* The chunks a receiver reads itself in one message, and how that went. */
 struct pipe_own {
-    uint64_t chunks, bytes, ns;
+    uint64_t chunks;
     int err; /* the first failed read's errno; then chunks are only given up */
 };
 
@@ -268,10 +251,7 @@ static int pipe_read_own(const struct gk__pipe_msg *m, struct pipe_ctl *ctl, uin
         return 0;
     size_t at = (size_t)(hi - 1) * chunk, len = pipe_chunk_len(hi - 1, chunk, m->nbytes);
     if (own->err == 0) {
-        uint64_t start = gk__now_ns();
         own->err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
-        own->ns += gk__now_ns() - start;
-        own->bytes += len;
         if (own->err != 0)
             *missing_hi = at + len;
     }
@@ -311,20 +291,19 @@ static int pipe_run(const struct gk__pipe_msg *m,
     int sender_asked = send_go(m->source, go) == 0;
     uint64_t start = gk__now_ns(), grace_end = start + PIPE_GRACE_NS;
 
-    struct pipe_own own = {0, 0, 0, 0};
+    struct pipe_own own = {0, 0};
     uint64_t drained = 0;
     unsigned idle = 0;
     while (own.chunks + drained < k) {
         unsigned s = (unsigned)(drained % GK__PIPE_SLOTS);
         if (atomic_load_explicit(&ctl->slot[s].tag, memory_order_acquire) ==
             pipe_tag(gen, drained + 1)) {
-            uint64_t c = ctl->slot[s].chunk;
-            if ((c & PIPE_DIRECT) && direct && (c & ~PIPE_DIRECT) < k)
-                ; /* already in our buffer */
-            else if (c < k)
+            uint64_t c = ctl->slot[s].chunk & ~PIPE_DIRECT;
+            int in_place = (ctl->slot[s].chunk & PIPE_DIRECT) != 0; /* written by the sender */
+            if (c < k && !in_place)
                 memcpy((char *)m->dst + c * chunk, pipe_slot_data(seg_base, s),
                        pipe_chunk_len(c, chunk, m->nbytes));
-            else
+            else if (c >= k || !direct)
                 gk__error("two-sided pipeline: PE %d filled a slot with chunk %llu of %llu; "
                           "ignored",
                           m->source, (unsigned long long)c, (unsigned long long)k);
@@ -341,19 +320,18 @@ static int pipe_run(const struct gk__pipe_msg *m,
         if (!take || !pipe_read_own(m, ctl, w, chunk, &own, missing_lo, missing_hi))
             pipe_backoff(&idle);
     }
-    /* A message the sender took no part in says nothing of the pipeline;
-     * our own reads say how fast cross-memory attach is at that size. */
+    /* A direct message says how fast that way is, however the work was
+     * shared; a pipelined one the sender took no part in says nothing of
+     * the pipeline. */
     uint64_t ns = gk__now_ns() - start;
-    if (direct) { /* the cross-memory-attach way, however the work was shared */
+    if (direct) {
         if (own.err == 0)
-            rate_note(&rates[rate_class(m->nbytes)].cma, m->nbytes, ns);
-        way_note(WAY_BOTH, m->nbytes, ns);
+            rate_note(&rates[rate_class(m->nbytes)].direct, m->nbytes, ns);
+        way_note(WAY_DIRECT, m->nbytes, ns);
         return own.err;
     }
     if (own.err == 0 && own.chunks == 0)
         rate_note(&rates[rate_class(m->nbytes)].pipe, m->nbytes, ns);
-    if (own.err == 0 && own.bytes > 0)
-        rate_note(&rates[rate_class(own.bytes)].cma, own.bytes, own.ns);
     way_note(own.chunks == 0 ? WAY_PIPE : own.chunks == k ? WAY_RECEIVER : WAY_MIXED,
              m->nbytes, ns);
     return own.err;
@@ -366,14 +344,9 @@ int gk__pipe_receive(const struct gk__pipe_msg *m,
     if (!pipe_fits(m->nbytes) ||
         atomic_flag_test_and_set_explicit(&pipe_in_use, memory_order_acquire))
         return GK__PIPE_NOT_TAKEN;
-    int err;
-    if (gk__rt.config.rndv == GK__RNDV_CMA)
-        err = cma_whole(m, missing_lo, missing_hi);
-    else
-        err = pipe_run(m, send_go,
-                       gk__rt.config.rndv == GK__RNDV_BOTH ||
-                           (gk__rt.config.rndv == GK__RNDV_AUTO && rate_prefer_cma(m->nbytes)),
-                       missing_lo, missing_hi);
+    int direct = gk__rt.config.rndv == GK__RNDV_BOTH ||
+                 (gk__rt.config.rndv == GK__RNDV_AUTO && rate_prefer_direct(m->nbytes));
+    int err = pipe_run(m, send_go, direct, missing_lo, missing_hi);
     atomic_flag_clear_explicit(&pipe_in_use, memory_order_release);
     return err;
 }
@@ -413,13 +386,15 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
             pipe_backoff(&idle);
         const char *from = (const char *)src + c * chunk;
         size_t len = pipe_chunk_len(c, chunk, nbytes);
-        if (direct_to != 0 && !atomic_load_explicit(&direct_refused, memory_order_relaxed) &&
-            cma_write(direct_pid, direct_to + c * chunk, from, len) == 0) {
+        int direct = direct_to != 0 && !atomic_load_explicit(&direct_refused, memory_order_relaxed);
+        if (direct && cma_write(direct_pid, direct_to + c * chunk, from, len) != 0) {
+            atomic_store_explicit(&direct_refused, 1, memory_order_relaxed);
+            direct = 0;
+        }
+        if (direct) {
             ctl->slot[s].chunk = c | PIPE_DIRECT;
             atomic_fetch_add_explicit(&chunks_written, 1, memory_order_relaxed);
         } else {
-            if (direct_to != 0)
-                atomic_store_explicit(&direct_refused, 1, memory_order_relaxed);
             memcpy(pipe_slot_data(seg_base, s), from, len);
             ctl->slot[s].chunk = c;
         }
