@@ -22,6 +22,11 @@
  *     own read, gives up the pipeline and pulls the message in pieces once
  *     PE 0 runs its engine again. Skipped where the refusal cannot be
  *     arranged (PE 1 checks with a read of its own).
+ *  6. The sender's direct writes refused as well (PE 1 not dumpable, PE 0
+ *     without CAP_SYS_PTRACE): under GK_RNDV=both the sender's first
+ *     process_vm_writev fails, and it copies through the pipeline's slots
+ *     instead. Skipped where that cannot be arranged (PE 0 checks with a
+ *     write of its own).
  */
 #include <errno.h>
 #include <linux/capability.h>
@@ -223,6 +228,49 @@ static void cma_refused(int me, uint64_t *words)
     CHECK_OK(gk_barrier());
 }
 
+static void direct_write_refused(int me, uint64_t *words)
+{
+    /* words[1], [2]: PE 1's pid and a probe address, for PE 0. */
+    const size_t n = ((size_t)4 << 20) + 7;
+    static unsigned char probe = 1;
+    if (me == 1) {
+        CHECK_EQ(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), 0);
+        CHECK_OK(gk_put_u64(0, &words[1], (uint64_t)getpid()));
+        CHECK_OK(gk_put_u64(0, &words[2], (uint64_t)(uintptr_t)&probe));
+    } else if (me == 0) {
+        CHECK_EQ(drop_ptrace_capability(), 0);
+    }
+    CHECK_OK(gk_barrier());
+    int64_t allowed = 0, any_allowed = 0;
+    if (me == 0) {
+        unsigned char byte = 1;
+        struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)words[2], 1};
+        allowed = process_vm_writev((pid_t)words[1], &local, 1, &remote, 1, 0) == 1;
+        if (!allowed)
+            CHECK_EQ(errno, EPERM);
+    }
+    CHECK_OK(gk_allreduce(&any_allowed, &allowed, 1, GK_DTYPE_INT64, GK_OP_MAX));
+    if (any_allowed) {
+        if (me == 0)
+            printf("rndv_pipe_test: direct writes still allowed; case 6 skipped\n");
+        return;
+    }
+    if (me == 0) {
+        unsigned char *out = filled(n, 0, 6);
+        CHECK_OK(gk_send(1, 9, out, n));
+        free(out);
+    } else if (me == 1) {
+        unsigned char *in = malloc(n);
+        CHECK_NOT_NULL(in);
+        gk_msg_status_t st;
+        CHECK_OK(gk_recv(0, 9, in, n, &st));
+        CHECK_EQ(st.nbytes, n);
+        check_filled(in, n, 0, 6);
+        free(in);
+    }
+    CHECK_OK(gk_barrier());
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -235,8 +283,10 @@ int main(void)
         repeated_large(me);
     }
     truncated(me, npes);
-    if (npes >= 2)
-        cma_refused(me, words); /* last: it leaves PEs 0 and 1 changed */
+    if (npes >= 2) { /* last: they leave PEs 0 and 1 changed */
+        cma_refused(me, words);
+        direct_write_refused(me, words);
+    }
     gk_free(words);
     CHECK_OK(gk_finalize());
     return 0;
