@@ -176,33 +176,47 @@ static int drop_ptrace_capability(void)
     return (int)syscall(SYS_capset, &header, data);
 }
 
-static void cma_refused(int me, uint64_t *words)
+/*
+ * Makes cross-memory attach from `prober` into `target` refused, if this
+ * system lets a test do that: `target` stops being dumpable and `prober`
+ * drops CAP_SYS_PTRACE; then `prober` tries one byte (a write if `write`,
+ * else a read) and must get EPERM. Collective; 1 if refused everywhere.
+ * words[1], [2] carry target's pid and the probe's address.
+ */
+static int refuse_attach(int me, int target, int prober, int write, uint64_t *words)
 {
-    /* words[0]: PE 0's go-ahead; words[1], [2]: its pid and a probe address. */
-    const size_t n = ((size_t)8 << 20) + 5; /* a size class no case used */
     static unsigned char probe = 1;
-    if (me == 0) {
+    if (me == target) {
         CHECK_EQ(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), 0);
-        CHECK_OK(gk_put_u64(1, &words[1], (uint64_t)getpid()));
-        CHECK_OK(gk_put_u64(1, &words[2], (uint64_t)(uintptr_t)&probe));
-    } else if (me == 1) {
+        CHECK_OK(gk_put_u64(prober, &words[1], (uint64_t)getpid()));
+        CHECK_OK(gk_put_u64(prober, &words[2], (uint64_t)(uintptr_t)&probe));
+    } else if (me == prober) {
         CHECK_EQ(drop_ptrace_capability(), 0);
     }
     CHECK_OK(gk_barrier());
     int64_t allowed = 0, any_allowed = 0;
-    if (me == 1) {
-        unsigned char byte = 0;
+    if (me == prober) {
+        unsigned char byte = 1;
         struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)words[2], 1};
-        allowed = process_vm_readv((pid_t)words[1], &local, 1, &remote, 1, 0) == 1;
+        pid_t pid = (pid_t)words[1];
+        allowed = (write ? process_vm_writev(pid, &local, 1, &remote, 1, 0)
+                         : process_vm_readv(pid, &local, 1, &remote, 1, 0)) == 1;
         if (!allowed)
             CHECK_EQ(errno, EPERM);
     }
     CHECK_OK(gk_allreduce(&any_allowed, &allowed, 1, GK_DTYPE_INT64, GK_OP_MAX));
-    if (any_allowed) {
-        if (me == 1)
-            printf("rndv_pipe_test: cross-memory attach still allowed; case 5 skipped\n");
+    if (any_allowed && me == prober)
+        printf("rndv_pipe_test: cross-memory %s still allowed; a case is skipped\n",
+               write ? "writes" : "reads");
+    return !any_allowed;
+}
+
+static void cma_refused(int me, uint64_t *words)
+{
+    /* words[0]: PE 0's go-ahead. */
+    const size_t n = ((size_t)8 << 20) + 5; /* a size class no case used */
+    if (!refuse_attach(me, 0, 1, 0, words))
         return;
-    }
     if (me == 0) {
         unsigned char *out = filled(n, 0, 5);
         gk_request_t *sq = NULL;
@@ -230,31 +244,9 @@ static void cma_refused(int me, uint64_t *words)
 
 static void direct_write_refused(int me, uint64_t *words)
 {
-    /* words[1], [2]: PE 1's pid and a probe address, for PE 0. */
     const size_t n = ((size_t)4 << 20) + 7;
-    static unsigned char probe = 1;
-    if (me == 1) {
-        CHECK_EQ(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0), 0);
-        CHECK_OK(gk_put_u64(0, &words[1], (uint64_t)getpid()));
-        CHECK_OK(gk_put_u64(0, &words[2], (uint64_t)(uintptr_t)&probe));
-    } else if (me == 0) {
-        CHECK_EQ(drop_ptrace_capability(), 0);
-    }
-    CHECK_OK(gk_barrier());
-    int64_t allowed = 0, any_allowed = 0;
-    if (me == 0) {
-        unsigned char byte = 1;
-        struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)words[2], 1};
-        allowed = process_vm_writev((pid_t)words[1], &local, 1, &remote, 1, 0) == 1;
-        if (!allowed)
-            CHECK_EQ(errno, EPERM);
-    }
-    CHECK_OK(gk_allreduce(&any_allowed, &allowed, 1, GK_DTYPE_INT64, GK_OP_MAX));
-    if (any_allowed) {
-        if (me == 0)
-            printf("rndv_pipe_test: direct writes still allowed; case 6 skipped\n");
+    if (!refuse_attach(me, 1, 0, 1, words))
         return;
-    }
     if (me == 0) {
         unsigned char *out = filled(n, 0, 6);
         CHECK_OK(gk_send(1, 9, out, n));
