@@ -59,6 +59,9 @@ struct gk__wait_policy {
     /* Several threads of this PE may sleep at once (a progress thread,
      * GK_THREAD_MULTIPLE): sleepers watch every word, as `watch` is one. */
     int watch_any;
+    /* The node has more PEs than CPUs: a PE waited for may need our CPU
+     * (waits do not spin; win/rwlock.c gives the CPU up at hand-overs). */
+    int oversubscribed;
 };
 
 

@@ -103,7 +103,8 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     long cores = rt_node_cpus(&gk__rt.boot);
-    if (cores > 0 && gk__rt.boot.node_size > cores)
+    gk__wait_policy.oversubscribed = cores > 0 && gk__rt.boot.node_size > cores;
+    if (gk__wait_policy.oversubscribed)
         gk__wait_policy.spin_count = 0;
 }
 

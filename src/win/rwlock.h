@@ -42,7 +42,10 @@ struct gk__rwlock_node {
     uint64_t last_successor;  /* mine only: PE + 1 of the writer I last handed to */
     uint64_t last_predecessor; /* mine only: PE + 1 of the writer my last exclusive
                                   request queued behind; 0: it found no writer */
-    uint64_t pad[4];          /* mine only (gk_lock_t keeps its state here) */
+    /* 1: the writer I queued behind holds the lock, so I am next (a hint
+     * for oversubscribed nodes, written by that writer: rwlock.c) */
+    _Atomic uint64_t next_in_line;
+    uint64_t pad[3];          /* mine only (gk_lock_t keeps its state here) */
     _Atomic uint64_t next; /* my successor writer: (PE + 1) | readers << 32 */
     uint64_t pad_next[7];
 };
