@@ -134,7 +134,10 @@ int gk__progress_report_in_handler(const char *op)
 
 int gk__progress(void)
 {
-    if (gk__in_handler || !gk__rt.initialized)
+    /* Nothing ready: two loads, no stores. Poll loops run this path most,
+     * and on a core shared with the PE that is answering them (hyper-
+     * threads) every instruction it spends is one the answer lacks. */
+    if (gk__in_handler || !gk__inbox_ready())
         return 0;
     int threaded = gk__rt.threaded;
     if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
