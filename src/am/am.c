@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
@@ -41,6 +42,8 @@ int gk_poll(void)
         return gk__rt_report_pe("gk_poll", 0);
     gk__rt_flush_wakes(); /* a poll loop is a wait */
     int ran = gk__progress();
+    if (ran == 0)
+        gk__poll_settle(); /* the caller polls again, likely at once */
     return ran < 0 ? ran : GK_OK;
 }
 
