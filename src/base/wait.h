@@ -88,9 +88,10 @@ static inline void gk__cpu_relax(void)
  * keeps the next poll's loads from issuing ahead: when the awaited write
  * lands, the loop has no speculative loads of the line to discard (a
  * memory-ordering machine clear), and a hyperthread sibling, perhaps the
- * PE that is answering, gets the issue slots. am_lat in the VM's three
- * states, 70 alternations: -10% at raw 0.03 and 0.05 us one-way, -5% at
- * 0.2 (docs/PERFORMANCE.md).
+ * PE that is answering, gets the issue slots. am_lat alternated with and
+ * without it, by the VM's state (raw floor one-way): median -11% at 0.05
+ * us (70 rounds), -6% at 0.2 (17), 0.095-0.098 against 0.104-0.111 us
+ * round trip at 0.027-0.030 (docs/PERFORMANCE.md).
  */
 static inline void gk__poll_settle(void)
 {
