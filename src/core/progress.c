@@ -134,10 +134,7 @@ int gk__progress_report_in_handler(const char *op)
 
 int gk__progress(void)
 {
-    /* Nothing ready: two loads, no stores. Poll loops run this path most,
-     * and on a core shared with the PE that is answering them (hyper-
-     * threads) every instruction it spends is one the answer lacks. */
-    if (gk__in_handler || !gk__inbox_ready())
+    if (gk__in_handler || !gk__rt.initialized)
         return 0;
     int threaded = gk__rt.threaded;
     if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
