@@ -89,9 +89,10 @@ static inline void gk__cpu_relax(void)
  * lands, the loop has no speculative loads of the line to discard (a
  * memory-ordering machine clear), and a hyperthread sibling, perhaps the
  * PE that is answering, gets the issue slots. am_lat alternated with and
- * without it, by the VM's state (raw floor one-way): median -11% at 0.05
- * us (70 rounds), -6% at 0.2 (17), 0.095-0.098 against 0.104-0.111 us
- * round trip at 0.027-0.030 (docs/PERFORMANCE.md).
+ * without it (same build type), median ratio by the VM's state (raw
+ * floor one-way): 0.93 at 0.03 us, 0.97 at 0.05 (0.91 in its sub-state
+ * where am_lat is 0.12 us, none in the 0.17 one), 0.945 at 0.2
+ * (docs/PERFORMANCE.md).
  */
 static inline void gk__poll_settle(void)
 {
