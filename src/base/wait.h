@@ -62,6 +62,7 @@ struct gk__wait_policy {
     /* The node has more PEs than CPUs: a PE waited for may need our CPU
      * (waits do not spin; win/rwlock.c gives the CPU up at hand-overs). */
     int oversubscribed;
+    unsigned pes_per_cpu; /* the node's PEs per CPU, rounded up */
 };
 
 

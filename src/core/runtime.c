@@ -104,6 +104,8 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     long cores = rt_node_cpus(&gk__rt.boot);
     gk__wait_policy.oversubscribed = cores > 0 && gk__rt.boot.node_size > cores;
+    gk__wait_policy.pes_per_cpu =
+        cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;
     if (gk__wait_policy.oversubscribed)
         gk__wait_policy.spin_count = 0;
 }
