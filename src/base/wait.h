@@ -85,7 +85,7 @@ static inline void gk__cpu_relax(void)
 
 /*
  * The end of an empty poll whose caller loops without pausing (gk_poll: a
- * pause costs 28 ns here, too long for a poll). On x86 an lfence, which
+ * pause costs 25 ns on this VM, an lfence 5). On x86 an lfence, which
  * keeps the next poll's loads from issuing ahead: when the awaited write
  * lands, the loop has no speculative loads of the line to discard (a
  * memory-ordering machine clear), and a hyperthread sibling, perhaps the
