@@ -206,26 +206,30 @@ static int wait_local(const void *word)
  *    line polls its grant for a while before it yields instead of
  *    yielding at once, so its CPU is not handed to a waiter further back.
  *  - A PE that has granted the lock to another steps back: it yields its
- *    CPU once for each PE that shares it (yield_after_grant), before it
+ *    CPU twice for each PE that shares it (yield_after_grant), before it
  *    can ask again. The PE granted may be waiting for that CPU, and the
  *    others queued get their turns; and when the releaser next asks, it
  *    often finds the lock free and takes it at once, and again, while the
  *    other PEs wait for a CPU rather than for the lock. So the lock runs
  *    in bursts at its uncontended speed instead of paying a CPU switch per
  *    acquisition (FIFO is untouched: nobody is queued during a burst).
+ *    Twice: a round of the CPU's other PEs passes in microseconds when
+ *    they only yield back (waiting for the lock themselves), and with one
+ *    round the bursts failed to form in about one run in four.
  *
- * lock_contended, medians of 8-10 rounds beside osc/sm: 4 PEs on 2 CPUs
- * 1.39 us per acquisition without either, 0.75 with the hint and one
- * yield, 0.18 with two (osc/sm 1.6-2.0); 8 PEs 2.88 without, 2.77 with
- * the hint and one yield, 0.46-0.59 with four (osc/sm 2.8-3.1), and the
- * longest wait 75-130 us against 2.4-2.7 ms with one.
+ * lock_contended, medians of 8-12 rounds beside osc/sm, us per acquisition
+ * (slowest round): 4 PEs on 2 CPUs 1.39 without either, 0.75 with the
+ * hint and one yield, 0.43 (1.64) with one per PE sharing the CPU, 0.14
+ * (0.16) with two (osc/sm 1.6-2.0); 8 PEs 2.88, 2.77, 0.49 (1.64), 0.13
+ * (0.15) (osc/sm 2.8-3.1); the longest single wait at 8 PEs 2.4-2.7 ms
+ * with one yield, 75-130 us with one per PE sharing the CPU.
  */
 #define NEXT_IN_LINE_POLLS 200
 
 static void yield_after_grant(void)
 {
     if (gk__wait_policy.oversubscribed)
-        for (unsigned i = 0; i < gk__wait_policy.pes_per_cpu; i++)
+        for (unsigned i = 0; i < 2 * gk__wait_policy.pes_per_cpu; i++)
             sched_yield();
 }
 
