@@ -533,6 +533,11 @@ GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dty
  *
  * The lock is a FIFO reader/writer lock granted with remote atomics only;
  * waiters spin (then sleep) on their own memory. See src/win/rwlock.c.
+ * On a node with more PEs than CPUs, waiters yield instead of spinning,
+ * and an unlock that hands the lock to another PE yields the CPU twice per
+ * PE sharing it before it returns, so that the PEs queued get their turns
+ * (a contended lock then runs in bursts instead of paying a context switch
+ * per hand-over).
  */
 typedef struct gk_win gk_win_t;
 
