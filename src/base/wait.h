@@ -59,14 +59,20 @@ struct gk__wait_policy {
     /* Several threads of this PE may sleep at once (a progress thread,
      * GK_THREAD_MULTIPLE): sleepers watch every word, as `watch` is one. */
     int watch_any;
-    /* The node has more PEs than CPUs: a PE waited for may need our CPU
-     * (waits do not spin; win/rwlock.c gives the CPU up at hand-overs). */
-    int oversubscribed;
-    unsigned pes_per_cpu; /* the node's PEs per CPU, rounded up */
+    /* The node's PEs per CPU, rounded up: above 1 the node is
+     * oversubscribed (gk__wait_oversubscribed). */
+    unsigned pes_per_cpu;
 };
 
 
 extern struct gk__wait_policy gk__wait_policy;
+
+/* More PEs than CPUs on this node: a PE waited for may need our CPU (waits
+ * do not spin; win/rwlock.c gives the CPU up at hand-overs). */
+static inline int gk__wait_oversubscribed(void)
+{
+    return gk__wait_policy.pes_per_cpu > 1;
+}
 
 static inline int gk__wait_progress(void)
 {

@@ -103,10 +103,9 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     long cores = rt_node_cpus(&gk__rt.boot);
-    gk__wait_policy.oversubscribed = cores > 0 && gk__rt.boot.node_size > cores;
     gk__wait_policy.pes_per_cpu =
         cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;
-    if (gk__wait_policy.oversubscribed)
+    if (gk__wait_oversubscribed())
         gk__wait_policy.spin_count = 0;
 }
 
@@ -292,7 +291,7 @@ int gk_init(void)
     }
     gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
-              boot->node_size > rt_node_cpus(boot) ? " (oversubscribed)" : "");
+              gk__wait_oversubscribed() ? " (oversubscribed)" : "");
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
              boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
              boot->ops->name);

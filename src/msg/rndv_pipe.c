@@ -298,15 +298,18 @@ static int pipe_run(const struct gk__pipe_msg *m,
         unsigned s = (unsigned)(drained % GK__PIPE_SLOTS);
         if (atomic_load_explicit(&ctl->slot[s].tag, memory_order_acquire) ==
             pipe_tag(gen, drained + 1)) {
-            uint64_t c = ctl->slot[s].chunk & ~PIPE_DIRECT;
-            int in_place = (ctl->slot[s].chunk & PIPE_DIRECT) != 0; /* written by the sender */
-            if (c < k && !in_place)
+            uint64_t raw = ctl->slot[s].chunk, c = raw & ~PIPE_DIRECT;
+            int in_place = (raw & PIPE_DIRECT) != 0; /* the sender wrote it into m->dst */
+            if (c >= k || (in_place && !direct))
+                gk__error("two-sided pipeline: PE %d filled a slot with chunk %llu of %llu%s; "
+                          "ignored",
+                          m->source, (unsigned long long)c, (unsigned long long)k,
+                          in_place ? ", marked as written in place in a message not in "
+                                     "direct mode"
+                                   : "");
+            else if (!in_place)
                 memcpy((char *)m->dst + c * chunk, pipe_slot_data(seg_base, s),
                        pipe_chunk_len(c, chunk, m->nbytes));
-            else if (c >= k || !direct)
-                gk__error("two-sided pipeline: PE %d filled a slot with chunk %llu of %llu; "
-                          "ignored",
-                          m->source, (unsigned long long)c, (unsigned long long)k);
             atomic_store_explicit(&ctl->drained, ++drained, memory_order_release);
             idle = 0;
             continue;

@@ -228,7 +228,7 @@ static int wait_local(const void *word)
 
 static void yield_after_grant(void)
 {
-    if (gk__wait_policy.oversubscribed)
+    if (gk__wait_oversubscribed())
         for (unsigned i = 0; i < 2 * gk__wait_policy.pes_per_cpu; i++)
             sched_yield();
 }
@@ -274,7 +274,7 @@ static void tell_next_in_line(const struct gk__rwlock_site *site,
 static int wait_granted(const struct gk__rwlock_site *site)
 {
     struct gk__rwlock_node *node = gk__rwlock_my_node(site);
-    int oversubscribed = gk__wait_policy.oversubscribed;
+    int oversubscribed = gk__wait_oversubscribed();
     int status = oversubscribed ? wait_granted_oversubscribed(node)
                                 : wait_local(&node->granted);
     if (status != GK_OK)

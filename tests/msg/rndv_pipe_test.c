@@ -60,6 +60,16 @@ static void check_filled(const unsigned char *buf, size_t n, int from, int salt)
             CHECK_EQ(buf[i], pattern(i, from, salt)); /* reports the first */
 }
 
+/* A blocking receive of n bytes from PE `from` into `in`, checked whole
+ * against what filled(n, from, salt) sent. */
+static void recv_filled(unsigned char *in, size_t n, int from, int tag, int salt)
+{
+    gk_msg_status_t st;
+    CHECK_OK(gk_recv(from, tag, in, n, &st));
+    CHECK_EQ(st.nbytes, n);
+    check_filled(in, n, from, salt);
+}
+
 static void sender_not_progressing(int me, uint64_t *word)
 {
     const size_t first = ((size_t)1 << 20) + 12345, second = ((size_t)3 << 20) + 7;
@@ -77,14 +87,9 @@ static void sender_not_progressing(int me, uint64_t *word)
     } else if (me == 1) {
         unsigned char *in = malloc(second);
         CHECK_NOT_NULL(in);
-        gk_msg_status_t st;
-        CHECK_OK(gk_recv(0, 1, in, first, &st));
-        CHECK_EQ(st.nbytes, first);
-        check_filled(in, first, 0, 1);
+        recv_filled(in, first, 0, 1, 1);
         CHECK_OK(gk_atomic_set_u64(0, word, 1));
-        CHECK_OK(gk_recv(0, 2, in, second, &st));
-        CHECK_EQ(st.nbytes, second);
-        check_filled(in, second, 0, 2);
+        recv_filled(in, second, 0, 2, 2);
         free(in);
     }
     CHECK_OK(gk_barrier());
@@ -156,10 +161,7 @@ static void repeated_large(int me)
                 buf[b] = pattern(b, 0, 40 + i);
             CHECK_OK(gk_send(1, 4, buf, n));
         } else if (me == 1) {
-            gk_msg_status_t st;
-            CHECK_OK(gk_recv(0, 4, buf, n, &st));
-            CHECK_EQ(st.nbytes, n);
-            check_filled(buf, n, 0, 40 + i);
+            recv_filled(buf, n, 0, 4, 40 + i);
         }
     }
     free(buf);
@@ -254,10 +256,7 @@ static void direct_write_refused(int me, uint64_t *words)
     } else if (me == 1) {
         unsigned char *in = malloc(n);
         CHECK_NOT_NULL(in);
-        gk_msg_status_t st;
-        CHECK_OK(gk_recv(0, 9, in, n, &st));
-        CHECK_EQ(st.nbytes, n);
-        check_filled(in, n, 0, 6);
+        recv_filled(in, n, 0, 9, 6);
         free(in);
     }
     CHECK_OK(gk_barrier());
