@@ -678,9 +678,26 @@ GK_API int gk_lock_clear(gk_lock_t *lock);
  * Handlers are registered at start-up, after gk_init(), with the same
  * index on every PE, before any PE sends to them. A request returns when
  * its buffers may be reused; it does not wait for the handler. Between a
- * pair of PEs, active messages run in the order they were sent. A sender
- * whose target's inbox is full runs its own inbox while it waits, so PEs
- * flooding each other cannot deadlock.
+ * pair of PEs, active messages (requests and replies alike) run in the
+ * order they were sent.
+ *
+ * Flow control, and what a handler may do. Outside a handler, a sender
+ * whose target's inbox is full waits for room and runs its own inbox
+ * meanwhile, and it runs its inbox before each message it sends, so it
+ * takes in the replies it is owed. Inside a handler nothing waits: a reply
+ * (or a request) to a full inbox is kept by the library and sent, in
+ * order, as soon as the target makes room (by this PE's next progress:
+ * any gasket call that waits, gk_poll(), or the progress thread). So PEs
+ * that flood each other, or themselves, with requests whose handlers
+ * reply never deadlock, at any volume and PE count; the memory kept grows
+ * with the messages in flight, not with the flood's length.
+ * A handler may: reply once (request handlers only); send requests;
+ * put, get and use atomics; read its payload (medium: valid only during
+ * the call). It must not block: no gk_wait_until_*, gk_sem_wait,
+ * window or gk_lock_t locks, blocking or waited two-sided calls,
+ * barriers, collectives or gk_finalize (these return GK_ERR_UNSUPPORTED
+ * where they can tell). It runs with no other handler of this PE
+ * running, and never inside a signal handler.
  */
 #define GK_AM_MAX_ARGS 16
 #define GK_AM_MAX_HANDLERS 256

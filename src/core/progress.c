@@ -6,15 +6,34 @@
  * Threads. Only one thread at a time runs the inbox (consumer_busy); the
  * other simply returns, so the application thread and the progress thread
  * never both consume. A thread that is running handlers does not enter the
- * inbox again (gk__in_handler): handlers are not re-entered, and a handler
- * that waits for space in a full inbox elsewhere is still safe, because
- * that PE runs its own inbox while it waits for ours.
+ * inbox again (gk__in_handler): handlers are not re-entered.
+ *
+ * Why nothing waits inside a handler. A sender outside a handler that
+ * finds the target's inbox full waits for its slot and runs its own inbox
+ * meanwhile, so two PEs flooding each other both keep consuming. A handler
+ * cannot run its inbox (it is inside it), so if it waited for room in a
+ * full inbox whose owner is itself in a handler sending to us (a reply to
+ * each other's requests, or to ourselves), neither would ever move again.
+ * So a message sent from inside a handler (a reply, or any request) takes
+ * a free slot if there is one and is otherwise deferred: copied to a
+ * per-target queue here, and sent in order, before anything else this PE
+ * sends to that target, by the next progress call that finds room. Waits
+ * run progress, so the queue drains as soon as the target consumes.
+ *
+ * What bounds the queue: it holds messages produced by handlers whose
+ * target's inbox was full; a sender outside a handler runs its own inbox
+ * before each message it sends (two loads when empty), so a PE that floods
+ * another with requests also takes in the replies, and its inbox does not
+ * stay full while it keeps asking. The queue thus grows with the messages
+ * in flight, not with the length of a flood.
  */
 #include "core/progress.h"
 
 #include <pthread.h>
-#include <stdlib.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "base/log.h"
 #include "base/prefetch.h"
@@ -30,8 +49,23 @@ _Thread_local int gk__in_handler __attribute__((tls_model("initial-exec")));
 struct inbox_seen {
     _Atomic uint64_t released;
     _Atomic uint64_t next_ticket;
+    /* Messages deferred to this peer (deferred_lock guards the queue; the
+     * count is read without it, as the send path's cheap test). */
+    _Atomic uint64_t n_deferred;
+    struct deferred *deferred_head, *deferred_tail;
 };
 static struct inbox_seen *inbox_seen;
+
+/* A message a handler sent to a full inbox, kept until it fits. */
+struct deferred {
+    struct deferred *next;
+    int has_payload; /* a medium message's, copied below */
+    struct gk__ring_msg msg;
+    uint64_t args[GK__RING_MAX_ARGS];
+    unsigned char payload[]; /* a medium message's msg.nbytes */
+};
+static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint64_t n_deferred_total;
 
 static pthread_t progress_thread;
 static int progress_running;
@@ -55,6 +89,7 @@ int gk__progress_init_inbox(char *seg_base, int n_pes)
     gk__ring_init(seg_base);
     free(inbox_seen);
     inbox_seen = calloc((size_t)n_pes, sizeof(*inbox_seen));
+    atomic_store_explicit(&n_deferred_total, 0, memory_order_relaxed);
     return inbox_seen != NULL ? GK_OK : GK_ERR_NOMEM;
 }
 
@@ -124,6 +159,108 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
     token.magic = 0;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Messages deferred by handlers (top comment)                              */
+/* ------------------------------------------------------------------------ */
+
+static int try_push(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+                    const void *payload)
+{
+    return gk__ring_try_push(&gk__rt.peers[pe], msg, args, payload, &inbox_seen[pe].released,
+                             &inbox_seen[pe].next_ticket);
+}
+
+/* Sends what is queued for pe while it fits; deferred_lock held. */
+static void deferred_flush_locked(int pe)
+{
+    struct inbox_seen *seen = &inbox_seen[pe];
+    struct deferred *d;
+    while ((d = seen->deferred_head) != NULL &&
+           try_push(pe, &d->msg, d->args, d->has_payload ? d->payload : NULL) == GK_OK) {
+        seen->deferred_head = d->next;
+        if (seen->deferred_head == NULL)
+            seen->deferred_tail = NULL;
+        free(d);
+        atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&n_deferred_total, 1, memory_order_relaxed);
+    }
+}
+
+static void deferred_flush_all(void)
+{
+    pthread_mutex_lock(&deferred_lock);
+    for (int pe = 0; pe < gk__rt.n_pes; pe++)
+        if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) != 0)
+            deferred_flush_locked(pe);
+    pthread_mutex_unlock(&deferred_lock);
+}
+
+/* Outside a handler: waits until everything deferred to pe is sent. */
+static void deferred_drain(int pe)
+{
+    for (unsigned spins = 0;; spins++) {
+        pthread_mutex_lock(&deferred_lock);
+        deferred_flush_locked(pe);
+        pthread_mutex_unlock(&deferred_lock);
+        if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0)
+            return;
+        gk__progress();
+        if (spins < 64)
+            gk__cpu_relax();
+        else
+            sched_yield();
+    }
+}
+
+static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+                        const void *payload)
+{
+    size_t payload_bytes = payload != NULL ? (size_t)msg->nbytes : 0;
+    struct deferred *d = malloc(sizeof(*d) + payload_bytes);
+    if (d == NULL) {
+        gk__error("active message to PE %d (handler %u): out of memory keeping it until "
+                  "PE %d's inbox has room",
+                  pe, msg->handler, pe);
+        return GK_ERR_NOMEM;
+    }
+    d->next = NULL;
+    d->has_payload = payload != NULL;
+    d->msg = *msg;
+    memcpy(d->args, args, (size_t)msg->nargs * sizeof(uint64_t));
+    if (payload_bytes > 0)
+        memcpy(d->payload, payload, payload_bytes);
+    struct inbox_seen *seen = &inbox_seen[pe];
+    pthread_mutex_lock(&deferred_lock);
+    if (seen->deferred_tail == NULL)
+        seen->deferred_head = d;
+    else
+        seen->deferred_tail->next = d;
+    seen->deferred_tail = d;
+    atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_deferred_total, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&deferred_lock);
+    return GK_OK;
+}
+
+/* From a handler: a free slot now, or the queue; never a wait. Behind
+ * messages already queued for pe, so that order holds. */
+static int am_send_or_defer(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+                            const void *payload)
+{
+    if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0 &&
+        try_push(pe, msg, args, payload) == GK_OK)
+        return GK_OK;
+    return deferred_add(pe, msg, args, payload);
+}
+
+int gk__progress_deferred_drain_all(void)
+{
+    for (int pe = 0; pe < gk__rt.n_pes; pe++)
+        if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) != 0)
+            deferred_drain(pe);
+    return GK_OK;
+}
+
 int gk__progress_report_in_handler(const char *op)
 {
     gk__error("%s: called from an active-message handler; collective calls and "
@@ -139,6 +276,10 @@ int gk__progress(void)
     int threaded = gk__rt.threaded;
     if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
         return 0;
+    /* What handlers could not send goes first: it was sent before
+     * anything the coming batch sends. */
+    if (GK__UNLIKELY(atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0))
+        deferred_flush_all();
     gk__in_handler = 1;
     char *seg_base = gk__rt.my_seg.base;
     int ran = 0;
@@ -154,14 +295,19 @@ int gk__progress(void)
         ran++;
     }
     gk__in_handler = 0;
+    if (GK__UNLIKELY(atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0))
+        deferred_flush_all();
     if (threaded)
         atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
     return ran;
 }
 
+/* For a waiter about to sleep: deferred messages count as mail, since
+ * nobody will wake us when their target makes room. */
 int gk__progress_inbox_ready(void)
 {
-    return gk__inbox_ready();
+    return gk__inbox_ready() ||
+           atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0;
 }
 
 static int am_while_full(void)
@@ -177,8 +323,15 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const vo
         return GK_ERR_UNREACHABLE;
     }
     msg->word |= (uint32_t)gk__rt.my_pe; /* src, a word's low half (msg's first word) */
-    return gk__ring_push(peer, msg, args, payload, am_while_full, &inbox_seen[pe].released,
-                         &inbox_seen[pe].next_ticket);
+    struct inbox_seen *seen = &inbox_seen[pe];
+    if (gk__in_handler)
+        return am_send_or_defer(pe, msg, args, payload);
+    if (GK__UNLIKELY(atomic_load_explicit(&seen->n_deferred, memory_order_relaxed) != 0))
+        deferred_drain(pe); /* they were sent first */
+    else
+        gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
+    return gk__ring_push(peer, msg, args, payload, am_while_full, &seen->released,
+                         &seen->next_ticket);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -196,13 +349,19 @@ static void *progress_main(void *arg)
 {
     (void)arg;
     gk__log_set_pe(gk__rt.my_pe);
+    struct gk__wake *mine = &gk__rt.my_seg.header->wake;
     while (!atomic_load_explicit(&progress_stopping, memory_order_acquire)) {
-        if (gk__progress() > 0)
+        if (gk__progress() > 0) {
+            /* A thread of ours asleep may wait for a word these handlers
+             * wrote (an AM's reply): a handler's store wakes nobody. */
+            atomic_thread_fence(memory_order_seq_cst); /* as gk__wake_notify */
+            if (atomic_load_explicit(&mine->sleepers, memory_order_relaxed) != 0)
+                gk__wake_all(mine);
             continue;
+        }
         /* Every message wakes every sleeper of this PE (shm_ring.c), so the
          * word we watch does not matter. */
-        if (gk__wait_for(&gk__rt.my_seg.header->wake, GK__WAKE_WATCH_ANY,
-                         inbox_ready_or_stopping, NULL) != GK_OK)
+        if (gk__wait_for(mine, GK__WAKE_WATCH_ANY, inbox_ready_or_stopping, NULL) != GK_OK)
             break; /* the job is ending */
     }
     return NULL;

@@ -6,8 +6,8 @@
  * Handlers are kept in one table: indices below GK_AM_MAX_HANDLERS are the
  * user's (am/am.c), the ones above belong to gasket's own features (the
  * two-sided messages of msg/), which register them when the library loads.
- * Handlers run with no progress re-entry on their thread: a handler that
- * waits (for ring space, say) does not run other handlers meanwhile.
+ * Handlers run with no progress re-entry on their thread, and nothing they
+ * send waits: a message to a full inbox is deferred (progress.c).
  */
 #ifndef GK_CORE_PROGRESS_H
 #define GK_CORE_PROGRESS_H
@@ -49,9 +49,14 @@ gk_am_handler_t gk__am_handler(int index);
 /*
  * Sends a message to pe (any kind; long payloads must already be at
  * dst_offset): msg's src is 0, filled in here, and args are its nargs
- * arguments. Waits for ring space while running this PE's inbox.
+ * arguments. Outside a handler it waits for ring space while running this
+ * PE's inbox; inside one it never waits (the message may be deferred).
  */
 int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload);
+
+/* Waits until every message deferred by this PE's handlers is sent
+ * (outside a handler; gk_finalize, before the PEs part). */
+int gk__progress_deferred_drain_all(void);
 
 /*
  * Non-zero on a thread that is running handlers. Collective calls and

@@ -45,39 +45,14 @@ void gk__ring_init(char *seg_base)
         atomic_store_explicit(&gk__ring_slot(seg_base, i)->seq, 0, memory_order_relaxed);
 }
 
-int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
-                  const uint64_t *args, const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+/*
+ * Fills ticket's slot (free: its previous lap is released) and publishes
+ * it, then wakes the peer if it sleeps.
+ */
+static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct gk__ring_msg *msg,
+                      const uint64_t *args, const void *payload)
 {
-    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
-    uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
-    atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     struct gk__ring_slot *slot = gk__ring_slot(peer->seg_base, ticket);
-    /* Our slot is free once ticket - N is released: ask the consumer's
-     * counter only when our cached copy does not already say so. */
-    uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
-    for (unsigned spins = 0; ticket >= released + GK__RING_SLOTS; spins++) {
-        released = atomic_load_explicit(&ctl->released, memory_order_acquire);
-        if (ticket < released + GK__RING_SLOTS)
-            break;
-        if (while_full != NULL) {
-            int status = while_full();
-            if (status < 0)
-                return status;
-        }
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
-    }
-    /* Only ever raise the cache (other threads of ours may share it); its
-     * release/acquire pass on what the consumer's release told us. */
-    uint64_t seen = atomic_load_explicit(released_seen, memory_order_relaxed);
-    while (seen < released &&
-           !atomic_compare_exchange_weak_explicit(released_seen, &seen, released,
-                                                  memory_order_release,
-                                                  memory_order_relaxed)) {
-    }
 #if defined(__SANITIZE_THREAD__)
     /* ThreadSanitizer cannot see the consumer (another process) order the
      * producer of ticket - N before us; the slot's sequence word, which
@@ -105,6 +80,71 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
     atomic_exchange_explicit(&slot->seq, ticket + 1, memory_order_seq_cst);
     if (atomic_load_explicit(&peer->header->wake.sleepers, memory_order_seq_cst) != 0)
         gk__wake_all(&peer->header->wake);
+}
+
+/* Only ever raise the sender's cache of `released` (other threads of ours
+ * may share it); its release/acquire pass on what the consumer's release
+ * told us. */
+static void ring_remember_released(_Atomic uint64_t *released_seen, uint64_t released)
+{
+    uint64_t seen = atomic_load_explicit(released_seen, memory_order_relaxed);
+    while (seen < released &&
+           !atomic_compare_exchange_weak_explicit(released_seen, &seen, released,
+                                                  memory_order_release,
+                                                  memory_order_relaxed)) {
+    }
+}
+
+int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+                  const uint64_t *args, const void *payload, int (*while_full)(void),
+                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+{
+    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
+    uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
+    atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
+    /* Our slot is free once ticket - N is released: ask the consumer's
+     * counter only when our cached copy does not already say so. */
+    uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
+    for (unsigned spins = 0; ticket >= released + GK__RING_SLOTS; spins++) {
+        released = atomic_load_explicit(&ctl->released, memory_order_acquire);
+        if (ticket < released + GK__RING_SLOTS)
+            break;
+        if (while_full != NULL) {
+            int status = while_full();
+            if (status < 0)
+                return status;
+        }
+        if (spins < 64)
+            gk__cpu_relax();
+        else
+            sched_yield();
+    }
+    ring_remember_released(released_seen, released);
+    ring_fill(peer, ticket, msg, args, payload);
+    return GK_OK;
+}
+
+int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+                      const uint64_t *args, const void *payload,
+                      _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+{
+    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
+    uint64_t ticket = atomic_load_explicit(&ctl->tail, memory_order_relaxed);
+    uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
+    /* Take ticket only while its slot is free; a producer that took a
+     * ticket past the free ones (gk__ring_push) is ahead of us and waits. */
+    do {
+        if (ticket >= released + GK__RING_SLOTS) {
+            released = atomic_load_explicit(&ctl->released, memory_order_acquire);
+            if (ticket >= released + GK__RING_SLOTS)
+                return GK__RING_FULL;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(&ctl->tail, &ticket, ticket + 1,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
+    ring_remember_released(released_seen, released);
+    ring_fill(peer, ticket, msg, args, payload);
     return GK_OK;
 }
 

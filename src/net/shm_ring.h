@@ -13,10 +13,12 @@
  * its own), finds the slot ready when that word reads h + 1 (acquire), and
  * when done with it stores released = h + 1. Tickets are taken in order,
  * so the messages of one sender are consumed in the order sent (MPI's
- * non-overtaking rule needs this); a full ring makes producers wait for
- * their slot, not fail, and the caller's `while_full` callback runs the
- * waiting PE's own inbox meanwhile (two PEs flooding each other cannot
- * deadlock).
+ * non-overtaking rule needs this). Two ways to send: gk__ring_push takes
+ * a ticket at once and, if the ring is full, waits for its slot while the
+ * caller's `while_full` callback runs the waiting PE's own inbox;
+ * gk__ring_try_push takes a ticket only if its slot is free (a
+ * compare-and-swap on `tail`), else returns GK__RING_FULL: the form for
+ * senders that must not wait (handlers, core/progress.c).
  *
  * The header of a slot carries a check word over its fields: the consumer
  * rejects (and reports) a slot whose check does not match instead of
@@ -127,6 +129,17 @@ void gk__ring_init(char *seg_base);
 int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
+
+/* gk__ring_try_push's answer when no slot is free: nothing was sent. */
+#define GK__RING_FULL 1
+
+/*
+ * As gk__ring_push, but never waits: GK_OK once sent, GK__RING_FULL when
+ * the slot the next ticket needs is still taken.
+ */
+int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+                      const uint64_t *args, const void *payload,
+                      _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
 
 /*
  * The consumer side, on this PE's own inbox: the next message if one is
