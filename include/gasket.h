@@ -66,7 +66,8 @@ extern "C" {
     X(GK_ERR_SYSTEM, -43, "system call failed")                                \
     X(GK_ERR_BOOT, -44, "bootstrap failed")                                    \
     X(GK_ERR_CONFIG, -45, "invalid configuration")                             \
-    X(GK_ERR_UNSUPPORTED, -46, "operation not supported")
+    X(GK_ERR_UNSUPPORTED, -46, "operation not supported")                     \
+    X(GK_ERR_UNRECEIVED, -48, "messages were sent but never received")
 
 enum gk_status {
 #define GK__STATUS_ENUM(name, value, text) name = (value),
@@ -101,6 +102,13 @@ GK_API int gk_init(void);
  * behind) gets GK_ERR_EPOCH, one that holds a gk_lock_t GK_ERR_INVALID_ARG,
  * each with a message, instead of a barrier that could never end; called
  * from an active-message handler, GK_ERR_UNSUPPORTED.
+ *
+ * Before the PEs part, every active message in flight is delivered and
+ * run. A two-sided message that arrived and was never received (an eager
+ * gk_send/gk_isend, or a large gk_isend whose receive was never posted) is
+ * reported: the receiving PE logs a warning naming the sender, tag and
+ * size of each, the sending PE one with how many of its messages were
+ * lost, and both return GK_ERR_UNRECEIVED (having finalized all the same).
  */
 GK_API int gk_finalize(void);
 

@@ -261,6 +261,36 @@ int gk__progress_deferred_drain_all(void)
     return GK_OK;
 }
 
+/*
+ * Every message sent anywhere has been run (gk_finalize). Counting waves
+ * (Mattern's four counters): each PE drains what it can, then the PEs sum
+ * the tickets taken on their inboxes (every message sent, waiting or not),
+ * the tickets consumed, and the messages still deferred. Two waves in a
+ * row with the same sums, all sent consumed and nothing deferred, mean no
+ * message moved between them: none is in flight, and no handler is left
+ * to send one. The all-reduce between waves moves no active message.
+ */
+int gk__progress_quiesce(void)
+{
+    struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.my_seg.base);
+    uint64_t last[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
+    for (;;) {
+        gk__progress_deferred_drain_all();
+        while (gk__progress() > 0 || gk__inbox_ready()) {
+        }
+        uint64_t mine[3] = {atomic_load_explicit(&ctl->tail, memory_order_acquire),
+                            atomic_load_explicit(&ctl->released, memory_order_acquire),
+                            atomic_load_explicit(&n_deferred_total, memory_order_acquire)};
+        uint64_t sums[3];
+        int status = gk_allreduce(sums, mine, 3, GK_DTYPE_UINT64, GK_OP_SUM);
+        if (status != GK_OK)
+            return status;
+        if (sums[0] == sums[1] && sums[2] == 0 && memcmp(sums, last, sizeof(sums)) == 0)
+            return GK_OK;
+        memcpy(last, sums, sizeof(sums));
+    }
+}
+
 int gk__progress_report_in_handler(const char *op)
 {
     gk__error("%s: called from an active-message handler; collective calls and "

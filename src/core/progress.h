@@ -55,8 +55,12 @@ gk_am_handler_t gk__am_handler(int index);
 int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload);
 
 /* Waits until every message deferred by this PE's handlers is sent
- * (outside a handler; gk_finalize, before the PEs part). */
+ * (outside a handler). */
 int gk__progress_deferred_drain_all(void);
+
+/* Collective: returns once every active message sent by any PE has run
+ * and none is deferred (gk_finalize, before the PEs part). */
+int gk__progress_quiesce(void);
 
 /*
  * Non-zero on a thread that is running handlers. Collective calls and

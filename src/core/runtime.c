@@ -314,6 +314,36 @@ err:
 }
 
 int (*gk__rt_finalize_check)(void);
+uint64_t (*gk__rt_finalize_unreceived)(uint64_t *lost_from);
+
+/*
+ * Lets every message in flight arrive, then reports the two-sided messages
+ * nobody received: the receiver names each one, the sender learns how many
+ * of its own were lost, and both return GK_ERR_UNRECEIVED.
+ */
+static int rt_finalize_messages(void)
+{
+    int status = gk__progress_quiesce();
+    if (status != GK_OK || gk__rt_finalize_unreceived == NULL)
+        return status;
+    size_t n = (size_t)gk__rt.n_pes;
+    uint64_t *lost_from = calloc(2 * n, sizeof(uint64_t));
+    if (lost_from == NULL)
+        return GK_ERR_NOMEM;
+    uint64_t *lost_sent = lost_from + n;
+    uint64_t here = gk__rt_finalize_unreceived(lost_from);
+    status = gk_allreduce(lost_sent, lost_from, n, GK_DTYPE_UINT64, GK_OP_SUM);
+    uint64_t mine = lost_sent[gk__rt.my_pe];
+    free(lost_from);
+    if (status != GK_OK)
+        return status;
+    if (mine > 0)
+        gk__warn("gk_finalize: %llu message%s this PE sent %s never received (the "
+                 "receiving PE names %s)",
+                 (unsigned long long)mine, mine == 1 ? "" : "s", mine == 1 ? "was" : "were",
+                 mine == 1 ? "it" : "them");
+    return here > 0 || mine > 0 ? GK_ERR_UNRECEIVED : GK_OK;
+}
 
 int gk_finalize(void)
 {
@@ -328,7 +358,10 @@ int gk_finalize(void)
             return refused;
     }
     gk__debug("finalizing");
-    int status = gk_barrier();
+    int status = rt_finalize_messages();
+    int barrier = gk_barrier();
+    if (status == GK_OK)
+        status = barrier;
     gk__progress_stop();
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)

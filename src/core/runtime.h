@@ -76,6 +76,13 @@ int gk__rt_agree(const char *op, int local_status);
  */
 extern int (*gk__rt_finalize_check)(void);
 
+/*
+ * Set by msg/: at gk_finalize, once every message has arrived, logs each
+ * two-sided message that reached this PE and was never received, adds one
+ * to lost_from[source] for each, frees them, and returns how many.
+ */
+extern uint64_t (*gk__rt_finalize_unreceived)(uint64_t *lost_from);
+
 /* Error reports (cold): they log the details and return the code. */
 int gk__rt_report_pe(const char *op, int pe) __attribute__((cold, noinline));
 int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)

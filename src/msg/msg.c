@@ -49,6 +49,7 @@
 #define H_PULL (GK__AM_INTERNAL + 3)
 #define H_CHUNK (GK__AM_INTERNAL + 4)
 #define H_GO (GK__AM_INTERNAL + 5)
+#define H_SELF (GK__AM_INTERNAL + 6)
 
 #define REQUEST_MAGIC 0x6d736771u /* "msgq" */
 
@@ -322,6 +323,39 @@ static void h_eager(gk_am_token_t *token, void *payload, size_t nbytes, const ui
     (void)nargs;
 }
 
+/*
+ * A message to this PE above the eager limit, which the sender copied
+ * (send_start): nobody else could complete a rendezvous with ourselves
+ * while our only thread waits in gk_send. The copy is handed over, not
+ * copied again, when it waits unexpected.
+ */
+static void h_self(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                   int nargs)
+{
+    int source = gk_am_token_pe(token), tag = (int)args[0];
+    size_t length = (size_t)args[1];
+    void *copy = (void *)(uintptr_t)args[2];
+    msg_lock();
+    struct gk_request *req = posted_take(source, tag);
+    struct unexpected *u = NULL;
+    if (req != NULL) {
+        status_set(req, source, tag, length);
+        memcpy(req->buf, copy, copy_size(req, length));
+        request_complete(req);
+        free(copy);
+    } else if ((u = calloc(1, sizeof(*u))) == NULL) {
+        gk__error("two-sided: out of memory keeping an unexpected message of %zu bytes "
+                  "from PE %d; it is lost",
+                  length, source);
+        free(copy);
+    } else {
+        *u = (struct unexpected){.source = source, .tag = tag, .nbytes = length, .data = copy};
+        unexpected_add(u);
+    }
+    msg_unlock();
+    (void)payload, (void)nbytes, (void)nargs;
+}
+
 static void h_rts(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                   int nargs)
 {
@@ -430,6 +464,33 @@ static void h_chunk(gk_am_token_t *token, void *payload, size_t nbytes, const ui
     (void)nargs;
 }
 
+/* gk__rt_finalize_unreceived: what arrived here and was never received. */
+static uint64_t msg_finalize_unreceived(uint64_t *lost_from)
+{
+    enum { NAMED = 8 }; /* then a count, not a line each */
+    uint64_t lost = 0;
+    msg_lock();
+    struct unexpected *u = unexpected_head;
+    unexpected_head = unexpected_tail = NULL;
+    msg_unlock();
+    while (u != NULL) {
+        struct unexpected *next = u->next;
+        if (lost < NAMED)
+            gk__warn("gk_finalize: a message from PE %d (tag %d, %zu bytes%s) was never "
+                     "received",
+                     u->source, u->tag, u->nbytes, u->is_rts ? ", its send still waiting" : "");
+        lost_from[u->source]++;
+        lost++;
+        free(u->data);
+        free(u);
+        u = next;
+    }
+    if (lost > NAMED)
+        gk__warn("gk_finalize: %llu more messages to this PE were never received",
+                 (unsigned long long)(lost - NAMED));
+    return lost;
+}
+
 __attribute__((constructor)) static void msg_register_handlers(void)
 {
     gk__am_set_handler(H_EAGER, h_eager);
@@ -438,6 +499,8 @@ __attribute__((constructor)) static void msg_register_handlers(void)
     gk__am_set_handler(H_PULL, h_pull);
     gk__am_set_handler(H_CHUNK, h_chunk);
     gk__am_set_handler(H_GO, h_go);
+    gk__am_set_handler(H_SELF, h_self);
+    gk__rt_finalize_unreceived = msg_finalize_unreceived;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -490,6 +553,22 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
         status = send_medium(pe, H_EAGER, buf, nbytes, args, 1);
         if (status == GK_OK)
             request_complete(req);
+        return status;
+    }
+    if (pe == gk__rt.my_pe) {
+        void *copy = malloc(nbytes);
+        if (copy == NULL) {
+            gk__error("%s: out of memory for a copy of a %zu-byte message to this PE", op,
+                      nbytes);
+            return GK_ERR_NOMEM;
+        }
+        memcpy(copy, buf, nbytes);
+        uint64_t args[3] = {(uint64_t)tag, nbytes, (uint64_t)(uintptr_t)copy};
+        status = send_short(pe, H_SELF, args, 3);
+        if (status == GK_OK)
+            request_complete(req);
+        else
+            free(copy);
         return status;
     }
     size_t offset = (size_t)((uintptr_t)buf - (uintptr_t)gk__rt.heap);
