@@ -317,6 +317,13 @@ typedef enum gk_cmp {
  * writer put before the write that satisfied it (when the writer ordered them
  * with gk_fence() or gk_quiet()).
  *
+ * While it waits, it runs this PE's active-message handlers (as every
+ * blocking gasket call does), and a handler's store to `ivar` ends the
+ * wait, on this thread or from the progress thread. So this is the way to
+ * wait for a word that one's own handler writes (a reply's answer): it
+ * backs off like any wait, where a `while (!done) gk_poll();` loop only
+ * spins (or, with more PEs than CPUs, yields) and never sleeps.
+ *
  * gk_test_T evaluates the comparison once: *satisfied_p = 1 or 0.
  * A bad comparison, or `ivar` outside the heap or misaligned, is an error.
  */
@@ -737,7 +744,10 @@ GK_API int gk_am_token_pe(const gk_am_token_t *token);
 
 /**
  * Runs the progress engine once: handlers of arrived active messages,
- * two-sided matching and rendezvous. Never blocks.
+ * two-sided matching and rendezvous. Never blocks. When nothing was ready
+ * on a node with more PEs than CPUs, or with the progress thread, it
+ * yields the CPU, so a poll loop does not starve the PE that must answer.
+ * To wait for a word a handler sets, gk_wait_until_*() is better still.
  */
 GK_API int gk_poll(void);
 

@@ -9,6 +9,7 @@
  * put before the message is sent; the message's publication (a release in
  * the ring) orders the payload before the handler's reads.
  */
+#include <sched.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -42,8 +43,15 @@ int gk_poll(void)
         return gk__rt_report_pe("gk_poll", 0);
     gk__rt_flush_wakes(); /* a poll loop is a wait */
     int ran = gk__progress();
-    if (ran == 0)
-        gk__poll_settle(); /* the caller polls again, likely at once */
+    if (ran == 0) {
+        /* The caller polls again, likely at once. Where it shares its CPU
+         * with the PE (or the progress thread) that must answer, a loop
+         * that keeps the CPU is what delays the answer: give it up. */
+        if (gk__wait_oversubscribed() || gk__rt.config.progress_thread)
+            sched_yield();
+        else
+            gk__poll_settle();
+    }
     return ran < 0 ? ran : GK_OK;
 }
 
