@@ -2,7 +2,7 @@
  * lu_mpi: the LU factorisation of apps/lu.c with MPI two-sided messages
  * instead of window locks: the same matrix, block kernels, 2-D
  * block-cyclic distribution, step order and check, so the two can be
- * timed against each other (docs/PERFORMANCE.md, "LU (apps/lu)").
+ * timed against each other (docs/PERFORMANCE.md, "LU").
  *
  *   mpirun -n 4 build/apps/lu_mpi [--n 1024] [--b 32] [--grid PRxPC] [--tol 1e-10]
  *

@@ -64,12 +64,14 @@ def plot(path, title, table, labels, first, unit):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--npes", type=int, default=2)
-    ap.add_argument("--n", type=int, default=1024)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--plot-dir")
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build", help="the build directory (build)")
+    ap.add_argument("--npes", type=int, default=2, help="PEs (2)")
+    ap.add_argument("--n", type=int, default=1024,
+                    help="SPMV's grid side (1024); CG's is half of it")
+    ap.add_argument("--reps", type=int, default=3, help="runs of each kernel (3)")
+    ap.add_argument("--plot-dir", metavar="DIR",
+                    help="draw spmv_breakdown.png and cg_breakdown.png here (matplotlib)")
     args = ap.parse_args()
     launch = [os.path.join(args.build, "tools/gasket-run"), "-n", str(args.npes), "--bind"]
     spmv = medians([run_table(launch + [os.path.join(args.build, "apps/spmv"), "--n",

@@ -62,7 +62,8 @@ TARGETS = [
     for s in (64 * KiB, 128 * KiB, 256 * KiB, 512 * KiB, 1024 * KiB, 2048 * KiB, 4096 * KiB)
 ]
 
-# Shown with their issue-3 limits for information; not checked here.
+# Shown beside the limits of the signaling-put and collective figures, for
+# information; not checked here.
 INFO = [
     ("flag_pingpong 8 B / raw ping-pong, one segment per side",
      ("gasket", "flag_pingpong"), ("raw", "flag_pingpong_owned"), 8, 1.3, False, "table"),
@@ -456,7 +457,7 @@ def report(samples, reps, quick, runner):
                                                 for o, p, st in kept)))
     out("")
     if not quick:
-        out("For information (issue-3 limits, not checked by this script):")
+        out("For information (signaling put and collectives; limits not checked here):")
         out("")
         check_rows(INFO)
     if runner.failures:

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""compare_msg.py: gasket's active messages, two-sided messages and threads
-on contexts beside Open MPI, MPICH, UCX's ucx_perftest and the raw floor
-(issue 4), with compare.py's machinery (runners, alternation, medians of
-paired ratios).
+"""compare_msg.py: gasket's messages and threads beside MPI and UCX.
+
+Active messages, two-sided messages and threads on contexts beside Open
+MPI, MPICH, UCX's ucx_perftest and the raw floor, with compare.py's
+machinery (runners, alternation, medians of paired ratios).
 
     python3 bench/compare_msg.py [--build build] [--reps 7] [--markdown FILE]
 
@@ -148,7 +149,7 @@ def measure(runner, reps):
 
 
 def report(values, ratios, thread_ratios, reps, runner):
-    out = ["# Active messages, two-sided messages and threads (issue 4)", "",
+    out = ["# Active messages, two-sided messages and threads", "",
            "`python3 bench/compare_msg.py --reps %d`; %s." % (reps, time.strftime("%Y-%m-%d")),
            ""]
     out += compare.machine_lines() if hasattr(compare, "machine_lines") else []
@@ -219,10 +220,11 @@ def report(values, ratios, thread_ratios, reps, runner):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--markdown")
-    ap.add_argument("--state-us", type=float, default=0.1)
+    ap.add_argument("--build", default="build", help="the build directory (build)")
+    ap.add_argument("--reps", type=int, default=7, help="repetitions (7)")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    ap.add_argument("--state-us", type=float, default=0.1,
+                    help="raw one-way time (us) that splits the VM's states (0.1)")
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met")
     args = ap.parse_args()

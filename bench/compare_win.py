@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""compare_win.py: gasket's windows and locks beside MPI-3 windows (issue 5):
+"""compare_win.py: gasket's windows and locks beside MPI-3 windows.
+
 Open MPI's osc/sm and osc/rdma, and MPICH, with compare.py's machinery.
 
     /usr/bin/python3 bench/compare_win.py [--build build] [--reps 7] [--plot-dir docs]
@@ -146,7 +147,7 @@ def measure(runner, reps):
 
 
 def report(values, ratios, reps, runner):
-    out = ["# Windows and locks (issue 5)", "",
+    out = ["# Windows and locks", "",
            "`python3 bench/compare_win.py --reps %d`; 2 PEs pinned for the latencies, "
            "lock_contended also at 4 and 8 PEs (oversubscribed, unpinned)." % reps, ""]
     out += compare.machine_lines()
@@ -252,12 +253,14 @@ def plot(directory, values):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build")
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--markdown")
-    ap.add_argument("--plot-dir")
-    ap.add_argument("--state-us", type=float, default=0.1)
-    ap.add_argument("--strict", action="store_true")
+    ap.add_argument("--build", default="build", help="the build directory (build)")
+    ap.add_argument("--reps", type=int, default=7, help="repetitions (7)")
+    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    ap.add_argument("--plot-dir", metavar="DIR",
+                    help="draw win_lock_lat.png and win_lock_contended.png here (matplotlib)")
+    ap.add_argument("--state-us", type=float, default=0.1,
+                    help="raw one-way time (us) that splits the VM's states (0.1)")
+    ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
     args = ap.parse_args()
     runner = Runner(args)
     start = time.time()

@@ -1,6 +1,6 @@
 /*
- * gk_bench_lock.c: gk-bench's benchmarks of windows and their locks (issue
- * 5), the seed passive-rma-locks-ib-atomics's figures:
+ * gk_bench_lock.c: gk-bench's benchmarks of windows and their locks, the
+ * figures of the seed passive-rma-locks-ib-atomics:
  *
  *   lock_put_lat      exclusive lock on PE 1, one put, unlock (8 B to 64 KiB)
  *   lock_get_lat      shared lock on PE 1, one get, unlock

@@ -1,6 +1,6 @@
 /*
  * gk_bench_msg.c: gk-bench's benchmarks of active messages, two-sided
- * messages and threads on contexts (issue 4):
+ * messages and threads on contexts:
  *
  *   am_lat        round trip of a short AM request and its reply, and of a
  *                 medium request (size bytes) with a short reply (us)

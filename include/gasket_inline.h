@@ -11,9 +11,8 @@
  * shared library (PLT, saved registers, the same checks again) costs as
  * much again. In an 8-byte flag ping-pong, where every instruction between
  * a flag's arrival and the answer is latency, the calls made gasket 1.4-1.6x
- * a raw store/flag loop; inline, 1.0-1.3x in three runs of
- * bench/compare.py, the inline poll of the waits doing most of it
- * (docs/PERFORMANCE.md).
+ * a raw store/flag loop, and inline 1.0-1.3x, the inline poll of the waits
+ * doing most of it (docs/DESIGN-NOTES.md).
  *
  * Contract: an inline path does exactly what the library's function does
  * on its common path, and only when every check passes and the target's

@@ -90,16 +90,12 @@ static inline void gk__cpu_relax(void)
 }
 
 /*
- * The end of an empty poll whose caller loops without pausing (gk_poll: a
- * pause costs 25 ns on this VM, an lfence 5). On x86 an lfence, which
- * keeps the next poll's loads from issuing ahead: when the awaited write
- * lands, the loop has no speculative loads of the line to discard (a
- * memory-ordering machine clear), and a hyperthread sibling, perhaps the
- * PE that is answering, gets the issue slots. am_lat alternated with and
- * without it (same build type), median ratio by the VM's state (raw
- * floor one-way): 0.93 at 0.03 us, 0.97 at 0.05 (0.91 in its sub-state
- * where am_lat is 0.12 us, none in the 0.17 one), 0.945 at 0.2
- * (docs/PERFORMANCE.md).
+ * The end of an empty poll whose caller loops without pausing (gk_poll). On
+ * x86 an lfence, which keeps the next poll's loads from issuing ahead: when
+ * the awaited write lands, the loop has no speculative loads of the line to
+ * discard (a memory-ordering machine clear), and a hyperthread sibling,
+ * perhaps the PE that is answering, gets the issue slots. Not a pause,
+ * which costs five times as long (25 ns against 5; docs/DESIGN-NOTES.md).
  */
 static inline void gk__poll_settle(void)
 {

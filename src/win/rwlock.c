@@ -197,7 +197,7 @@ static int wait_local(const void *word)
  * Oversubscribed nodes (more PEs than CPUs). There every hand-over waits
  * for the scheduler more than for memory: the PE granted is often not
  * running, and a CPU that two waiters share passes between them by
- * sched_yield(), 1.4 us a turn on this VM. Two hints, neither part of the
+ * sched_yield(), a context switch a turn. Two hints, neither part of the
  * protocol (they decide who runs, not who holds: the model needs neither):
  *
  *  - A writer granted the lock tells the writer queued behind it, if one
@@ -215,14 +215,10 @@ static int wait_local(const void *word)
  *    acquisition (FIFO is untouched: nobody is queued during a burst).
  *    Twice: a round of the CPU's other PEs passes in microseconds when
  *    they only yield back (waiting for the lock themselves), and with one
- *    round the bursts failed to form in about one run in four.
+ *    round the bursts often failed to form.
  *
- * lock_contended, medians of 8-12 rounds beside osc/sm, us per acquisition
- * (slowest round): 4 PEs on 2 CPUs 1.39 without either, 0.75 with the
- * hint and one yield, 0.43 (1.64) with one per PE sharing the CPU, 0.14
- * (0.16) with two (osc/sm 1.6-2.0); 8 PEs 2.88, 2.77, 0.49 (1.64), 0.13
- * (0.15) (osc/sm 2.8-3.1); the longest single wait at 8 PEs 2.4-2.7 ms
- * with one yield, 75-130 us with one per PE sharing the CPU.
+ * With both, a lock contended by 4 PEs on 2 CPUs takes 0.14 us per
+ * acquisition, against 1.39 with neither (docs/DESIGN-NOTES.md).
  */
 #define NEXT_IN_LINE_POLLS 200
 

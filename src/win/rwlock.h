@@ -117,14 +117,13 @@ static inline _Atomic uint64_t *gk__rwlock_word(const struct gk__rwlock_site *si
  * queue in the same order every round (always, between two PEs), so the
  * writer I last handed to and the one I last queued behind are good
  * guesses: a prefetch for writing of the guessed line, issued before the
- * miss that names the real one, overlaps the two (lock_contended at 2
- * PEs: 0.138 -> 0.100 us, 0.8x osc/sm's ticket lock, which hands over
- * with one line). A wrong guess costs one stray prefetch. A request that
- * finds the lock free clears its guess. A release that hands the lock to
- * nobody keeps its own: with more PEs than cores that happens whenever the
- * next requester is descheduled, and clearing it there cost lock_contended
- * at 4 PEs 10% (median of 8 alternations); a lock whose contention is over
- * pays one stray prefetch per release.
+ * miss that names the real one, overlaps the two (a contended hand-over
+ * between 2 PEs: 0.138 -> 0.100 us). A wrong guess costs one stray
+ * prefetch. A request that finds the lock free clears its guess. A release
+ * that hands the lock to nobody keeps its own: with more PEs than cores
+ * that happens whenever the next requester is descheduled, and clearing
+ * the guess there made the contended lock slower; a lock whose contention
+ * is over pays one stray prefetch per release.
  */
 static inline void gk__rwlock_prefetch_node(const struct gk__rwlock_site *site,
                                             uint64_t pe_plus_one, size_t field)

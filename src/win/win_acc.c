@@ -6,8 +6,8 @@
  * and everything on floating point) are a compare-and-swap loop on the
  * element's bits. So accumulates are atomic per element against each other
  * and against the gk_atomic_* calls, and the one atomicity domain per word
- * of DESIGN.md holds: nothing touches a window word with a CPU atomic
- * behind the transport's back.
+ * of docs/ARCHITECTURE.md holds: nothing touches a window word with a CPU
+ * atomic behind the transport's back.
  */
 #include <string.h>
 

@@ -9,7 +9,7 @@
 
 #include "pe_check.h"
 
-/* The rest of the list, each with its code and its message. */
+/* The remaining misuse cases, each with its code and its message. */
 static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
 {
     int other = (me + 1) % npes;

@@ -1,7 +1,7 @@
 /*
  * win_lock_fifo_test: writers are granted the lock in the order they asked
- * (property (c) of the issue). PE 0 takes PE 0's exclusive lock; then PEs
- * 1 .. n-1 ask for it one at a time: PE k announces itself in PE 0's
+ * (the FIFO promise of win/rwlock.c). PE 0 takes PE 0's exclusive lock;
+ * then PEs 1 .. n-1 ask for it one at a time: PE k announces itself in PE 0's
  * window and calls gk_win_lock, and PE k+1 asks only after seeing that
  * announcement and a settle time (so PE k's request has reached the lock
  * word). When all have asked, PE 0 releases, and each writer records its
