@@ -142,9 +142,9 @@ static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
  * message of a class goes by the pipeline, the second in direct mode, and
  * from then on the faster is used and the other tried now and then to
  * notice a change, at a rate that costs about 3% of the time (every 33 x
- * slower/faster messages, 8 to 1024). A fixed every-8th probe of a way five times slower
- * (the pipeline in the VM's slow state: 2.4 against 13 GB/s) had cost a
- * third of the bandwidth. Touched only under pipe_in_use.
+ * slower/faster messages, 8 to 1024). A fixed every-8th probe of a way
+ * five times slower had cost a third of the bandwidth. Touched only under
+ * pipe_in_use.
  */
 #define PIPE_RATE_CLASSES 64
 #define PIPE_PROBE_COST 0.03

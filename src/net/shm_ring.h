@@ -42,15 +42,16 @@
  * eager message is one cache line on one page; only a payload that does
  * not fit goes to the slot's block.
  *
- * Why 64 slots of 320 bytes (measured, docs/PERFORMANCE.md): a message
+ * Why 64 slots of 320 bytes (measured, docs/DESIGN-NOTES.md): a message
  * touches its slot's first line, and a ring touches its slots in turn, so
  * the lines of both inboxes of a ping-pong must stay in the L1 cache or
  * every message misses. 224 slots (28 KiB of first lines for two inboxes)
  * made a short AM round trip 0.18 us against 0.13 with 64; and with a
  * 256-byte stride the first lines of 64 slots fall into a quarter of the
- * L1's sets (0.18 us again), where a 320-byte stride (5 lines) spreads
- * them over all sets. 64 messages in flight per inbox is the flow-control
- * window; senders beyond it wait, serving their own inbox.
+ * L1's sets, where a 320-byte stride (5 lines) spreads them over all
+ * sets. 64 messages in flight per inbox is the flow-control window;
+ * senders beyond it wait, serving their own inbox (handlers never wait:
+ * core/progress.c defers what they send to a full inbox).
  */
 #define GK__RING_CTL_SIZE ((size_t)4096)
 #define GK__RING_SLOTS ((size_t)64)
