@@ -293,8 +293,9 @@ int gk__progress_quiesce(void)
 
 int gk__progress_report_in_handler(const char *op)
 {
-    gk__error("%s: called from an active-message handler; collective calls and "
-              "gk_finalize may not run inside a handler (docs/PROGRESS.md)",
+    gk__error("%s: called from an active-message handler, which must not block "
+              "(no waits, blocking receives, locks, collectives or gk_finalize; "
+              "gasket.h, docs/PROGRESS.md)",
               op);
     return GK_ERR_UNSUPPORTED;
 }

@@ -653,8 +653,13 @@ static int request_done_progress(const void *arg)
 
 /* Waits, running the progress engine. Every AM wakes a sleeper, so the
  * word watched is the inbox's. */
-static int request_block(struct gk_request *req)
+static int request_block(const char *op, struct gk_request *req)
 {
+    /* A handler cannot wait: the progress that would finish the request
+     * is the one it runs in (gk_send and gk_recv refuse before they start
+     * what they could not finish). */
+    if (GK__UNLIKELY(gk__in_handler) && !request_done(req))
+        return gk__progress_report_in_handler(op);
     /* The spin phase here, with one inbox poll per round and the check
      * right after it: a ping-pong's receive usually ends in it. */
     for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
@@ -677,10 +682,14 @@ static int request_finish(struct gk_request *req, gk_msg_status_t *status_p)
 
 int gk_send(int pe, int tag, const void *buf, size_t nbytes)
 {
+    /* From a handler only what completes at once: an eager message, or
+     * one to this PE (copied); a rendezvous would wait for its receiver. */
+    if (GK__UNLIKELY(gk__in_handler) && nbytes > GK__RING_MAX_PAYLOAD && pe != gk__rt.my_pe)
+        return gk__progress_report_in_handler("gk_send");
     struct gk_request req;
     int status = send_start("gk_send", pe, tag, buf, nbytes, &req);
     if (status == GK_OK)
-        status = request_block(&req);
+        status = request_block("gk_send", &req);
     if (status == GK_OK)
         status = request_finish(&req, NULL);
     return status;
@@ -688,10 +697,12 @@ int gk_send(int pe, int tag, const void *buf, size_t nbytes)
 
 int gk_recv(int source, int tag, void *buf, size_t capacity, gk_msg_status_t *status_p)
 {
+    if (GK__UNLIKELY(gk__in_handler)) /* before the receive is posted */
+        return gk__progress_report_in_handler("gk_recv");
     struct gk_request req;
     int status = recv_start("gk_recv", source, tag, buf, capacity, &req);
     if (status == GK_OK)
-        status = request_block(&req);
+        status = request_block("gk_recv", &req);
     if (status == GK_OK)
         status = request_finish(&req, status_p);
     return status;
@@ -759,9 +770,9 @@ int gk_request_wait(gk_request_t **request, gk_msg_status_t *status_p)
     if (status != GK_OK)
         return status;
     struct gk_request *req = *request;
-    status = request_block(req);
+    status = request_block("gk_request_wait", req);
     if (status != GK_OK)
-        return status; /* the job is ending */
+        return status; /* the job is ending, or called from a handler */
     status = request_finish(req, status_p);
     free(req);
     *request = NULL;
@@ -864,5 +875,7 @@ int gk_probe(int source, int tag, gk_msg_status_t *status_p)
     struct probe_arg p = {source, tag, status_p};
     if (probe_found(&p))
         return GK_OK;
+    if (GK__UNLIKELY(gk__in_handler))
+        return gk__progress_report_in_handler("gk_probe");
     return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET, probe_found, &p);
 }

@@ -74,6 +74,8 @@ static void h_sum(gk_am_token_t *token, void *payload, size_t nbytes, const uint
 /* Collectives inside a handler are refused (docs/PROGRESS.md), each with
  * one line naming the call; nothing is allocated, nobody waits. */
 static volatile uint64_t colls_refused;
+static gk_request_t *pending_recv; /* h_coll's receive, refused a wait */
+static int pending_word;
 static void h_coll(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                    int nargs)
 {
@@ -94,6 +96,19 @@ static void h_coll(gk_am_token_t *token, void *payload, size_t nbytes, const uin
     CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_win_allocate(64, 0, &base, &win), "gk_win_allocate",
                  "handler");
     CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_finalize(), "gk_finalize", "handler");
+    /* Blocking two-sided calls that would wait; an eager send does not. */
+    int word = 0;
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_recv(GK_ANY_SOURCE, 999, &word, sizeof(word), NULL),
+                 "gk_recv", "must not block");
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_probe(GK_ANY_SOURCE, 999, NULL), "gk_probe",
+                 "must not block");
+    gk_request_t *req = NULL;
+    CHECK_OK(gk_irecv(GK_ANY_SOURCE, 997, &pending_word, sizeof(pending_word), &req));
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_request_wait(&req, NULL), "gk_request_wait",
+                 "must not block");
+    pending_recv = req; /* still live: main completes it */
+    word = 998;
+    CHECK_OK(gk_send(gk_my_pe(), 998, &word, sizeof(word))); /* received in main */
     CHECK_EQ(gk_heap_free(), free_before);
     colls_refused++;
 }
@@ -254,6 +269,15 @@ int main(void)
     /* A handler that calls collectives; the job goes on afterwards. */
     CHECK_OK(gk_am_request_short(right, H_COLL, a, 0));
     poll_until(&colls_refused, 1);
+    int word = 0;
+    CHECK_OK(gk_recv(gk_my_pe(), 998, &word, sizeof(word), NULL)); /* h_coll's send */
+    CHECK_EQ(word, 998);
+    word = 997;
+    CHECK_OK(gk_send(gk_my_pe(), 997, &word, sizeof(word)));
+    word = 0;
+    CHECK_NOT_NULL(pending_recv);
+    CHECK_OK(gk_request_wait(&pending_recv, NULL));
+    CHECK_EQ(pending_word, 997);
     CHECK_OK(gk_barrier());
     gk_free(long_area);
     gk_free(answer);
