@@ -29,14 +29,17 @@ static int me_, npes_;
 static enum kind kind_;
 static size_t max_medium_;
 
-/* Symmetric: per source PE, where its long requests (and our long replies
- * to it) land; how many requests each PE sent to each target; the count
- * of replies this PE has run (awaited with gk_wait_until). */
-static unsigned char *long_area;
+/* Symmetric: per source PE, where its long requests land, and where our
+ * long replies to it land (apart: with the progress thread a request and
+ * a reply to oneself are written by two threads); how many requests each
+ * PE sent to each target; the count of replies this PE has run (awaited
+ * with gk_wait_until). */
+static unsigned char *long_area, *long_reply_area;
 static uint64_t *sent_to;
 static uint64_t *replies_run;
 
-/* Handler state: run on this PE's progress, one handler at a time. */
+/* Handler state: run on this PE's progress, one handler at a time; main
+ * reads it at the end, when the progress thread may still run (atomics). */
 static uint64_t requests_seen_from[MAX_PES];
 static uint64_t replies_seen_from[MAX_PES];
 
@@ -94,7 +97,7 @@ static void h_request(gk_am_token_t *token, void *payload, size_t nbytes,
     int src = gk_am_token_pe(token);
     uint64_t seq = args[0];
     CHECK_EQ_U64(seq, requests_seen_from[src]); /* once each, in order */
-    requests_seen_from[src]++;
+    __atomic_store_n(&requests_seen_from[src], seq + 1, __ATOMIC_RELEASE);
     CHECK_EQ(nargs, nargs_of(seq));
     CHECK_EQ_U64(nbytes, args[1]);
     switch (kind_of(seq)) {
@@ -117,7 +120,8 @@ static void h_request(gk_am_token_t *token, void *payload, size_t nbytes,
         unsigned char echo[LONG_MAX_BYTES];
         stamp(echo, nbytes, seq);
         CHECK_OK(gk_am_reply_long(token, H_REPLY, echo, nbytes,
-                                  long_area + (size_t)me_ * LONG_MAX_BYTES, args, nargs));
+                                  long_reply_area + (size_t)me_ * LONG_MAX_BYTES, args,
+                                  nargs));
         break;
     }
     }
@@ -129,13 +133,13 @@ static void h_reply(gk_am_token_t *token, void *payload, size_t nbytes, const ui
     int src = gk_am_token_pe(token);
     uint64_t seq = args[0];
     CHECK_EQ_U64(seq, replies_seen_from[src]);
-    replies_seen_from[src]++;
+    __atomic_store_n(&replies_seen_from[src], seq + 1, __ATOMIC_RELEASE);
     CHECK_EQ(nargs, nargs_of(seq));
     CHECK_EQ_U64(nbytes, args[1]);
     if (kind_of(seq) == K_MEDIUM)
         CHECK_TRUE(stamped(payload, nbytes, seq));
     else if (kind_of(seq) == K_LONG)
-        CHECK_TRUE(payload == long_area + (size_t)src * LONG_MAX_BYTES);
+        CHECK_TRUE(payload == long_reply_area + (size_t)src * LONG_MAX_BYTES);
     __atomic_add_fetch(replies_run, 1, __ATOMIC_RELEASE);
 }
 
@@ -198,6 +202,8 @@ int main(int argc, char **argv)
     CHECK_OK(gk_am_register(H_REQUEST, h_request));
     CHECK_OK(gk_am_register(H_REPLY, h_reply));
     long_area = gk_calloc((size_t)npes_, LONG_MAX_BYTES);
+    long_reply_area = gk_calloc((size_t)npes_, LONG_MAX_BYTES);
+    CHECK_NOT_NULL(long_reply_area);
     sent_to = gk_calloc((size_t)npes_, sizeof(uint64_t));
     replies_run = gk_calloc(1, sizeof(uint64_t));
     CHECK_NOT_NULL(long_area);
@@ -225,8 +231,8 @@ int main(int argc, char **argv)
     for (int src = 0; src < npes_; src++) {
         uint64_t sent = 0;
         CHECK_OK(gk_get_u64(src, &sent_to[me_], &sent));
-        CHECK_EQ_U64(requests_seen_from[src], sent);
-        CHECK_EQ_U64(replies_seen_from[src], sent_to[src]);
+        CHECK_EQ_U64(__atomic_load_n(&requests_seen_from[src], __ATOMIC_ACQUIRE), sent);
+        CHECK_EQ_U64(__atomic_load_n(&replies_seen_from[src], __ATOMIC_ACQUIRE), sent_to[src]);
         got_requests += sent;
     }
     CHECK_EQ_U64(__atomic_load_n(replies_run, __ATOMIC_ACQUIRE), mine);
@@ -239,6 +245,7 @@ int main(int argc, char **argv)
     CHECK_OK(gk_barrier());
     gk_free(replies_run);
     gk_free(sent_to);
+    gk_free(long_reply_area);
     gk_free(long_area);
     CHECK_OK(gk_finalize());
     return 0;

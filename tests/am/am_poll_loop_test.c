@@ -11,7 +11,7 @@
 
 enum { H_ASK, H_ANSWER };
 
-static volatile uint64_t answered; /* the poll loop's flag */
+static uint64_t answered; /* the poll loop's flag (atomic: the progress thread sets it) */
 static uint64_t *answer;           /* symmetric: the wait's word */
 
 static void h_ask(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
@@ -26,7 +26,7 @@ static void h_answer(gk_am_token_t *token, void *payload, size_t nbytes, const u
                      int nargs)
 {
     (void)token, (void)payload, (void)nbytes, (void)nargs;
-    answered = args[0];
+    __atomic_store_n(&answered, args[0], __ATOMIC_RELEASE);
     __atomic_store_n(answer, args[0], __ATOMIC_RELEASE);
 }
 
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
         uint64_t question = 2 * i;
         CHECK_OK(gk_am_request_short(right, H_ASK, &question, 1));
         if (use_poll) {
-            while (answered != question + 1)
+            while (__atomic_load_n(&answered, __ATOMIC_ACQUIRE) != question + 1)
                 CHECK_OK(gk_poll());
         } else {
             CHECK_OK(gk_wait_until_u64(answer, GK_CMP_EQ, question + 1));
