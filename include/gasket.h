@@ -88,8 +88,11 @@ GK_API const char *gk_version(void);
  * Starts the runtime: reads the GK_* environment, joins the job started by
  * gasket-run (or runs as a single PE when started without it), creates this
  * PE's symmetric heap and maps the heaps of the PEs on the same node.
- * Collective. Returns GK_ERR_ALREADY_INIT if called twice, or again after
- * gk_finalize() (a process is one PE, once).
+ * Collective. The heap's memory (GK_HEAP_SIZE plus 4 MiB of the runtime's)
+ * is reserved in /dev/shm here: when the node's heaps do not fit, every PE
+ * returns GK_ERR_NOMEM, after logging the size wanted and the space free.
+ * Returns GK_ERR_ALREADY_INIT if called twice, or again after gk_finalize()
+ * (a process is one PE, once).
  */
 GK_API int gk_init(void);
 

@@ -9,7 +9,9 @@
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
  *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
  *   ok (everyone finishes), late3 (exit 3 after gk_finalize), slow (PE 1
- *   lingers 0.4 s before the collective, so PE 0's wait sleeps)
+ *   lingers 0.4 s before the collective, so PE 0's wait sleeps), shm-full
+ *   (run with a GK_HEAP_SIZE that /dev/shm cannot hold: gk_init must fail
+ *   on every PE, which then exits 1)
  */
 #include <gasket.h>
 #include <signal.h>
@@ -24,13 +26,15 @@
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
+    /* Before gk_init, which may fail: the script checks for leftovers. */
+    const char *rank = getenv("GK_RANK");
+    fault_note_pid(rank != NULL ? atoi(rank) : 0);
     if (gk_init() != GK_OK)
         return 1;
     int me = gk_my_pe();
     /* Print our pid so the no-orphans check can find us. */
     printf("fault_pe PE %d pid %d\n", me, (int)getpid());
     fflush(stdout);
-    fault_note_pid(me);
     gk_barrier();
     fault_ready(me);
     static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
