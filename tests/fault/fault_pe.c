@@ -7,11 +7,12 @@
  *   modes: kill (SIGKILL), kill-with-child (SIGKILL, leaving a process it
  *   started behind), nofin (exit 0 without gk_finalize), abort
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
- *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
- *   ok (everyone finishes), late3 (exit 3 after gk_finalize), slow (PE 1
- *   lingers 0.4 s before the collective, so PE 0's wait sleeps), shm-full
- *   (run with a GK_HEAP_SIZE that /dev/shm cannot hold: gk_init must fail
- *   on every PE, which then exits 1)
+ *   segv (a NULL store), closefd (closes its connection to the launcher,
+ *   GK_BOOT_FD, and runs on until signalled), hang (nobody fails: for
+ *   --timeout and signals), ok (everyone finishes), late3 (exit 3 after
+ *   gk_finalize), slow (PE 1 lingers 0.4 s before the collective, so PE 0's
+ *   wait sleeps), shm-full (run with a GK_HEAP_SIZE that /dev/shm cannot
+ *   hold: gk_init must fail on every PE, which then exits 1)
  */
 #include <gasket.h>
 #include <signal.h>
@@ -38,7 +39,8 @@ int main(int argc, char **argv)
     gk_barrier();
     fault_ready(me);
     static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
-                                           "exit3", "gkabort",         "segv"};
+                                           "exit3", "gkabort",         "segv",
+                                           "closefd"};
     for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
         if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
             fault_note_death();
@@ -59,6 +61,11 @@ int main(int argc, char **argv)
             exit(3);
         if (strcmp(mode, "gkabort") == 0)
             gk_abort(5, "the fault test asked for it");
+        if (strcmp(mode, "closefd") == 0) {
+            close(atoi(getenv("GK_BOOT_FD")));
+            for (;;)
+                pause();
+        }
         if (strcmp(mode, "segv") == 0) {
             /* Never mapped, and aligned (so UBSan does not stop us first). */
             volatile int *volatile bad = (volatile int *)(uintptr_t)16;

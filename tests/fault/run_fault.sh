@@ -61,6 +61,9 @@ case $case_name in
     run -n 4 "$prog" "$case_name" ;;
   ok|plain)   run -n 4 "$prog" "$case_name"; quiet=1 ;;
   plain2)     run -n 4 "$prog" plain2 ;;
+  # The victim runs on after closing its socket: a launcher that waits for
+  # its exit ends the job only at the --timeout (exit 124).
+  closefd)    run -n 4 --timeout 10 "$prog" closefd ;;
   shm-full)
     # A heap 1 GiB larger than /dev/shm has free: refused before any page
     # is taken, however large /dev/shm is.
@@ -123,6 +126,7 @@ case $case_name in
   segv)    expect_status=139; expect_line="^gasket-run: PE 1 \(pid $victim\) was killed by signal 11 \(SIGSEGV\); stopping the job$" ;;
   exit3)   expect_status=3;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited with status 3 before gk_finalize; stopping the job$" ;;
   plain2)  expect_status=2;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited with status 2; stopping the job$" ;;
+  closefd) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) closed its connection to the launcher before gk_finalize; stopping the job$" ;;
   shm-full) expect_status=1;  expect_line='^gasket-run: PE [0-3] \(pid [0-9]+\) exited with status 1 before gk_finalize; stopping the job$' ;;
   gkabort) expect_status=5;   expect_line='^gasket-run: PE 1 called gk_abort\(5\): the fault test asked for it; stopping the job$' ;;
   leave)   expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited while other PEs wait for it in a bootstrap exchange; stopping the job$" ;;
