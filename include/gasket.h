@@ -91,8 +91,8 @@ GK_API const char *gk_version(void);
  * Collective. The heap's memory (GK_HEAP_SIZE plus 4 MiB of the runtime's)
  * is reserved in /dev/shm here: when the node's heaps do not fit, every PE
  * returns GK_ERR_NOMEM, after logging the size wanted and the space free.
- * Returns GK_ERR_ALREADY_INIT if called twice, or again after gk_finalize()
- * (a process is one PE, once).
+ * Returns GK_ERR_ALREADY_INIT, with a message, if called twice, or again
+ * after gk_finalize() (a process is one PE, once).
  */
 GK_API int gk_init(void);
 

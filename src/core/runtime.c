@@ -210,10 +210,19 @@ static int rt_attach_peers(void)
 
 int gk_init(void)
 {
-    if (gk__rt.initialized)
+    return gk__rt_init("gk_init");
+}
+
+int gk__rt_init(const char *op)
+{
+    if (gk__rt.initialized) {
+        gk__error("%s: this process is already initialized as PE %d (a process is one "
+                  "PE, initialized once)",
+                  op, gk__rt.my_pe);
         return GK_ERR_ALREADY_INIT;
+    }
     if (gk__rt.finalized) {
-        gk__error("gk_init after gk_finalize: a PE is initialized once per process");
+        gk__error("%s after gk_finalize: a process is one PE, initialized once", op);
         return GK_ERR_ALREADY_INIT;
     }
     /* Errors before the bootstrap should carry the PE number too. */

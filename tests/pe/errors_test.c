@@ -463,9 +463,15 @@ int main(void)
 {
     test_before_init();
     CHECK_OK(gk_init());
-    CHECK_STATUS(gk_init(), GK_ERR_ALREADY_INIT);
     me = gk_my_pe();
     npes = gk_n_pes();
+    /* A process is one PE, once: a second start is refused and says so. */
+    CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init(), "gk_init: this process is already "
+                 "initialized", pe_fmt("as PE %d", me));
+    int provided = -1;
+    CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init_thread(GK_THREAD_SINGLE, &provided),
+                 "gk_init_thread: this process is already initialized");
+    CHECK_EQ(provided, -1);
     other = (me + 1) % npes;
 
     /* The first block starts the heap: check that with gk_ptr. */
