@@ -118,7 +118,10 @@ GK_API int gk_n_pes(void);
 
 /**
  * Ends the whole job: logs `why` (may be NULL) with this PE's number, tells
- * the launcher, and exits with `exit_code`. The launcher stops every other PE.
+ * the launcher, and exits. The launcher reports gk_abort(exit_code) and
+ * `why`, and stops every other PE. The exit status, of this PE and of
+ * gasket-run (or mpirun), is exit_code modulo 256, or 1 where that is 0:
+ * an abort never passes for success.
  */
 GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 

@@ -360,8 +360,6 @@ int gk_n_pes(void)
 void gk_abort(int exit_code, const char *why)
 {
     gk__error("gk_abort(%d): %s", exit_code, why ? why : "(no reason given)");
-    if (exit_code == 0)
-        exit_code = 1;
     if (gk__rt.boot.ops != NULL) {
         gk__rt.boot.ops->abort(&gk__rt.boot, exit_code, why);
         /* The launcher now stops every PE, this one included; give it a
@@ -371,7 +369,7 @@ void gk_abort(int exit_code, const char *why)
             poll(&pfd, 1, 2000);
         }
     }
-    _exit(exit_code);
+    _exit(gk__boot_abort_status(exit_code));
 }
 
 

@@ -7,6 +7,7 @@
  *   modes: kill (SIGKILL), kill-with-child (SIGKILL, leaving a process it
  *   started behind), nofin (exit 0 without gk_finalize), abort
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
+ *   gkabort0 and gkabort256 (gk_abort(0) and gk_abort(256): still a failure),
  *   segv (a NULL store), closefd (closes its connection to the launcher,
  *   GK_BOOT_FD, and runs on until signalled), hang (nobody fails: for
  *   --timeout and signals), ok (everyone finishes), late3 (exit 3 after
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
     fault_ready(me);
     static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
                                            "exit3", "gkabort",         "segv",
-                                           "closefd"};
+                                           "closefd", "gkabort0",      "gkabort256"};
     for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
         if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
             fault_note_death();
@@ -61,6 +62,8 @@ int main(int argc, char **argv)
             exit(3);
         if (strcmp(mode, "gkabort") == 0)
             gk_abort(5, "the fault test asked for it");
+        if (strncmp(mode, "gkabort", 7) == 0)
+            gk_abort(atoi(mode + 7), "the fault test asked for it");
         if (strcmp(mode, "closefd") == 0) {
             close(atoi(getenv("GK_BOOT_FD")));
             for (;;)

@@ -64,6 +64,13 @@ case $case_name in
   # The victim runs on after closing its socket: a launcher that waits for
   # its exit ends the job only at the --timeout (exit 124).
   closefd)    run -n 4 --timeout 10 "$prog" closefd ;;
+  gkabort0)
+    # Without the launcher too: the PE's own status is never 0.
+    for code in 0 256; do
+      env -u FAULT_DIR "$prog" gkabort$code >/dev/null 2>&1; got=$?
+      [ "$got" = 1 ] || fail "gk_abort($code) without gasket-run: exit status $got, expected 1"
+    done
+    run -n 4 "$prog" gkabort0 ;;
   shm-full)
     # A heap 1 GiB larger than /dev/shm has free: refused before any page
     # is taken, however large /dev/shm is.
@@ -129,6 +136,7 @@ case $case_name in
   closefd) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) closed its connection to the launcher before gk_finalize; stopping the job$" ;;
   shm-full) expect_status=1;  expect_line='^gasket-run: PE [0-3] \(pid [0-9]+\) exited with status 1 before gk_finalize; stopping the job$' ;;
   gkabort) expect_status=5;   expect_line='^gasket-run: PE 1 called gk_abort\(5\): the fault test asked for it; stopping the job$' ;;
+  gkabort0) expect_status=1;  expect_line='^gasket-run: PE 1 called gk_abort\(0\): the fault test asked for it; stopping the job$' ;;
   leave)   expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited while other PEs wait for it in a bootstrap exchange; stopping the job$" ;;
   badmagic) expect_status=1;  expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0xdeadbeef, type 2, 8 bytes\); stopping the job$" ;;
   badtype) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0x676b6c6d, type 9, 0 bytes\); stopping the job$" ;;
