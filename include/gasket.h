@@ -89,8 +89,11 @@ GK_API const char *gk_version(void);
  * Starts the runtime: reads the GK_* environment, joins the job started by
  * gasket-run (or runs as a single PE when started without it), creates this
  * PE's symmetric heap and maps the heaps of the PEs on the same node.
- * Collective. Returns GK_ERR_ALREADY_INIT if called twice, or again after
- * gk_finalize() (a process is one PE, once).
+ * Collective. The heap's memory (GK_HEAP_SIZE plus 4 MiB of the runtime's)
+ * is reserved in /dev/shm here: when the node's heaps do not fit, every PE
+ * returns GK_ERR_NOMEM, after logging the size wanted and the space free.
+ * Returns GK_ERR_ALREADY_INIT, with a message, if called twice, or again
+ * after gk_finalize() (a process is one PE, once).
  */
 GK_API int gk_init(void);
 
@@ -123,7 +126,10 @@ GK_API int gk_n_pes(void);
 
 /**
  * Ends the whole job: logs `why` (may be NULL) with this PE's number, tells
- * the launcher, and exits with `exit_code`. The launcher stops every other PE.
+ * the launcher, and exits. The launcher reports gk_abort(exit_code) and
+ * `why`, and stops every other PE. The exit status, of this PE and of
+ * gasket-run (or mpirun), is exit_code modulo 256, or 1 where that is 0:
+ * an abort never passes for success.
  */
 GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 

@@ -5,10 +5,11 @@
  * launcher_proto.h) over one socket each, forwards their output (prefixed
  * with --tag), and ends the whole job as soon as one PE fails: killed by a
  * signal, exited non-zero before gk_finalize, exited without gk_finalize
- * while others still run, or called gk_abort. It then stops the other PEs
- * (SIGTERM, SIGKILL a second later), says which PE failed and how in one
- * line, removes the job's shared-memory names and exits non-zero. The loop
- * that does this is gasket_run_loop.c; this file reads the command line and
+ * while others still run, closed its connection before gk_finalize while it
+ * runs on, or called gk_abort. It then stops the other PEs (SIGTERM,
+ * SIGKILL a second later), says which PE failed and how in one line,
+ * removes the job's shared-memory names and exits non-zero. The loop that
+ * does this is gasket_run_loop.c; this file reads the command line and
  * starts the PEs.
  *
  * The PEs die with the launcher (PR_SET_PDEATHSIG), so a killed launcher

@@ -15,6 +15,9 @@
 
 #define RUN_MAX_PES 4096
 #define RUN_GRACE_MS 1000 /* from SIGTERM to SIGKILL when stopping the job */
+/* From a PE's end-of-file (before FINALIZE) to calling that its failure,
+ * unless its exit is reaped first and reported instead. */
+#define RUN_EOF_GRACE_MS 1000
 #define RUN_LINE_MAX 4096 /* a longer output line is forwarded in pieces */
 
 /*
@@ -49,6 +52,7 @@ struct run_pe {
     int running;
     int sock; /* launcher's end, nonblocking, or -1 once closed */
     int said_hello, finalized;
+    int64_t lost_at_ns; /* its end of the socket closed before FINALIZE; 0: not */
     int in_exchange; /* its blob is in the collecting exchange */
     /* The message being read: header, then payload. */
     struct gk__lmsg_header rx_header;

@@ -18,6 +18,12 @@
  * but only what is there now: a process the PE started may hold them open.
  * The first failure prints the one line that names the PE and the cause and
  * stops the job; what dies after that is the stop's doing and goes unsaid.
+ *
+ * A PE that said HELLO and closes its socket before FINALIZE has left the
+ * job: the others would wait for it in the next exchange or wait for good.
+ * End-of-file usually means the PE is dying, and then its exit status is
+ * the report to give, so the loss is judged a failure of its own only if
+ * the PE is still running RUN_EOF_GRACE_MS later.
  */
 #include <errno.h>
 #include <limits.h>
@@ -183,6 +189,37 @@ static void pe_close_sock(struct run_job *job, int rank)
     pe->tx_off = 0;
 }
 
+/* The PE's socket is done (end-of-file, or an error): close our end and,
+ * for a PE in the job that did not finalize, start the clock on it. */
+static void pe_lost(struct run_job *job, int rank)
+{
+    struct run_pe *pe = &job->pes[rank];
+    pe_close_sock(job, rank);
+    if (pe->running && pe->said_hello && !pe->finalized && pe->lost_at_ns == 0)
+        pe->lost_at_ns = run_now_ns();
+}
+
+/* Fails the job for a PE whose socket closed RUN_EOF_GRACE_MS ago while it
+ * runs on; returns the earliest time a lost PE is due, or -1. */
+static int64_t check_lost(struct run_job *job, int64_t now)
+{
+    int64_t next = -1;
+    for (int r = 0; r < job->npes && !job->stopping; r++) {
+        struct run_pe *pe = &job->pes[r];
+        if (!pe->running || pe->lost_at_ns == 0)
+            continue;
+        int64_t due = pe->lost_at_ns + (int64_t)RUN_EOF_GRACE_MS * 1000000;
+        if (now >= due)
+            fail_job(job, 1,
+                     "PE %d (pid %d) closed its connection to the launcher before "
+                     "gk_finalize; stopping the job",
+                     r, (int)pe->pid);
+        else if (next < 0 || due < next)
+            next = due;
+    }
+    return job->stopping ? -1 : next;
+}
+
 /* Writes as much of the PE's pending answers as its socket takes now. */
 static void pe_send(struct run_job *job, int rank)
 {
@@ -213,7 +250,7 @@ static void pe_send(struct run_job *job, int rank)
             if (errno == EINTR)
                 continue;
             if (errno != EAGAIN && errno != EWOULDBLOCK)
-                pe_close_sock(job, rank); /* it is gone; waitpid will say how */
+                pe_lost(job, rank);
             return;
         }
         pe->tx_off += (uint64_t)sent;
@@ -391,9 +428,9 @@ static int pe_recv(struct run_job *job, int rank, void *buf, size_t len, size_t 
             continue;
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
             return 0;
-        /* End of file or an error: the PE is going; waitpid says how. A
-         * message cut short here is lost with it. */
-        pe_close_sock(job, rank);
+        /* End of file or an error: the PE is most likely going, and
+         * waitpid will say how. A message cut short here is lost with it. */
+        pe_lost(job, rank);
         return 0;
     }
 }
@@ -593,6 +630,7 @@ int run_loop(struct run_job *job)
 {
     int64_t deadline =
         job->timeout_s > 0 ? run_now_ns() + (int64_t)(job->timeout_s * 1e9) : -1;
+    int64_t lost_due = -1; /* when the next PE whose socket closed is due */
     size_t max_fds = 1 + 3 * (size_t)job->npes;
     struct pollfd *fds = calloc(max_fds, sizeof(*fds));
     int *owner = calloc(max_fds, sizeof(int));
@@ -629,10 +667,15 @@ int run_loop(struct run_job *job)
         }
         int64_t now = run_now_ns();
         int wait_ms = -1;
-        if (job->stopping && !job->killed)
+        if (job->stopping && !job->killed) {
             wait_ms = ms_until(job->kill_at_ns, now);
-        else if (deadline >= 0 && !job->stopping)
-            wait_ms = ms_until(deadline, now);
+        } else if (!job->stopping) {
+            int64_t wake = deadline;
+            if (lost_due >= 0 && (wake < 0 || lost_due < wake))
+                wake = lost_due;
+            if (wake >= 0)
+                wait_ms = ms_until(wake, now);
+        }
         int ready = fds != NULL ? poll(fds, n, wait_ms) : -1;
         if (ready < 0 && (fds == NULL || errno != EINTR)) {
             /* Cannot watch the job: end it, and wait for its PEs plainly. */
@@ -669,6 +712,7 @@ int run_loop(struct run_job *job)
         }
         reap(job);
         now = run_now_ns();
+        lost_due = check_lost(job, now);
         if (deadline >= 0 && now >= deadline && job->running > 0)
             fail_job(job, 124, "job exceeded --timeout %s s; stopping the job",
                      job->timeout_text);

@@ -19,7 +19,9 @@ struct gk__boot_ops {
     int (*allgather)(struct gk__boot *boot, const void *mine, void *all, size_t len);
     /* Tells the back end this PE finalized cleanly (after the last barrier). */
     int (*finalize)(struct gk__boot *boot);
-    /* Asks the back end to end the job; may return (the caller then exits). */
+    /* Asks the back end to end the job with gk__boot_abort_status(exit_code)
+     * (exit_code as gk_abort() was given it, for reports); may return (the
+     * caller then exits). */
     void (*abort)(struct gk__boot *boot, int exit_code, const char *why);
     /* GK_OK while the job lives; an error once the launcher is gone. */
     int (*check_alive)(struct gk__boot *boot);
@@ -42,6 +44,13 @@ struct gk__boot {
     pid_t launcher_pid;
     void *backend; /* an external back end's own (the MPI communicator) */
 };
+
+/* The exit status of gk_abort(exit_code): exit_code modulo 256, as exit()
+ * takes it, or 1 where that is 0: an abort never passes for success. */
+static inline int gk__boot_abort_status(int exit_code)
+{
+    return (exit_code & 0xff) != 0 ? exit_code & 0xff : 1;
+}
 
 /* Chooses the back end from the environment and builds the node map. */
 int gk__boot_init(struct gk__boot *boot);

@@ -22,7 +22,8 @@
  * `length` bytes of payload. Messages from a PE to the launcher:
  *
  *   HELLO      no payload. Sent by gk_init(): this PE uses gasket, so exiting
- *              without FINALIZE while others run is a failure.
+ *              without FINALIZE while others run is a failure, and so is
+ *              closing the socket without FINALIZE while running on.
  *   ALLGATHER  this PE's blob. Every PE must send the same length. When all
  *              PEs have sent theirs, the launcher answers each PE with one
  *              ALLGATHER message whose payload is the size blobs in rank

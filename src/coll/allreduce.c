@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "coll/coll.h"
 #include "core/progress.h"
 #include "coll/reduce_op.h"
@@ -153,8 +154,8 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
     size_t size = gk__reduce_dtype_size(dtype);
     int status = GK_OK;
     if (size == 0 || (unsigned)op > GK_OP_PROD) {
-        gk__error("%s: %s %d is not valid", name, size == 0 ? "dtype" : "op",
-                  size == 0 ? (int)dtype : (int)op);
+        gk__error("%s: %s is not valid", name,
+                  size == 0 ? GK__DTYPE_STR(dtype) : GK__OP_STR(op));
         status = GK_ERR_INVALID_ARG;
     } else if (count > SIZE_MAX / size) {
         gk__error("%s: count %zu overflows the address space", name, count);
@@ -182,9 +183,9 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
     if (status != GK_OK)
         return status;
     if (state & STATE_MISMATCH) {
-        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %d, "
-                  "op %d); no PE has a result",
-                  name, count, (int)dtype, (int)op);
+        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, "
+                  "op %s); no PE has a result",
+                  name, count, GK__DTYPE_STR(dtype), GK__OP_STR(op));
         return GK_ERR_INVALID_ARG;
     }
     if (state & STATE_FAILED) {

@@ -69,7 +69,7 @@ int gk_init_thread(int requested, int *provided_p)
         gk__error("gk_init_thread: provided_p is NULL");
         return GK_ERR_INVALID_ARG;
     }
-    int status = gk_init();
+    int status = gk__rt_init("gk_init_thread");
     if (status != GK_OK)
         return status;
     gk__rt.thread_level = requested;

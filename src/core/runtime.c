@@ -1,10 +1,12 @@
 /*
  * runtime.c: start-up and shut-down of a PE, and the shared error reports.
  *
- * Start-up order: configuration, bootstrap (who we are, node map), create
- * our segment, agree that every PE did, map the segments of the node's PEs,
- * agree again, unlink our segment's name (every mapping keeps it alive; a
- * crash from here on leaves nothing in /dev/shm), final agreement. Each
+ * Start-up order: configuration, bootstrap (who we are, node map), agree
+ * that the node's segments fit in /dev/shm, create our segment (its pages
+ * reserved, so a full /dev/shm is an error here, not a SIGBUS later),
+ * agree that every PE did, map the segments of the node's PEs, agree
+ * again, unlink our segment's name (every mapping keeps it alive; a crash
+ * from here on leaves nothing in /dev/shm), final agreement. Each
  * agreement is an allgather of status codes, so a failure on one PE fails
  * gk_init on all of them instead of leaving them blocked.
  */
@@ -12,7 +14,6 @@
 #include "core/progress.h"
 
 #include <poll.h>
-#include <sys/statvfs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,8 @@ static int rt_agree(int status)
     for (int pe = 0; agreed == GK_OK && pe < gk__rt.boot.size; pe++) {
         if (all[pe] != GK_OK) {
             agreed = all[pe];
-            if (pe != gk__rt.boot.rank)
+            /* A PE that failed itself has said why already. */
+            if (mine == GK_OK)
                 gk__error("start-up failed on PE %d: %s", pe, gk_strerror(all[pe]));
         }
     }
@@ -107,26 +109,6 @@ static void rt_set_wait_policy(void)
         cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;
     if (gk__wait_oversubscribed())
         gk__wait_policy.spin_count = 0;
-}
-
-/*
- * Segments are sparse: memory is taken as the heap is touched. If the node's
- * heaps together could outgrow /dev/shm (a container's default is 64 MiB), a
- * PE would later die of SIGBUS on a store, far from the cause: say so now.
- */
-static void rt_check_shm_space(void)
-{
-    struct statvfs fs;
-    if (gk__rt.boot.node_index != 0 || statvfs("/dev/shm", &fs) != 0)
-        return;
-    unsigned long long avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
-    unsigned long long need =
-        (unsigned long long)gk__seg_size_for_heap(gk__rt.heap_size) * gk__rt.boot.node_size;
-    if (need > avail)
-        gk__warn("the %d PEs of this node may use %llu MiB of /dev/shm but it has %llu MiB "
-                 "free: a PE that fills its heap would die of SIGBUS; lower GK_HEAP_SIZE "
-                 "(now %zu) or enlarge /dev/shm",
-                 gk__rt.boot.node_size, need >> 20, avail >> 20, gk__rt.heap_size);
 }
 
 /*
@@ -228,10 +210,19 @@ static int rt_attach_peers(void)
 
 int gk_init(void)
 {
-    if (gk__rt.initialized)
+    return gk__rt_init("gk_init");
+}
+
+int gk__rt_init(const char *op)
+{
+    if (gk__rt.initialized) {
+        gk__error("%s: this process is already initialized as PE %d (a process is one "
+                  "PE, initialized once)",
+                  op, gk__rt.my_pe);
         return GK_ERR_ALREADY_INIT;
+    }
     if (gk__rt.finalized) {
-        gk__error("gk_init after gk_finalize: a PE is initialized once per process");
+        gk__error("%s after gk_finalize: a process is one PE, initialized once", op);
         return GK_ERR_ALREADY_INIT;
     }
     /* Errors before the bootstrap should carry the PE number too. */
@@ -247,7 +238,10 @@ int gk_init(void)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
     rt_set_wait_policy();
-    rt_check_shm_space();
+    /* Before any PE reserves its segment, so that all see the same space. */
+    status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size));
+    if (status != GK_OK)
+        goto err_destroy_seg;
 
     status = rt_agree(gk__seg_create(boot->job_key, boot->rank, gk__rt.heap_size,
                                      &gk__rt.my_seg));
@@ -399,8 +393,6 @@ int gk_n_pes(void)
 void gk_abort(int exit_code, const char *why)
 {
     gk__error("gk_abort(%d): %s", exit_code, why ? why : "(no reason given)");
-    if (exit_code == 0)
-        exit_code = 1;
     if (gk__rt.boot.ops != NULL) {
         gk__rt.boot.ops->abort(&gk__rt.boot, exit_code, why);
         /* The launcher now stops every PE, this one included; give it a
@@ -410,7 +402,7 @@ void gk_abort(int exit_code, const char *why)
             poll(&pfd, 1, 2000);
         }
     }
-    _exit(exit_code);
+    _exit(gk__boot_abort_status(exit_code));
 }
 
 

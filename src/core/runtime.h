@@ -51,6 +51,9 @@ struct gk__runtime {
     int all_mapped;
 };
 
+/* gk_init() as `op` (gk_init, gk_init_thread) names it in its messages. */
+int gk__rt_init(const char *op);
+
 /* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is
  * declared in gasket_inline.h: the inline puts keep it too. */
 

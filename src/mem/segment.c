@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -25,6 +26,71 @@ size_t gk__seg_size_for_heap(size_t heap_size)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     return GK__SEG_HEAP_OFFSET + ((heap_size + page - 1) & ~(page - 1));
+}
+
+/* Bytes in MiB, rounded up: a size wanted is never understated. */
+#define SEG_MIB_UP(bytes) (((unsigned long long)(bytes) + (1u << 20) - 1) >> 20)
+
+/* The bytes free in the file system that holds `fd` (/dev/shm); 0 if unknown. */
+static unsigned long long seg_fs_free(int fd)
+{
+    struct statvfs fs;
+    if (fstatvfs(fd, &fs) != 0)
+        return 0;
+    return (unsigned long long)fs.f_bavail * fs.f_frsize;
+}
+
+/*
+ * Takes every page of the segment now. A sparse segment would take them as
+ * they are touched, and a PE touching one that /dev/shm has no room for
+ * dies of SIGBUS, far from the cause; reserved, a full /dev/shm is an error
+ * here that says how much was wanted. tmpfs fills page by page before it
+ * gives up, so a size that cannot fit is refused before trying.
+ */
+static int seg_reserve(int fd, const char *name, size_t size, size_t heap_size)
+{
+    unsigned long long free_bytes = seg_fs_free(fd);
+    int err = ENOSPC;
+    if (free_bytes == 0 || size <= free_bytes) {
+        do
+            err = posix_fallocate(fd, 0, (off_t)size); /* the error, not errno */
+        while (err == EINTR);
+    }
+    if (err == 0)
+        return GK_OK;
+    if (err == ENOSPC)
+        gk__error("cannot reserve %llu MiB of /dev/shm for segment %s "
+                  "(GK_HEAP_SIZE=%zu): %llu MiB free; lower GK_HEAP_SIZE or enlarge "
+                  "/dev/shm",
+                  SEG_MIB_UP(size), name, heap_size, seg_fs_free(fd) >> 20);
+    else
+        gk__error("posix_fallocate(%s, %zu bytes) failed: %s", name, size, strerror(err));
+    return err == ENOSPC || err == ENOMEM ? GK_ERR_NOMEM : GK_ERR_SYSTEM;
+}
+
+int gk__seg_check_space(size_t heap_size, int n_segments)
+{
+    struct statvfs fs;
+    if (statvfs("/dev/shm", &fs) != 0)
+        return GK_OK; /* the reservation itself will tell */
+    unsigned long long free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    unsigned long long each = gk__seg_size_for_heap(heap_size);
+    unsigned long long need = each * (unsigned long long)n_segments;
+    if (need <= free_bytes)
+        return GK_OK;
+    if (n_segments == 1)
+        gk__error("this PE needs %llu MiB of /dev/shm (GK_HEAP_SIZE=%zu and the "
+                  "runtime's %zu MiB) but it has %llu MiB free; lower GK_HEAP_SIZE or "
+                  "enlarge /dev/shm",
+                  SEG_MIB_UP(need), heap_size, GK__SEG_HEAP_OFFSET >> 20,
+                  free_bytes >> 20);
+    else
+        gk__error("the %d PEs of this node need %llu MiB of /dev/shm (%llu MiB each for "
+                  "GK_HEAP_SIZE=%zu) but it has %llu MiB free; lower GK_HEAP_SIZE or "
+                  "enlarge /dev/shm",
+                  n_segments, SEG_MIB_UP(need), SEG_MIB_UP(each), heap_size,
+                  free_bytes >> 20);
+    return GK_ERR_NOMEM;
 }
 
 /* Maps the segment at a GK__SEG_MAP_ALIGN boundary: reserve a range with
@@ -77,13 +143,11 @@ int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg
                   (long long)st.st_size);
         goto err_unlink;
     }
-    if (ftruncate(fd, (off_t)size) != 0) {
-        gk__error("ftruncate(%s, %zu) failed: %s (is /dev/shm big enough for "
-                  "GK_HEAP_SIZE?)",
-                  name, size, strerror(errno));
+    status = seg_reserve(fd, name, size, heap_size);
+    if (status != GK_OK)
         goto err_unlink;
-    }
-    if (seg_map(fd, size, seg) != GK_OK) {
+    status = seg_map(fd, size, seg);
+    if (status != GK_OK) {
         gk__error("mmap(%s, %zu bytes) failed: %s", name, size, strerror(errno));
         goto err_unlink;
     }

@@ -7,6 +7,8 @@
  * Creation follows DESIGN.md: an unguessable name (the job key),
  * O_CREAT|O_EXCL, mode 0600, an fstat() check that the object is ours and
  * new, and the creator unlinks it as soon as the node's PEs have mapped it.
+ * Every page is reserved at creation (posix_fallocate), so a full /dev/shm
+ * fails gk_init with a message instead of a PE with SIGBUS later.
  */
 #ifndef GK_MEM_SEGMENT_H
 #define GK_MEM_SEGMENT_H
@@ -29,7 +31,7 @@
  *   [1 MiB, 2 MiB)       the active-message inbox (net/shm_ring.h)
  *   [2 MiB, 4 MiB)       the rendezvous pipeline: senders copy large
  *                        two-sided messages in, this PE copies them out
- *                        (msg/rndv_pipe.h); its pages exist once used
+ *                        (msg/rndv_pipe.h)
  *   [4 MiB, ...)         the symmetric heap
  *
  * Every segment is mapped at an address that is a multiple of
@@ -88,7 +90,11 @@ struct gk__seg {
     char *heap;
 };
 
-/* Creates, sizes and maps PE `pe`'s segment with a heap of `heap_size`. */
+/* Whether /dev/shm has room for `n_segments` segments with heaps of
+ * `heap_size`; if not, logs both sizes and returns GK_ERR_NOMEM. */
+int gk__seg_check_space(size_t heap_size, int n_segments);
+/* Creates, sizes and maps PE `pe`'s segment with a heap of `heap_size`, its
+ * pages reserved in /dev/shm (GK_ERR_NOMEM, logged, when they do not fit). */
 int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);
 /* Maps PE `pe`'s segment, checking owner, size and header. */
 int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);

@@ -90,7 +90,7 @@ static void mpi_abort(struct gk__boot *boot, int exit_code, const char *why)
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized)
-        MPI_Abort(MPI_COMM_WORLD, exit_code);
+        MPI_Abort(MPI_COMM_WORLD, gk__boot_abort_status(exit_code));
     /* MPI is gone: gk_abort() exits this process alone. */
 }
 

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "base/wait.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
@@ -126,8 +127,9 @@ static int sem_flags_normalize(const char *op, unsigned flags, uint32_t *flags_p
     for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
         unsigned both = pairs[i].first | pairs[i].second;
         if ((flags & both) == both) {
-            gk__error("%s: flags %#x ask for two contradictory kinds (%#x and %#x)", op,
-                      flags, pairs[i].first, pairs[i].second);
+            gk__error("%s: flags %#x ask for two contradictory kinds (%s and %s)", op,
+                      flags, gk__sem_flag_name(pairs[i].first),
+                      gk__sem_flag_name(pairs[i].second));
             return GK_ERR_INVALID_ARG;
         }
         normal |= (flags & both) ? (flags & both) : pairs[i].first;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "core/xfer.h"
 #include "win/win.h"
 
@@ -34,29 +35,23 @@ static int dtype_is_integer(gk_dtype_t dtype)
     return dtype == GK_DTYPE_INT32 || dtype == GK_DTYPE_INT64 || dtype == GK_DTYPE_UINT64;
 }
 
-static const char *op_name(gk_op_t op)
-{
-    static const char *const names[] = {"SUM",  "MIN", "MAX", "PROD", "REPLACE",
-                                        "BAND", "BOR", "BXOR", "NO_OP"};
-    return (unsigned)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
-}
-
 /* Checks dtype and op for an accumulate (no_op_ok: the fetching forms). */
 static int check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op,
                           int no_op_ok)
 {
     if (dtype_width(dtype) == 0) {
-        gk__error("%s: dtype %d is not a gk_dtype_t", op_name_call, (int)dtype);
+        gk__error("%s: %s is not valid here", op_name_call, GK__DTYPE_STR(dtype));
         return GK_ERR_INVALID_ARG;
     }
     if ((unsigned)op > GK_OP_NO_OP || (op == GK_OP_NO_OP && !no_op_ok)) {
-        gk__error("%s: op %d is not valid here", op_name_call, (int)op);
+        gk__error("%s: %s is not valid here%s", op_name_call, GK__OP_STR(op),
+                  op == GK_OP_NO_OP ? " (only where the call fetches)" : "");
         return GK_ERR_INVALID_ARG;
     }
     if ((op == GK_OP_BAND || op == GK_OP_BOR || op == GK_OP_BXOR) &&
         !dtype_is_integer(dtype)) {
-        gk__error("%s: op GK_OP_%s needs an integer dtype, not %s", op_name_call,
-                  op_name(op), dtype == GK_DTYPE_FLOAT ? "GK_DTYPE_FLOAT" : "GK_DTYPE_DOUBLE");
+        gk__error("%s: %s is not valid for %s (bitwise operations need an integer dtype)",
+                  op_name_call, GK__OP_STR(op), GK__DTYPE_STR(dtype));
         return GK_ERR_INVALID_ARG;
     }
     return GK_OK;
@@ -229,8 +224,9 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
 {
     static const char op[] = "gk_win_compare_and_swap";
     if (dtype_width(dtype) == 0 || !dtype_is_integer(dtype)) {
-        gk__error("%s: dtype %d is not an integer gk_dtype_t (INT32, INT64, UINT64)", op,
-                  (int)dtype);
+        gk__error("%s: %s is not an integer dtype (GK_DTYPE_INT32, GK_DTYPE_INT64 or "
+                  "GK_DTYPE_UINT64)",
+                  op, GK__DTYPE_STR(dtype));
         return GK_ERR_INVALID_ARG;
     }
     size_t width = dtype_width(dtype);

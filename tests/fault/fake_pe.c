@@ -21,6 +21,7 @@
  *   badtype   the victim sends a message of type 9
  *   huge      the victim announces a 1 GiB blob (over GK__LMSG_MAX_PAYLOAD)
  *   badlen    the victim's second blob is longer than the others'
+ *   closefd   the victim closes its socket and runs on (until signalled)
  *   hang      everyone blocks reading its socket, forever
  *   stubborn  as hang, but SIGTERM is ignored (the launcher must SIGKILL)
  *   plain     a program that is not a gasket program: no protocol, exit 0
@@ -282,6 +283,11 @@ int main(int argc, char **argv)
             fault_note_death();
             write_all(boot_fd, &h, sizeof(h));
             block_forever();
+        } else if (strcmp(mode, "closefd") == 0) {
+            fault_note_death();
+            close(boot_fd);
+            for (;;)
+                pause();
         } else if (strcmp(mode, "badlen") == 0) {
             char blob[16] = {0};
             fault_note_death();

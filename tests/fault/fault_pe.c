@@ -7,9 +7,13 @@
  *   modes: kill (SIGKILL), kill-with-child (SIGKILL, leaving a process it
  *   started behind), nofin (exit 0 without gk_finalize), abort
  *   (abort()), exit3 (exit 3 before gk_finalize), gkabort (gk_abort(5)),
- *   segv (a NULL store), hang (nobody fails: for --timeout and signals),
- *   ok (everyone finishes), late3 (exit 3 after gk_finalize), slow (PE 1
- *   lingers 0.4 s before the collective, so PE 0's wait sleeps)
+ *   gkabort0 and gkabort256 (gk_abort(0) and gk_abort(256): still a failure),
+ *   segv (a NULL store), closefd (closes its connection to the launcher,
+ *   GK_BOOT_FD, and runs on until signalled), hang (nobody fails: for
+ *   --timeout and signals), ok (everyone finishes), late3 (exit 3 after
+ *   gk_finalize), slow (PE 1 lingers 0.4 s before the collective, so PE 0's
+ *   wait sleeps), shm-full (run with a GK_HEAP_SIZE that /dev/shm cannot
+ *   hold: gk_init must fail on every PE, which then exits 1)
  */
 #include <gasket.h>
 #include <signal.h>
@@ -24,17 +28,20 @@
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
+    /* Before gk_init, which may fail: the script checks for leftovers. */
+    const char *rank = getenv("GK_RANK");
+    fault_note_pid(rank != NULL ? atoi(rank) : 0);
     if (gk_init() != GK_OK)
         return 1;
     int me = gk_my_pe();
     /* Print our pid so the no-orphans check can find us. */
     printf("fault_pe PE %d pid %d\n", me, (int)getpid());
     fflush(stdout);
-    fault_note_pid(me);
     gk_barrier();
     fault_ready(me);
     static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
-                                           "exit3", "gkabort",         "segv"};
+                                           "exit3", "gkabort",         "segv",
+                                           "closefd", "gkabort0",      "gkabort256"};
     for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
         if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
             fault_note_death();
@@ -55,6 +62,13 @@ int main(int argc, char **argv)
             exit(3);
         if (strcmp(mode, "gkabort") == 0)
             gk_abort(5, "the fault test asked for it");
+        if (strncmp(mode, "gkabort", 7) == 0)
+            gk_abort(atoi(mode + 7), "the fault test asked for it");
+        if (strcmp(mode, "closefd") == 0) {
+            close(atoi(getenv("GK_BOOT_FD")));
+            for (;;)
+                pause();
+        }
         if (strcmp(mode, "segv") == 0) {
             /* Never mapped, and aligned (so UBSan does not stop us first). */
             volatile int *volatile bad = (volatile int *)(uintptr_t)16;

@@ -61,6 +61,22 @@ case $case_name in
     run -n 4 "$prog" "$case_name" ;;
   ok|plain)   run -n 4 "$prog" "$case_name"; quiet=1 ;;
   plain2)     run -n 4 "$prog" plain2 ;;
+  # The victim runs on after closing its socket: a launcher that waits for
+  # its exit ends the job only at the --timeout (exit 124).
+  closefd)    run -n 4 --timeout 10 "$prog" closefd ;;
+  gkabort0)
+    # Without the launcher too: the PE's own status is never 0.
+    for code in 0 256; do
+      env -u FAULT_DIR "$prog" gkabort$code >/dev/null 2>&1; got=$?
+      [ "$got" = 1 ] || fail "gk_abort($code) without gasket-run: exit status $got, expected 1"
+    done
+    run -n 4 "$prog" gkabort0 ;;
+  shm-full)
+    # A heap 1 GiB larger than /dev/shm has free: refused before any page
+    # is taken, however large /dev/shm is.
+    free_bytes=$(( $(stat -f -c '%a * %S' /dev/shm) ))
+    heap=$(( free_bytes + (1 << 30) ))
+    GK_HEAP_SIZE=$heap run -n 4 "$prog" shm-full ;;
   oversub)    run -n 32 "$prog" ok; quiet=1 ;;
   bind)       run -n 4 --bind "$prog" bind; quiet=1 ;;
   tag)        run -n 3 --tag "$prog" tag; quiet=1 ;;
@@ -117,7 +133,10 @@ case $case_name in
   segv)    expect_status=139; expect_line="^gasket-run: PE 1 \(pid $victim\) was killed by signal 11 \(SIGSEGV\); stopping the job$" ;;
   exit3)   expect_status=3;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited with status 3 before gk_finalize; stopping the job$" ;;
   plain2)  expect_status=2;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited with status 2; stopping the job$" ;;
+  closefd) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) closed its connection to the launcher before gk_finalize; stopping the job$" ;;
+  shm-full) expect_status=1;  expect_line='^gasket-run: PE [0-3] \(pid [0-9]+\) exited with status 1 before gk_finalize; stopping the job$' ;;
   gkabort) expect_status=5;   expect_line='^gasket-run: PE 1 called gk_abort\(5\): the fault test asked for it; stopping the job$' ;;
+  gkabort0) expect_status=1;  expect_line='^gasket-run: PE 1 called gk_abort\(0\): the fault test asked for it; stopping the job$' ;;
   leave)   expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited while other PEs wait for it in a bootstrap exchange; stopping the job$" ;;
   badmagic) expect_status=1;  expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0xdeadbeef, type 2, 8 bytes\); stopping the job$" ;;
   badtype) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0x676b6c6d, type 9, 0 bytes\); stopping the job$" ;;
@@ -175,6 +194,13 @@ case "$kind:$case_name" in
       fail "expected $((4 * 8192)) whole tagged lines" ;;
   *:bind)
     [ "$(grep -c 'bound to CPU' "$out")" -eq 4 ] || fail "not every PE checked its binding" ;;
+  fault_pe:shm-full)
+    # Every PE says how much it wanted and how much there was (each logs
+    # before the exchange that lets any of them fail, and exit).
+    each=$(( heap + (4 << 20) )) # the runtime's 4 MiB before the heap
+    each_mib=$(( (each + (1 << 20) - 1) >> 20 )) need_mib=$(( (4 * each + (1 << 20) - 1) >> 20 ))
+    said=$(grep -Ec "^gasket\[PE [0-3]\] error: the 4 PEs of this node need $need_mib MiB of /dev/shm \($each_mib MiB each for GK_HEAP_SIZE=$heap\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
+    [ "$said" -eq 4 ] || fail "$said of 4 PEs said how much /dev/shm they needed and had" ;;
 esac
 
 key=$(cat "$FAULT_DIR/key" 2>/dev/null || echo no-job)

@@ -4,6 +4,7 @@
 # but pkg-config: gasket-mpi.pc (FindMPI's MPI) and, when there,
 # gasket-mpi-mpich.pc. Runs each with its MPI's mpirun on 2 ranks.
 set -euo pipefail
+unset LD_LIBRARY_PATH
 build=$1; prog=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
@@ -19,9 +20,10 @@ for pc in gasket-mpi gasket-mpi-mpich; do
     *) echo "$pc requires no MPI module pkg-config knows; not run"; continue ;;
     esac
     command -v "${run%% *}" >/dev/null || { echo "${run%% *} not found"; continue; }
-    libdir=$(pkg-config --variable=libdir "$pc")
+    # No rpath or LD_LIBRARY_PATH of ours: the .pc files' run path finds
+    # the installed libraries.
     cc -std=c11 -Wall -Werror $(pkg-config --cflags "$pc") "$prog" -o "$work/hybrid_$pc" \
-       $(pkg-config --libs "$pc") -Wl,-rpath,"$libdir"
+       $(pkg-config --libs "$pc")
     # The installed library, not the build tree's.
     ldd "$work/hybrid_$pc" | grep "$work/prefix/.*libgasket_mpi" >/dev/null
     $run "$work/hybrid_$pc" | grep "hybrid_rma: ok" >/dev/null

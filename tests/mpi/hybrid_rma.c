@@ -15,6 +15,9 @@
  *
  * Prints "hybrid_rma: ok" on world rank 0 when every check passed.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* fileno (gk_capture.h) under -std=c11 */
+#endif
 #include <gasket_mpi.h>
 
 #include <stdio.h>
@@ -24,6 +27,7 @@
 static int me; /* world rank */
 
 #define HYBRID_PROGRAM "hybrid_rma"
+#include "../lib/gk_capture.h"
 #include "hybrid_check.h"
 
 #define ROUNDS 40
@@ -60,9 +64,13 @@ int main(int argc, char **argv)
         gk_barrier(); /* never completes: PE 1 does not come */
         FAIL("gk_barrier returned without PE 1");
     }
-    /* Twice is refused, and the refusal leaves the runtime running. */
-    if (gk_init_mpi(comm) != GK_ERR_ALREADY_INIT)
-        FAIL("a second gk_init_mpi was not refused");
+    /* Twice is refused, with a message, and the refusal leaves the runtime
+     * running. */
+    gk_capture_begin();
+    int again = gk_init_mpi(comm);
+    const char *said = gk_capture_end();
+    if (again != GK_ERR_ALREADY_INIT || strstr(said, "already initialized") == NULL)
+        FAIL("a second gk_init_mpi returned %d and said \"%s\"", again, said);
 
     uint64_t *inbox = gk_calloc(2, sizeof(uint64_t));
     uint64_t *counter = gk_calloc(1, sizeof(uint64_t));

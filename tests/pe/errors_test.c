@@ -19,7 +19,8 @@
  * calloc overflow, bad alignments, realloc that cannot grow, frees of
  * pointers that are not blocks; heap calls whose arguments differ between
  * PEs (sizes, alignments, blocks, NULL on some PEs, different calls): each
- * PE reports it and nothing is allocated or freed anywhere.
+ * PE reports it and nothing is allocated or freed anywhere; a second
+ * gk_init; all-reduce arguments and semaphore flags, named in messages.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -434,10 +435,12 @@ static void test_allreduce_mismatch(void)
         in[i] = i + (uint64_t)me;
     size_t count = me == npes - 1 ? N : 10;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, count, GK_DTYPE_UINT64, GK_OP_SUM),
-                 "gk_allreduce", "different arguments", pe_fmt("count %zu", count));
+                 "gk_allreduce", "different arguments", pe_fmt("count %zu", count),
+                 "dtype GK_DTYPE_UINT64");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_allreduce(out, in, 4, GK_DTYPE_UINT64, me == 0 ? GK_OP_MAX : GK_OP_SUM),
-                 "gk_allreduce", "different arguments");
+                 "gk_allreduce", "different arguments",
+                 me == 0 ? "op GK_OP_MAX)" : "op GK_OP_SUM)");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_allreduce(out, in, me == 1 ? 0 : 3, GK_DTYPE_UINT64, GK_OP_SUM),
                  "gk_allreduce", "different arguments");
@@ -447,9 +450,22 @@ static void test_allreduce_mismatch(void)
     else
         CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
                      "gk_allreduce", "another PE");
+    /* Values are named, or said not to be of the type. */
     if (me == npes - 1)
         CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, (gk_op_t)99),
-                     "gk_allreduce", "op 99");
+                     "gk_allreduce: op 99 (not a gk_op_t) is not valid");
+    else
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "gk_allreduce");
+    if (me == 0)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_NO_OP),
+                     "gk_allreduce: GK_OP_NO_OP is not valid");
+    else
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "gk_allreduce");
+    if (me == npes - 1)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, (gk_dtype_t)77, GK_OP_SUM),
+                     "gk_allreduce: dtype 77 (not a gk_dtype_t) is not valid");
     else
         CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_allreduce(out, in, 4, GK_DTYPE_UINT64, GK_OP_SUM),
                      "gk_allreduce");
@@ -459,13 +475,30 @@ static void test_allreduce_mismatch(void)
         CHECK_EQ_U64(out[i], pes * i + pes * (pes - 1) / 2);
 }
 
+/* Contradictory semaphore flags: the message names both constants. */
+static void test_sem_flags(void)
+{
+    gk_sem_t sem = GK_SEM_NULL;
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_alloc(GK_SEM_INTEGER | GK_SEM_BOOLEAN, &sem),
+                 "gk_sem_alloc", "(GK_SEM_INTEGER and GK_SEM_BOOLEAN)");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_sem_alloc(GK_SEM_SINGLE_CONSUMER | GK_SEM_MULTI_CONSUMER, &sem),
+                 "gk_sem_alloc", "(GK_SEM_MULTI_CONSUMER and GK_SEM_SINGLE_CONSUMER)");
+}
+
 int main(void)
 {
     test_before_init();
     CHECK_OK(gk_init());
-    CHECK_STATUS(gk_init(), GK_ERR_ALREADY_INIT);
     me = gk_my_pe();
     npes = gk_n_pes();
+    /* A process is one PE, once: a second start is refused and says so. */
+    CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init(), "gk_init: this process is already "
+                 "initialized", pe_fmt("as PE %d", me));
+    int provided = -1;
+    CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init_thread(GK_THREAD_SINGLE, &provided),
+                 "gk_init_thread: this process is already initialized");
+    CHECK_EQ(provided, -1);
     other = (me + 1) % npes;
 
     /* The first block starts the heap: check that with gk_ptr. */
@@ -494,6 +527,7 @@ int main(void)
     test_heap_exhaustion();
     test_heap_mismatch();
     test_allreduce_mismatch();
+    test_sem_flags();
 
     gk_free(heap_start);
     CHECK_OK(gk_finalize());

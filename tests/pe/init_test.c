@@ -38,8 +38,8 @@ int main(void)
     CHECK_GE(gk_heap_size(), (size_t)1 << 20);
     CHECK_EQ(gk_heap_free(), gk_heap_size()); /* nothing allocated yet */
 
-    /* A second gk_init changes nothing. */
-    CHECK_STATUS(gk_init(), GK_ERR_ALREADY_INIT);
+    /* A second gk_init changes nothing, and says why it is refused. */
+    CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init(), "gk_init", "already initialized");
     CHECK_EQ(gk_my_pe(), me);
     CHECK_EQ(gk_n_pes(), npes);
 

@@ -122,32 +122,42 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_free(NULL), "gk_win_free", "win is NULL");
     CHECK_LOGGED_NULL(gk_win_base(NULL), "gk_win_base", "win is NULL");
 
-    /* Types and operations: every bitwise op on both floating types, CAS
-     * on both, NO_OP where no fetch is made, an unknown op. */
+    /* Types and operations, named in the messages: every bitwise op on both
+     * floating types, CAS on both, NO_OP where no fetch is made, an unknown
+     * op and dtype. */
     static const gk_op_t bitwise[] = {GK_OP_BAND, GK_OP_BOR, GK_OP_BXOR};
     static const char *const bitwise_names[] = {"GK_OP_BAND", "GK_OP_BOR", "GK_OP_BXOR"};
     for (int k = 0; k < 3; k++) {
         CHECK_LOGGED(GK_ERR_INVALID_ARG,
                      gk_win_accumulate(win, other, 0, &f, 1, GK_DTYPE_FLOAT, bitwise[k]),
-                     bitwise_names[k], "GK_DTYPE_FLOAT");
+                     pe_fmt("%s is not valid for GK_DTYPE_FLOAT", bitwise_names[k]));
         CHECK_LOGGED(
             GK_ERR_INVALID_ARG,
             gk_win_fetch_and_op(win, other, 0, &d, &d, GK_DTYPE_DOUBLE, bitwise[k]),
-            bitwise_names[k], "GK_DTYPE_DOUBLE");
+            pe_fmt("%s is not valid for GK_DTYPE_DOUBLE", bitwise_names[k]));
     }
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &d, &d, &d, GK_DTYPE_DOUBLE),
-                 "gk_win_compare_and_swap", "not an integer");
+                 "gk_win_compare_and_swap: GK_DTYPE_DOUBLE is not an integer dtype");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_compare_and_swap(win, other, 0, &f, &f, &f, GK_DTYPE_FLOAT),
+                 "GK_DTYPE_FLOAT is not an integer dtype");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &u, &u, &u, (gk_dtype_t)9),
-                 "gk_win_compare_and_swap", "dtype 9");
+                 "gk_win_compare_and_swap", "dtype 9 (not a gk_dtype_t)");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, 1, (gk_dtype_t)-3, GK_OP_SUM),
+                 "gk_win_accumulate: dtype -3 (not a gk_dtype_t) is not valid");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, (gk_op_t)9),
-                 "gk_win_accumulate", "op 9");
+                 "gk_win_accumulate: op 9 (not a gk_op_t) is not valid");
     CHECK_LOGGED(
         GK_ERR_INVALID_ARG,
         gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
-        "gk_win_fetch_and_op", "op -1");
+        "gk_win_fetch_and_op", "op -1 (not a gk_op_t)");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_NO_OP),
+                 "gk_win_accumulate: GK_OP_NO_OP is not valid here");
 
     /* Misaligned elements: the address and the width. */
     CHECK_LOGGED(
@@ -351,10 +361,10 @@ int main(void)
                  "not an integer");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, (gk_dtype_t)42, GK_OP_SUM),
-                 "dtype 42");
+                 "dtype 42 (not a gk_dtype_t)");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_NO_OP),
-                 "op 8");
+                 "GK_OP_NO_OP is not valid here");
     CHECK_LOGGED(GK_ERR_ALIGN,
                  gk_win_fetch_and_op(win, other, 4, &u, &old, GK_DTYPE_UINT64, GK_OP_SUM),
                  "not aligned");
