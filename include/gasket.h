@@ -510,6 +510,31 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
 GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
                         gk_op_t op);
 
+/**
+ * Collect (all-gather, OpenSHMEM's fcollect): every PE contributes `nbytes`
+ * from `src`; `dst` on every PE receives gk_n_pes() * nbytes bytes, PE j's
+ * block at dst + j * nbytes. Collective; any local buffers. `src` and `dst`
+ * must not overlap, except that `src` may be this PE's own block of `dst`
+ * (dst + gk_my_pe() * nbytes: in place). Blocks travel around a ring of the
+ * PEs through each PE's scratch space, pipelined in 16 KiB chunks; a PE
+ * returns once its `dst` is filled. The PEs first check (one small
+ * all-reduce) that they all passed the same nbytes and that no PE's
+ * arguments failed: otherwise every PE returns an error with a message and
+ * nothing moves (GK_ERR_INVALID_ARG, or the failing PE's own code there).
+ */
+GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
+
+/**
+ * All-to-all: block i (nbytes at src + i * nbytes) of `src` on every PE
+ * goes to PE i, where it lands as block j of `dst` (dst + j * nbytes), j
+ * being the sender. Collective; any local buffers of gk_n_pes() * nbytes
+ * bytes each, which must not overlap. In n - 1 rounds, PE p sends to
+ * p + r and receives from p - r (mod n) in round r, pipelined in 16 KiB
+ * chunks through the receiver's scratch space. Arguments are agreed on as
+ * in gk_collect().
+ */
+GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
+
 /* ------------------------------------------------------------------------ */
 /* Windows (MPI-3 style) and passive-target locks                            */
 /* ------------------------------------------------------------------------ */
