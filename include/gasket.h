@@ -459,25 +459,77 @@ GK_API int gk_signal_wait_until(uint64_t *sig_addr, gk_cmp_t cmp, uint64_t value
 /* Collectives over all PEs                                                  */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Element types of the reductions and the window accumulates. The C type of
+ * each: INT8 .. UINT64 the <stdint.h> types, FLOAT float, DOUBLE double,
+ * LONG_DOUBLE long double (16 bytes on x86-64). The pair types are the
+ * structs below, MPI's MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+ * MPI_2INT and MPI_LONG_DOUBLE_INT, for GK_OP_MINLOC and GK_OP_MAXLOC only.
+ * The window accumulates take INT32, UINT32, INT64, UINT64, FLOAT and
+ * DOUBLE; the other types are GK_ERR_INVALID_ARG there.
+ */
 typedef enum gk_dtype {
     GK_DTYPE_INT32 = 0,
     GK_DTYPE_INT64 = 1,
     GK_DTYPE_FLOAT = 2,
     GK_DTYPE_DOUBLE = 3,
-    GK_DTYPE_UINT64 = 4
+    GK_DTYPE_UINT64 = 4,
+    GK_DTYPE_INT8 = 5,
+    GK_DTYPE_INT16 = 6,
+    GK_DTYPE_UINT8 = 7,
+    GK_DTYPE_UINT16 = 8,
+    GK_DTYPE_UINT32 = 9,
+    GK_DTYPE_LONG_DOUBLE = 10,
+    GK_DTYPE_FLOAT_INT = 11,      /* gk_float_int_t */
+    GK_DTYPE_DOUBLE_INT = 12,     /* gk_double_int_t */
+    GK_DTYPE_LONG_INT = 13,       /* gk_long_int_t */
+    GK_DTYPE_2INT = 14,           /* gk_2int_t */
+    GK_DTYPE_LONG_DOUBLE_INT = 15 /* gk_long_double_int_t */
 } gk_dtype_t;
 
+/* The value-index pairs of GK_OP_MINLOC and GK_OP_MAXLOC (C layout, padding
+ * included: an array of them is what the reduction reads and writes). */
+typedef struct gk_float_int {
+    float value;
+    int index;
+} gk_float_int_t;
+typedef struct gk_double_int {
+    double value;
+    int index;
+} gk_double_int_t;
+typedef struct gk_long_int {
+    long value;
+    int index;
+} gk_long_int_t;
+typedef struct gk_2int {
+    int value;
+    int index;
+} gk_2int_t;
+typedef struct gk_long_double_int {
+    long double value;
+    int index;
+} gk_long_double_int_t;
+
+/*
+ * Operations. gk_allreduce() and gk_reduce() take SUM, MIN, MAX and PROD on
+ * every non-pair type, BAND, BOR and BXOR on the integer types, and MINLOC
+ * and MAXLOC on the pair types only (and the pair types with nothing
+ * else). MINLOC/MAXLOC keep the smaller/larger value with its index; on a
+ * tie in value, the smaller index (MPI's rule). The window accumulates take
+ * SUM .. NO_OP as documented there.
+ */
 typedef enum gk_op {
     GK_OP_SUM = 0,
     GK_OP_MIN = 1,
     GK_OP_MAX = 2,
     GK_OP_PROD = 3,
-    /* Window accumulates only. Bitwise ops need an integer type. */
-    GK_OP_REPLACE = 4,
-    GK_OP_BAND = 5,
+    GK_OP_REPLACE = 4, /* window accumulates only */
+    GK_OP_BAND = 5,    /* bitwise: integer types only */
     GK_OP_BOR = 6,
     GK_OP_BXOR = 7,
-    GK_OP_NO_OP = 8 /* get-accumulate and fetch-and-op: fetch only */
+    GK_OP_NO_OP = 8,   /* get-accumulate and fetch-and-op: fetch only */
+    GK_OP_MINLOC = 9,  /* reductions of pair types only */
+    GK_OP_MAXLOC = 10
 } gk_op_t;
 
 /**
@@ -499,7 +551,8 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
 /**
  * All-reduce: combines `count` elements of `src` from every PE with `op`
  * and leaves the result in `dst` on every PE. Collective; any local
- * buffers, src == dst allowed. Recursive doubling over signaling puts (a
+ * buffers, src == dst allowed. dtype and op: any pair gk_op_t allows (an
+ * invalid pair is GK_ERR_INVALID_ARG with a message naming both). Recursive doubling over signaling puts (a
  * fold step first when the PE count is not a power of two); every PE
  * combines in the same order, so floating-point results are bitwise
  * identical on all PEs. Integer arithmetic wraps. The PEs check that they
@@ -509,6 +562,19 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  */
 GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
                         gk_op_t op);
+
+/**
+ * Reduce: as gk_allreduce(), but the result lands in `dst` on PE `root`
+ * only; on the other PEs `dst` is not written and may be NULL. Collective;
+ * any local buffers, src == dst allowed on the root. Every PE combines in
+ * the same order (it is the all-reduce's algorithm), so the root's result
+ * is the one gk_allreduce() would give, bit for bit. The PEs check that they
+ * agree on count, dtype, op and root as gk_allreduce() does; a root that is
+ * not a PE is GK_ERR_PE on the PEs that passed it (GK_ERR_INVALID_ARG,
+ * "another PE", on the others).
+ */
+GK_API int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                     gk_op_t op, int root);
 
 /**
  * Collect (all-gather, OpenSHMEM's fcollect): every PE contributes `nbytes`
@@ -799,7 +865,8 @@ GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_
  * Thread levels, as MPI's. gk_init() gives GK_THREAD_SINGLE. With
  * GK_THREAD_MULTIPLE any thread may call the one-sided, atomic, signaling,
  * active-message and two-sided calls at any time; collective calls
- * (barrier, allocation, broadcast, all-reduce, window creation, fence)
+ * (barrier, allocation, broadcast, reductions, collect, all-to-all,
+ * window creation, fence)
  * stay with one thread at a time, and so do a window's epochs.
  */
 #define GK_THREAD_SINGLE 0

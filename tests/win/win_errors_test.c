@@ -139,11 +139,32 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  gk_win_compare_and_swap(win, other, 0, &d, &d, &d, GK_DTYPE_DOUBLE),
                  "gk_win_compare_and_swap", "not an integer");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_compare_and_swap(win, other, 0, &u, &u, &u, (gk_dtype_t)9),
-                 "gk_win_compare_and_swap", "dtype 9");
+                 gk_win_compare_and_swap(win, other, 0, &u, &u, &u, (gk_dtype_t)99),
+                 "gk_win_compare_and_swap", "dtype 99 is not a gk_dtype_t");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, (gk_op_t)9),
-                 "gk_win_accumulate", "op 9");
+                 gk_win_compare_and_swap(win, other, 0, &u, &u, &u, GK_DTYPE_INT8),
+                 "gk_win_compare_and_swap", pe_fmt("dtype %d", GK_DTYPE_INT8),
+                 "not an integer window type");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, (gk_op_t)99),
+                 "gk_win_accumulate", "op 99");
+    /* The reductions' types and operations that windows do not take. */
+    static const gk_dtype_t not_window[] = {
+        GK_DTYPE_INT8,       GK_DTYPE_INT16,      GK_DTYPE_UINT8,
+        GK_DTYPE_UINT16,     GK_DTYPE_LONG_DOUBLE, GK_DTYPE_FLOAT_INT,
+        GK_DTYPE_DOUBLE_INT, GK_DTYPE_LONG_INT,   GK_DTYPE_2INT,
+        GK_DTYPE_LONG_DOUBLE_INT};
+    for (size_t k = 0; k < sizeof(not_window) / sizeof(not_window[0]); k++)
+        CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                     gk_win_accumulate(win, other, 0, &u, 1, not_window[k], GK_OP_SUM),
+                     "gk_win_accumulate", pe_fmt("dtype %d ", not_window[k]),
+                     "not supported on windows");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_MINLOC),
+                 "gk_win_accumulate", pe_fmt("op %d", GK_OP_MINLOC));
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_2INT, GK_OP_MAXLOC),
+                 "gk_win_fetch_and_op", pe_fmt("dtype %d ", GK_DTYPE_2INT));
     CHECK_LOGGED(
         GK_ERR_INVALID_ARG,
         gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
