@@ -323,6 +323,73 @@ GK__WAIT_DECLARE(i64, int64_t)
 GK__WAIT_DECLARE(u64, uint64_t)
 #undef GK__WAIT_DECLARE
 
+/*
+ * Waits on arrays of words (OpenSHMEM 1.5's wait_until_all/any/some and
+ * test_all/any/some), for the same types: `ivars` is an array of `n` local
+ * symmetric words (aligned, all inside this PE's heap; any pointer when n is
+ * 0). `status` may be NULL; where it is not, a nonzero status[i] leaves
+ * ivars[i] out. Each word is compared as gk_wait_until_T() does, and the
+ * waits back off the same way (spin, yield, then sleep until a peer writes
+ * to this PE), serving active messages meanwhile.
+ *
+ *   gk_wait_until_all_T   returns once every word left in has been seen
+ *                         satisfying the comparison (each is waited for in
+ *                         turn: a word that changes back afterwards is not
+ *                         looked at again). None left in: returns at once.
+ *   gk_wait_until_any_T   returns once some word left in satisfies it;
+ *                         *index_p is the index of one that does (the
+ *                         lowest at the look that found it). None left in:
+ *                         returns at once with *index_p = SIZE_MAX.
+ *   gk_wait_until_some_T  returns once at least one word left in satisfies
+ *                         it; indices[0 .. *count_p) are the indices of
+ *                         all that did at that look, in increasing order
+ *                         (`indices` has room for n). None left in: returns
+ *                         at once with *count_p = 0.
+ *   gk_test_all_T         *satisfied_p = 1 if every word left in satisfies
+ *                         it now (1 when none is left in), else 0.
+ *   gk_test_any_T         *index_p = the lowest index satisfied now, or
+ *                         SIZE_MAX when none is.
+ *   gk_test_some_T        indices and *count_p as wait_until_some, with
+ *                         *count_p = 0 when none is satisfied now.
+ *
+ * Output parameters may not be NULL (`indices` may be when n is 0). A bad
+ * comparison, a NULL output, or words outside the heap or misaligned is an
+ * error with a message.
+ */
+#define GK__WAIT_ARRAY_DECLARE(T, ctype)                                       \
+    GK_API int gk_wait_until_all_##T(ctype *ivars, size_t n, const int *status, \
+                                     gk_cmp_t cmp, ctype value);               \
+    GK_API int gk_wait_until_any_##T(ctype *ivars, size_t n, const int *status, \
+                                     gk_cmp_t cmp, ctype value, size_t *index_p); \
+    GK_API int gk_wait_until_some_##T(ctype *ivars, size_t n, const int *status, \
+                                      gk_cmp_t cmp, ctype value, size_t *indices, \
+                                      size_t *count_p);                        \
+    GK_API int gk_test_all_##T(ctype *ivars, size_t n, const int *status,       \
+                               gk_cmp_t cmp, ctype value, int *satisfied_p);   \
+    GK_API int gk_test_any_##T(ctype *ivars, size_t n, const int *status,       \
+                               gk_cmp_t cmp, ctype value, size_t *index_p);    \
+    GK_API int gk_test_some_##T(ctype *ivars, size_t n, const int *status,      \
+                                gk_cmp_t cmp, ctype value, size_t *indices,    \
+                                size_t *count_p);
+
+GK__WAIT_ARRAY_DECLARE(i32, int32_t)
+GK__WAIT_ARRAY_DECLARE(u32, uint32_t)
+GK__WAIT_ARRAY_DECLARE(i64, int64_t)
+GK__WAIT_ARRAY_DECLARE(u64, uint64_t)
+#undef GK__WAIT_ARRAY_DECLARE
+
+/**
+ * Wall-clock time in seconds since an unspecified point in the past, from
+ * the monotonic clock (CLOCK_MONOTONIC: never jumps back, not affected by
+ * changes of the system date). Resolution: that of the clock, one
+ * nanosecond on Linux, well below a microsecond in the double for any
+ * realistic uptime. Not synchronised across PEs: compare differences of
+ * one PE's readings, not readings of different PEs (on one node they share
+ * the clock, but nothing promises that across nodes). Callable at any time,
+ * before gk_init() too; thread-safe.
+ */
+GK_API double gk_wtime(void);
+
 /**
  * Barrier across all PEs: returns after every PE has entered it. It also
  * completes this PE's outstanding operations (as gk_quiet()), so data put
