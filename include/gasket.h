@@ -344,6 +344,73 @@ GK__WAIT_DECLARE(i64, int64_t)
 GK__WAIT_DECLARE(u64, uint64_t)
 #undef GK__WAIT_DECLARE
 
+/*
+ * Waits on arrays of words (OpenSHMEM 1.5's wait_until_all/any/some and
+ * test_all/any/some), for the same types: `ivars` is an array of `n` local
+ * symmetric words (aligned, all inside this PE's heap; any pointer when n is
+ * 0). `status` may be NULL; where it is not, a nonzero status[i] leaves
+ * ivars[i] out. Each word is compared as gk_wait_until_T() does, and the
+ * waits back off the same way (spin, yield, then sleep until a peer writes
+ * to this PE), serving active messages meanwhile.
+ *
+ *   gk_wait_until_all_T   returns once every word left in has been seen
+ *                         satisfying the comparison (each is waited for in
+ *                         turn: a word that changes back afterwards is not
+ *                         looked at again). None left in: returns at once.
+ *   gk_wait_until_any_T   returns once some word left in satisfies it;
+ *                         *index_p is the index of one that does (the
+ *                         lowest at the look that found it). None left in:
+ *                         returns at once with *index_p = SIZE_MAX.
+ *   gk_wait_until_some_T  returns once at least one word left in satisfies
+ *                         it; indices[0 .. *count_p) are the indices of
+ *                         all that did at that look, in increasing order
+ *                         (`indices` has room for n). None left in: returns
+ *                         at once with *count_p = 0.
+ *   gk_test_all_T         *satisfied_p = 1 if every word left in satisfies
+ *                         it now (1 when none is left in), else 0.
+ *   gk_test_any_T         *index_p = the lowest index satisfied now, or
+ *                         SIZE_MAX when none is.
+ *   gk_test_some_T        indices and *count_p as wait_until_some, with
+ *                         *count_p = 0 when none is satisfied now.
+ *
+ * Output parameters may not be NULL (`indices` may be when n is 0). A bad
+ * comparison, a NULL output, or words outside the heap or misaligned is an
+ * error with a message.
+ */
+#define GK__WAIT_ARRAY_DECLARE(T, ctype)                                       \
+    GK_API int gk_wait_until_all_##T(ctype *ivars, size_t n, const int *status, \
+                                     gk_cmp_t cmp, ctype value);               \
+    GK_API int gk_wait_until_any_##T(ctype *ivars, size_t n, const int *status, \
+                                     gk_cmp_t cmp, ctype value, size_t *index_p); \
+    GK_API int gk_wait_until_some_##T(ctype *ivars, size_t n, const int *status, \
+                                      gk_cmp_t cmp, ctype value, size_t *indices, \
+                                      size_t *count_p);                        \
+    GK_API int gk_test_all_##T(ctype *ivars, size_t n, const int *status,       \
+                               gk_cmp_t cmp, ctype value, int *satisfied_p);   \
+    GK_API int gk_test_any_##T(ctype *ivars, size_t n, const int *status,       \
+                               gk_cmp_t cmp, ctype value, size_t *index_p);    \
+    GK_API int gk_test_some_##T(ctype *ivars, size_t n, const int *status,      \
+                                gk_cmp_t cmp, ctype value, size_t *indices,    \
+                                size_t *count_p);
+
+GK__WAIT_ARRAY_DECLARE(i32, int32_t)
+GK__WAIT_ARRAY_DECLARE(u32, uint32_t)
+GK__WAIT_ARRAY_DECLARE(i64, int64_t)
+GK__WAIT_ARRAY_DECLARE(u64, uint64_t)
+#undef GK__WAIT_ARRAY_DECLARE
+
+/**
+ * Wall-clock time in seconds since an unspecified point in the past, from
+ * the monotonic clock (CLOCK_MONOTONIC: never jumps back, not affected by
+ * changes of the system date). Resolution: that of the clock, one
+ * nanosecond on Linux, well below a microsecond in the double for any
+ * realistic uptime. Not synchronised across PEs: compare differences of
+ * one PE's readings, not readings of different PEs (on one node they share
+ * the clock, but nothing promises that across nodes). Callable at any time,
+ * before gk_init() too; thread-safe.
+ */
+GK_API double gk_wtime(void);
+
 /**
  * Barrier across all PEs: returns after every PE has entered it. It also
  * completes this PE's outstanding operations (as gk_quiet()), so data put
@@ -480,25 +547,77 @@ GK_API int gk_signal_wait_until(uint64_t *sig_addr, gk_cmp_t cmp, uint64_t value
 /* Collectives over all PEs                                                  */
 /* ------------------------------------------------------------------------ */
 
+/*
+ * Element types of the reductions and the window accumulates. The C type of
+ * each: INT8 .. UINT64 the <stdint.h> types, FLOAT float, DOUBLE double,
+ * LONG_DOUBLE long double (16 bytes on x86-64). The pair types are the
+ * structs below, MPI's MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT,
+ * MPI_2INT and MPI_LONG_DOUBLE_INT, for GK_OP_MINLOC and GK_OP_MAXLOC only.
+ * The window accumulates take INT32, UINT32, INT64, UINT64, FLOAT and
+ * DOUBLE; the other types are GK_ERR_INVALID_ARG there.
+ */
 typedef enum gk_dtype {
     GK_DTYPE_INT32 = 0,
     GK_DTYPE_INT64 = 1,
     GK_DTYPE_FLOAT = 2,
     GK_DTYPE_DOUBLE = 3,
-    GK_DTYPE_UINT64 = 4
+    GK_DTYPE_UINT64 = 4,
+    GK_DTYPE_INT8 = 5,
+    GK_DTYPE_INT16 = 6,
+    GK_DTYPE_UINT8 = 7,
+    GK_DTYPE_UINT16 = 8,
+    GK_DTYPE_UINT32 = 9,
+    GK_DTYPE_LONG_DOUBLE = 10,
+    GK_DTYPE_FLOAT_INT = 11,      /* gk_float_int_t */
+    GK_DTYPE_DOUBLE_INT = 12,     /* gk_double_int_t */
+    GK_DTYPE_LONG_INT = 13,       /* gk_long_int_t */
+    GK_DTYPE_2INT = 14,           /* gk_2int_t */
+    GK_DTYPE_LONG_DOUBLE_INT = 15 /* gk_long_double_int_t */
 } gk_dtype_t;
 
+/* The value-index pairs of GK_OP_MINLOC and GK_OP_MAXLOC (C layout, padding
+ * included: an array of them is what the reduction reads and writes). */
+typedef struct gk_float_int {
+    float value;
+    int index;
+} gk_float_int_t;
+typedef struct gk_double_int {
+    double value;
+    int index;
+} gk_double_int_t;
+typedef struct gk_long_int {
+    long value;
+    int index;
+} gk_long_int_t;
+typedef struct gk_2int {
+    int value;
+    int index;
+} gk_2int_t;
+typedef struct gk_long_double_int {
+    long double value;
+    int index;
+} gk_long_double_int_t;
+
+/*
+ * Operations. gk_allreduce() and gk_reduce() take SUM, MIN, MAX and PROD on
+ * every non-pair type, BAND, BOR and BXOR on the integer types, and MINLOC
+ * and MAXLOC on the pair types only (and the pair types with nothing
+ * else). MINLOC/MAXLOC keep the smaller/larger value with its index; on a
+ * tie in value, the smaller index (MPI's rule). The window accumulates take
+ * SUM .. NO_OP as documented there.
+ */
 typedef enum gk_op {
     GK_OP_SUM = 0,
     GK_OP_MIN = 1,
     GK_OP_MAX = 2,
     GK_OP_PROD = 3,
-    /* Window accumulates only. Bitwise ops need an integer type. */
-    GK_OP_REPLACE = 4,
-    GK_OP_BAND = 5,
+    GK_OP_REPLACE = 4, /* window accumulates only */
+    GK_OP_BAND = 5,    /* bitwise: integer types only */
     GK_OP_BOR = 6,
     GK_OP_BXOR = 7,
-    GK_OP_NO_OP = 8 /* get-accumulate and fetch-and-op: fetch only */
+    GK_OP_NO_OP = 8,   /* get-accumulate and fetch-and-op: fetch only */
+    GK_OP_MINLOC = 9,  /* reductions of pair types only */
+    GK_OP_MAXLOC = 10
 } gk_op_t;
 
 /**
@@ -520,7 +639,8 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
 /**
  * All-reduce: combines `count` elements of `src` from every PE with `op`
  * and leaves the result in `dst` on every PE. Collective; any local
- * buffers, src == dst allowed. Recursive doubling over signaling puts (a
+ * buffers, src == dst allowed. dtype and op: any pair gk_op_t allows (an
+ * invalid pair is GK_ERR_INVALID_ARG with a message naming both). Recursive doubling over signaling puts (a
  * fold step first when the PE count is not a power of two); every PE
  * combines in the same order, so floating-point results are bitwise
  * identical on all PEs. Integer arithmetic wraps. The PEs check that they
@@ -530,6 +650,44 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  */
 GK_API int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
                         gk_op_t op);
+
+/**
+ * Reduce: as gk_allreduce(), but the result lands in `dst` on PE `root`
+ * only; on the other PEs `dst` is not written and may be NULL. Collective;
+ * any local buffers, src == dst allowed on the root. Every PE combines in
+ * the same order (it is the all-reduce's algorithm), so the root's result
+ * is the one gk_allreduce() would give, bit for bit. The PEs check that they
+ * agree on count, dtype, op and root as gk_allreduce() does; a root that is
+ * not a PE is GK_ERR_PE on the PEs that passed it (GK_ERR_INVALID_ARG,
+ * "another PE", on the others).
+ */
+GK_API int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                     gk_op_t op, int root);
+
+/**
+ * Collect (all-gather, OpenSHMEM's fcollect): every PE contributes `nbytes`
+ * from `src`; `dst` on every PE receives gk_n_pes() * nbytes bytes, PE j's
+ * block at dst + j * nbytes. Collective; any local buffers. `src` and `dst`
+ * must not overlap, except that `src` may be this PE's own block of `dst`
+ * (dst + gk_my_pe() * nbytes: in place). Blocks travel around a ring of the
+ * PEs through each PE's scratch space, pipelined in 16 KiB chunks; a PE
+ * returns once its `dst` is filled. The PEs first check (one small
+ * all-reduce) that they all passed the same nbytes and that no PE's
+ * arguments failed: otherwise every PE returns an error with a message and
+ * nothing moves (GK_ERR_INVALID_ARG, or the failing PE's own code there).
+ */
+GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
+
+/**
+ * All-to-all: block i (nbytes at src + i * nbytes) of `src` on every PE
+ * goes to PE i, where it lands as block j of `dst` (dst + j * nbytes), j
+ * being the sender. Collective; any local buffers of gk_n_pes() * nbytes
+ * bytes each, which must not overlap. In n - 1 rounds, PE p sends to
+ * p + r and receives from p - r (mod n) in round r, pipelined in 16 KiB
+ * chunks through the receiver's scratch space. Arguments are agreed on as
+ * in gk_collect().
+ */
+GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
 
 /* ------------------------------------------------------------------------ */
 /* Windows (MPI-3 style) and passive-target locks                            */
@@ -815,7 +973,8 @@ GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_
  * Thread levels, as MPI's. gk_init() gives GK_THREAD_SINGLE. With
  * GK_THREAD_MULTIPLE any thread may call the one-sided, atomic, signaling,
  * active-message and two-sided calls at any time; collective calls
- * (barrier, allocation, broadcast, all-reduce, window creation, fence)
+ * (barrier, allocation, broadcast, reductions, collect, all-to-all,
+ * window creation, fence)
  * stay with one thread at a time, and so do a window's epochs.
  */
 #define GK_THREAD_SINGLE 0

@@ -19,6 +19,17 @@ const char *gk__dtype_name(int dtype)
         NAME(GK_DTYPE_FLOAT)
         NAME(GK_DTYPE_DOUBLE)
         NAME(GK_DTYPE_UINT64)
+        NAME(GK_DTYPE_INT8)
+        NAME(GK_DTYPE_INT16)
+        NAME(GK_DTYPE_UINT8)
+        NAME(GK_DTYPE_UINT16)
+        NAME(GK_DTYPE_UINT32)
+        NAME(GK_DTYPE_LONG_DOUBLE)
+        NAME(GK_DTYPE_FLOAT_INT)
+        NAME(GK_DTYPE_DOUBLE_INT)
+        NAME(GK_DTYPE_LONG_INT)
+        NAME(GK_DTYPE_2INT)
+        NAME(GK_DTYPE_LONG_DOUBLE_INT)
     }
     return NULL;
 }
@@ -35,6 +46,8 @@ const char *gk__op_name(int op)
         NAME(GK_OP_BOR)
         NAME(GK_OP_BXOR)
         NAME(GK_OP_NO_OP)
+        NAME(GK_OP_MINLOC)
+        NAME(GK_OP_MAXLOC)
     }
     return NULL;
 }

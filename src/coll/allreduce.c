@@ -24,6 +24,14 @@
  * whether the call is wrong somewhere, and all stop there with an error
  * instead of some waiting for pieces others never send. A PE whose
  * arguments fail still takes part in that first piece (with no data).
+ *
+ * gk_reduce is the same exchange with a root in the hash: every PE computes
+ * the result (so the root's bits are the all-reduce's), and only the root
+ * stores it.
+ *
+ * A piece holds whole elements (COLL_REDUCE_CHUNK / size of them), and the
+ * slots and the accumulator are aligned for any element type, so the
+ * kernels read elements in place.
  */
 #include <string.h>
 
@@ -43,10 +51,16 @@
 #define STATE_HASH_MASK (STATE_MISMATCH - 1)
 #define STATE_WRONG (STATE_FAILED | STATE_MISMATCH)
 
-static uint32_t call_hash(size_t count, gk_dtype_t dtype, gk_op_t op)
+/* The root of an all-reduce: every PE keeps the result. */
+#define ROOT_ALL INT64_MIN
+
+/* A reduce's root is in the hash, and an all-reduce's ROOT_ALL differs from
+ * every int: a PE in gk_reduce and one in gk_allreduce disagree. */
+static uint32_t call_hash(size_t count, gk_dtype_t dtype, gk_op_t op, int64_t root)
 {
     uint64_t h = (uint64_t)count * 0x9e3779b97f4a7c15ULL ^ (uint64_t)dtype << 48 ^
                  (uint64_t)op << 56;
+    h ^= (uint64_t)root * 0xd6e8feb86659fd93ULL;
     h ^= h >> 31;
     h *= 0xbf58476d1ce4e5b9ULL;
     h ^= h >> 29;
@@ -82,7 +96,8 @@ static int reduce_receive(unsigned parity, unsigned step, uint64_t seq,
     return status;
 }
 
-/* One piece of at most COLL_REDUCE_CHUNK bytes; *state as above. */
+/* One piece of at most COLL_REDUCE_CHUNK bytes; *state as above. dst NULL:
+ * this PE keeps no result (a reduce's non-root). */
 static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t count,
                         size_t bytes, gk_dtype_t dtype, gk_op_t op, uint32_t *state)
 {
@@ -92,7 +107,7 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
         p2 *= 2;
     uint64_t seq = ++gk__rt.reduce_seq;
     unsigned parity = (unsigned)(seq & 1);
-    unsigned char acc[COLL_REDUCE_CHUNK];
+    _Alignas(64) unsigned char acc[COLL_REDUCE_CHUNK];
     const unsigned char *in;
     int status;
 
@@ -100,7 +115,7 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
         status = reduce_send(me - p2, parity, STEP_FOLD_IN, src, bytes, seq, *state);
         if (status == GK_OK)
             status = reduce_receive(parity, STEP_FOLD_OUT, seq, &in, state);
-        if (status == GK_OK && bytes > 0 && !(*state & STATE_WRONG))
+        if (status == GK_OK && dst != NULL && bytes > 0 && !(*state & STATE_WRONG))
             memcpy(dst, in, bytes);
         return status;
     }
@@ -136,14 +151,18 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
         if (status != GK_OK)
             return status;
     }
-    if (bytes > 0 && !(*state & STATE_WRONG))
+    if (dst != NULL && bytes > 0 && !(*state & STATE_WRONG))
         memcpy(dst, acc, bytes);
     return GK_OK;
 }
 
-int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op)
+/*
+ * The body of gk_allreduce (root ROOT_ALL) and gk_reduce: the result goes
+ * to dst on every PE, or on the root only.
+ */
+static int reduce_call(const char *name, void *dst, const void *src, size_t count,
+                       gk_dtype_t dtype, gk_op_t op, int64_t root)
 {
-    const char *name = "gk_allreduce";
     if (!gk__rt.initialized)
         return gk__rt_report_pe(name, 0);
     int in_handler = gk__progress_check_not_in_handler(name);
@@ -151,21 +170,20 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
         return in_handler;
     /* Checked here, but reported to the other PEs through the first piece
      * (see Agreement above) before this PE returns. */
+    int status = gk__reduce_check(name, dtype, op);
     size_t size = gk__reduce_dtype_size(dtype);
-    int status = GK_OK;
-    if (size == 0 || (unsigned)op > GK_OP_PROD) {
-        gk__error("%s: %s is not valid", name,
-                  size == 0 ? GK__DTYPE_STR(dtype) : GK__OP_STR(op));
-        status = GK_ERR_INVALID_ARG;
-    } else if (count > SIZE_MAX / size) {
+    if (status == GK_OK && root != ROOT_ALL && (root < 0 || root >= gk__rt.n_pes))
+        status = gk__rt_report_pe(name, (int)root);
+    if (status == GK_OK && count > SIZE_MAX / size) {
         gk__error("%s: count %zu overflows the address space", name, count);
         status = GK_ERR_INVALID_ARG;
     }
-    if (status == GK_OK)
+    int keeps = root == ROOT_ALL || root == gk__rt.my_pe;
+    if (status == GK_OK && keeps)
         status = gk__rt_check_local(name, "dst", dst, count * size);
     if (status == GK_OK)
         status = gk__rt_check_local(name, "src", src, count * size);
-    uint32_t state = call_hash(count, dtype, op);
+    uint32_t state = call_hash(count, dtype, op, root);
     if (status != GK_OK) {
         state |= STATE_FAILED;
         int comm = reduce_piece(NULL, NULL, 0, 0, dtype, op, &state);
@@ -175,7 +193,7 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
     size_t per_piece = COLL_REDUCE_CHUNK / size, done = 0;
     do {
         size_t piece = count - done < per_piece ? count - done : per_piece;
-        status = reduce_piece((unsigned char *)dst + done * size,
+        status = reduce_piece(keeps ? (unsigned char *)dst + done * size : NULL,
                               (const unsigned char *)src + done * size, piece, piece * size,
                               dtype, op, &state);
         done += piece;
@@ -183,9 +201,14 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
     if (status != GK_OK)
         return status;
     if (state & STATE_MISMATCH) {
-        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, "
-                  "op %s); no PE has a result",
-                  name, count, GK__DTYPE_STR(dtype), GK__OP_STR(op));
+        if (root == ROOT_ALL)
+            gk__error("%s: the PEs passed different arguments (this PE: count %zu, "
+                      "dtype %s, op %s); no PE has a result",
+                      name, count, GK__DTYPE_STR(dtype), GK__OP_STR(op));
+        else
+            gk__error("%s: the PEs passed different arguments (this PE: count %zu, "
+                      "dtype %s, op %s, root %d); no PE has a result",
+                      name, count, GK__DTYPE_STR(dtype), GK__OP_STR(op), (int)root);
         return GK_ERR_INVALID_ARG;
     }
     if (state & STATE_FAILED) {
@@ -195,4 +218,15 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
         return GK_ERR_INVALID_ARG;
     }
     return GK_OK;
+}
+
+int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op)
+{
+    return reduce_call("gk_allreduce", dst, src, count, dtype, op, ROOT_ALL);
+}
+
+int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op,
+              int root)
+{
+    return reduce_call("gk_reduce", dst, src, count, dtype, op, root);
 }

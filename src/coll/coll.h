@@ -5,9 +5,12 @@
  *
  * Scratch layout (offsets from the start of the region):
  *   control lines   one 64-byte line per word: the broadcast's signal words
- *                   and consumed counter, the all-reduce's signal words
+ *                   and consumed counter, the all-reduce's signal words,
+ *                   the exchange's signal words and consumed counter
  *   bcast slots     COLL_BCAST_SLOTS x COLL_BCAST_CHUNK bytes
  *   reduce slots    2 parities x COLL_REDUCE_STEPS x COLL_REDUCE_CHUNK bytes
+ *   exchange slots  COLL_XCHG_SLOTS x COLL_XCHG_CHUNK bytes (collect and
+ *                   all-to-all, exchange.c)
  * Signal words hold sequence numbers that only grow, so they never need
  * resetting (as the barrier's flags).
  */
@@ -24,6 +27,8 @@
 #define COLL_BCAST_CHUNK ((size_t)64 * 1024)
 #define COLL_REDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
 #define COLL_REDUCE_CHUNK ((size_t)4096)
+#define COLL_XCHG_SLOTS 8
+#define COLL_XCHG_CHUNK ((size_t)16 * 1024)
 
 struct gk__coll_line {
     _Alignas(64) _Atomic uint64_t value;
@@ -36,8 +41,13 @@ struct gk__coll_scratch {
      * read by the PE that wants to refill its slot). */
     struct gk__coll_line bcast_consumed;
     struct gk__coll_line reduce_signal[2][COLL_REDUCE_STEPS];
+    /* Exchange: slot s holds chunk number `xchg_signal[s]`; xchg_consumed
+     * as bcast_consumed, for the exchange's chunks. */
+    struct gk__coll_line xchg_signal[COLL_XCHG_SLOTS];
+    struct gk__coll_line xchg_consumed;
     _Alignas(4096) unsigned char bcast_slot[COLL_BCAST_SLOTS][COLL_BCAST_CHUNK];
-    unsigned char reduce_slot[2][COLL_REDUCE_STEPS][COLL_REDUCE_CHUNK];
+    _Alignas(64) unsigned char reduce_slot[2][COLL_REDUCE_STEPS][COLL_REDUCE_CHUNK];
+    _Alignas(64) unsigned char xchg_slot[COLL_XCHG_SLOTS][COLL_XCHG_CHUNK];
 };
 
 _Static_assert(sizeof(struct gk__coll_scratch) <= GK__SEG_COLL_SIZE,

@@ -274,6 +274,7 @@ int gk__rt_init(const char *op)
     gk__debt.pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
+    gk__rt.xchg_seq = 0;
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;

@@ -36,6 +36,7 @@ struct gk__runtime {
     /* Sequence numbers of the collectives (coll/): every PE counts the same. */
     uint64_t bcast_seq;
     uint64_t reduce_seq;
+    uint64_t xchg_seq; /* chunks through the exchange slots (collect, all-to-all) */
     /* The last bcast_consumed value read from each PE (a lower bound, as it
      * only grows), so a parent reads a child's word only when it must. */
     uint64_t *bcast_consumed_seen;

@@ -1,8 +1,9 @@
 /*
  * wait_until.c: point-to-point waits on a local heap word (gk_wait_until_T,
- * gk_test_T). The condition is checked inline first; only an unsatisfied
- * wait goes to base/wait.c's spin-yield-sleep loop, woken by the wake-up
- * check every remote write makes.
+ * gk_test_T) and on arrays of them (the _all, _any and _some forms). The
+ * condition is checked inline first; only an unsatisfied wait goes to
+ * base/wait.c's spin-yield-sleep loop, woken by the wake-up check every
+ * remote write makes.
  */
 #include "sync/wait_until.h"
 
@@ -40,27 +41,37 @@ static int wait_compare(int64_t sdiff_sign, gk_cmp_t cmp)
 }
 
 /* Loads the word with acquire (data written before it is visible after)
- * and compares: -1, 0, 1 as the word is below, equal to, above the value. */
+ * and compares: -1, 0, 1 as the word is below, equal to, above the value;
+ * *seen_p (may be NULL) gets the word. */
+static int word_order(const void *ivar, unsigned width, int is_signed, uint64_t value,
+                      uint64_t *seen_p)
+{
+    int order;
+    if (width == 4) {
+        uint32_t v = __atomic_load_n((const uint32_t *)ivar, __ATOMIC_ACQUIRE);
+        if (is_signed)
+            order = ((int32_t)v > (int32_t)value) - ((int32_t)v < (int32_t)value);
+        else
+            order = (v > (uint32_t)value) - (v < (uint32_t)value);
+        if (seen_p != NULL)
+            *seen_p = v;
+    } else {
+        uint64_t v = __atomic_load_n((const uint64_t *)ivar, __ATOMIC_ACQUIRE);
+        if (is_signed)
+            order = ((int64_t)v > (int64_t)value) - ((int64_t)v < (int64_t)value);
+        else
+            order = (v > value) - (v < value);
+        if (seen_p != NULL)
+            *seen_p = v;
+    }
+    return order;
+}
+
 static int wait_cond_holds(const void *arg)
 {
     const struct wait_cond *c = arg;
-    int order;
-    if (c->width == 4) {
-        uint32_t v = __atomic_load_n((const uint32_t *)c->ivar, __ATOMIC_ACQUIRE);
-        if (c->is_signed)
-            order = ((int32_t)v > (int32_t)c->value) - ((int32_t)v < (int32_t)c->value);
-        else
-            order = (v > (uint32_t)c->value) - (v < (uint32_t)c->value);
-    } else {
-        uint64_t v = __atomic_load_n((const uint64_t *)c->ivar, __ATOMIC_ACQUIRE);
-        if (c->is_signed)
-            order = ((int64_t)v > (int64_t)c->value) - ((int64_t)v < (int64_t)c->value);
-        else
-            order = (v > c->value) - (v < c->value);
-        if (c->seen != NULL)
-            *c->seen = v;
-    }
-    return wait_compare(order, c->cmp);
+    return wait_compare(word_order(c->ivar, c->width, c->is_signed, c->value, c->seen),
+                        c->cmp);
 }
 
 static int wait_check(const char *op, const struct wait_cond *c, size_t *offset_p)
@@ -162,3 +173,230 @@ int gk__wait_until_u64_seen(const char *op, uint64_t *ivar, gk_cmp_t cmp,
         *seen_p = seen;
     return status;
 }
+
+/*
+ * The array forms. Each word is compared as above; status[i] != 0 leaves
+ * word i out. "all" waits for each word in turn with the one-word wait (a
+ * sleeper then watches exactly the word it needs); "any" and "some" look
+ * at every word on each poll, and a sleeper among several words watches
+ * them all (GK__WAKE_WATCH_ANY: one watch word per PE), so any write to
+ * this PE wakes it to look again.
+ */
+struct wait_array {
+    const char *ivars;
+    size_t n;
+    const int *excluded;
+    uint64_t value;
+    gk_cmp_t cmp;
+    unsigned width;
+    int is_signed;
+    size_t *indices; /* "some": where the satisfied indices go */
+    size_t *found;   /* "any": the index found; "some": how many */
+};
+
+static int array_word_holds(const struct wait_array *a, size_t i)
+{
+    return wait_compare(
+        word_order(a->ivars + i * a->width, a->width, a->is_signed, a->value, NULL), a->cmp);
+}
+
+static int array_left_in(const struct wait_array *a, size_t i)
+{
+    return a->excluded == NULL || a->excluded[i] == 0;
+}
+
+/* "any": the lowest satisfied index into *found. */
+static int array_any_holds(const void *arg)
+{
+    const struct wait_array *a = arg;
+    for (size_t i = 0; i < a->n; i++) {
+        if (array_left_in(a, i) && array_word_holds(a, i)) {
+            *a->found = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "some": every satisfied index, in order; written only when there is one,
+ * so a look that finds none leaves the caller's array as it was. */
+static int array_some_holds(const void *arg)
+{
+    const struct wait_array *a = arg;
+    size_t count = 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (array_left_in(a, i) && array_word_holds(a, i))
+            a->indices[count++] = i;
+    *a->found = count;
+    return count != 0;
+}
+
+/*
+ * Checks the arguments; *offset_p gets the first word's segment offset.
+ * out is the output parameter (named out_name), which must not be NULL;
+ * some: the indices array is needed too.
+ */
+static int array_check(const char *op, const struct wait_array *a, const void *out,
+                       const char *out_name, int some, size_t *offset_p)
+{
+    int status = GK_OK;
+    size_t offset = 0;
+    if (a->n > SIZE_MAX / a->width) {
+        gk__error("%s: n %zu words overflows the address space", op, a->n);
+        status = GK_ERR_INVALID_ARG;
+    }
+    if (status == GK_OK)
+        status = gk__rt_check_remote(op, gk__rt.my_pe, a->ivars, a->n * a->width, &offset);
+    if (status == GK_OK && a->n != 0 && ((uintptr_t)a->ivars & (a->width - 1)) != 0)
+        status = gk__rt_report_align(op, gk__rt.my_pe, a->ivars, a->width);
+    if (status == GK_OK && (unsigned)a->cmp > GK_CMP_LE) {
+        gk__error("%s: comparison %d is not one of GK_CMP_EQ .. GK_CMP_LE", op, (int)a->cmp);
+        status = GK_ERR_INVALID_ARG;
+    }
+    if (status == GK_OK && out_name != NULL && out == NULL) {
+        gk__error("%s: %s is NULL", op, out_name);
+        status = GK_ERR_INVALID_ARG;
+    }
+    if (status == GK_OK && some && a->indices == NULL && a->n != 0) {
+        gk__error("%s: indices is NULL with n %zu words", op, a->n);
+        status = GK_ERR_INVALID_ARG;
+    }
+    *offset_p = offset;
+    return status;
+}
+
+static int array_wait_all(const char *op, const struct wait_array *a)
+{
+    size_t offset;
+    int status = array_check(op, a, NULL, NULL, 0, &offset);
+    for (size_t i = 0; status == GK_OK && i < a->n; i++) {
+        if (!array_left_in(a, i))
+            continue;
+        struct wait_cond c = {a->ivars + i * a->width, a->value, a->cmp, a->width,
+                              a->is_signed, NULL};
+        if (wait_cond_holds(&c))
+            continue;
+        gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
+        status = gk__wait_for(&gk__rt.my_seg.header->wake, offset + i * a->width,
+                              wait_cond_holds, &c);
+    }
+    return status;
+}
+
+/* any and some: a word at a time they would miss one that changes back. */
+static int array_wait_one_of(const char *op, const struct wait_array *a, const void *out,
+                             const char *out_name, int some, gk__wait_pred_fn holds)
+{
+    size_t offset;
+    int status = array_check(op, a, out, out_name, some, &offset);
+    if (status != GK_OK || holds(a))
+        return status;
+    /* One word left in: watch it; several: any write may be the one. */
+    uint64_t watch = GK__WAKE_WATCH_ANY;
+    size_t left = 0;
+    for (size_t i = 0; i < a->n && left < 2; i++) {
+        if (array_left_in(a, i)) {
+            left++;
+            watch = offset + i * a->width;
+        }
+    }
+    if (left == 0)
+        return GK_OK; /* nothing to wait for: the caller's "none" */
+    if (left > 1)
+        watch = GK__WAKE_WATCH_ANY;
+    gk__rt_flush_wakes();
+    return gk__wait_for(&gk__rt.my_seg.header->wake, watch, holds, a);
+}
+
+/* The test forms: one look, after what a wait's first poll does. */
+static int array_test(const char *op, const struct wait_array *a, const void *out,
+                      const char *out_name, int some)
+{
+    size_t offset;
+    gk__rt_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
+    gk__wait_progress();  /* and serve active messages, as a wait does */
+    return array_check(op, a, out, out_name, some, &offset);
+}
+
+static int array_all_hold(const struct wait_array *a)
+{
+    for (size_t i = 0; i < a->n; i++)
+        if (array_left_in(a, i) && !array_word_holds(a, i))
+            return 0;
+    return 1;
+}
+
+#define WAIT_ARRAY_DEFINE(T, ctype, utype, signedness)                         \
+    int gk_wait_until_all_##T(ctype *ivars, size_t n, const int *status,       \
+                              gk_cmp_t cmp, ctype value)                       \
+    {                                                                          \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, NULL, NULL};    \
+        return array_wait_all("gk_wait_until_all_" #T, &a);                    \
+    }                                                                          \
+    int gk_wait_until_any_##T(ctype *ivars, size_t n, const int *status,       \
+                              gk_cmp_t cmp, ctype value, size_t *index_p)      \
+    {                                                                          \
+        size_t found = SIZE_MAX;                                               \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, NULL, &found};  \
+        int rc = array_wait_one_of("gk_wait_until_any_" #T, &a, index_p, "index_p", 0, \
+                                   array_any_holds);                           \
+        if (rc == GK_OK)                                                       \
+            *index_p = found;                                                  \
+        return rc;                                                             \
+    }                                                                          \
+    int gk_wait_until_some_##T(ctype *ivars, size_t n, const int *status,      \
+                               gk_cmp_t cmp, ctype value, size_t *indices,     \
+                               size_t *count_p)                                \
+    {                                                                          \
+        size_t found = 0;                                                      \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, indices, &found}; \
+        int rc = array_wait_one_of("gk_wait_until_some_" #T, &a, count_p, "count_p", 1, \
+                                   array_some_holds);                          \
+        if (rc == GK_OK)                                                       \
+            *count_p = found;                                                  \
+        return rc;                                                             \
+    }                                                                          \
+    int gk_test_all_##T(ctype *ivars, size_t n, const int *status, gk_cmp_t cmp, \
+                        ctype value, int *satisfied_p)                         \
+    {                                                                          \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, NULL, NULL};    \
+        int rc = array_test("gk_test_all_" #T, &a, satisfied_p, "satisfied_p", 0); \
+        if (rc == GK_OK)                                                       \
+            *satisfied_p = array_all_hold(&a);                                 \
+        return rc;                                                             \
+    }                                                                          \
+    int gk_test_any_##T(ctype *ivars, size_t n, const int *status, gk_cmp_t cmp, \
+                        ctype value, size_t *index_p)                          \
+    {                                                                          \
+        size_t found = SIZE_MAX;                                               \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, NULL, &found};  \
+        int rc = array_test("gk_test_any_" #T, &a, index_p, "index_p", 0);     \
+        if (rc == GK_OK) {                                                     \
+            array_any_holds(&a);                                               \
+            *index_p = found;                                                  \
+        }                                                                      \
+        return rc;                                                             \
+    }                                                                          \
+    int gk_test_some_##T(ctype *ivars, size_t n, const int *status, gk_cmp_t cmp, \
+                         ctype value, size_t *indices, size_t *count_p)        \
+    {                                                                          \
+        size_t found = 0;                                                      \
+        struct wait_array a = {(const char *)ivars, n, status, (uint64_t)(utype)value, \
+                               cmp, sizeof(ctype), signedness, indices, &found}; \
+        int rc = array_test("gk_test_some_" #T, &a, count_p, "count_p", 1);    \
+        if (rc == GK_OK) {                                                     \
+            array_some_holds(&a);                                              \
+            *count_p = found;                                                  \
+        }                                                                      \
+        return rc;                                                             \
+    }
+
+WAIT_ARRAY_DEFINE(i32, int32_t, uint32_t, 1)
+WAIT_ARRAY_DEFINE(u32, uint32_t, uint32_t, 0)
+WAIT_ARRAY_DEFINE(i64, int64_t, uint64_t, 1)
+WAIT_ARRAY_DEFINE(u64, uint64_t, uint64_t, 0)

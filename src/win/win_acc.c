@@ -16,33 +16,55 @@
 #include "core/xfer.h"
 #include "win/win.h"
 
+/*
+ * The element width of the types the transports' 4- and 8-byte atomics
+ * cover, or 0: the narrower integers, long double and the value-index
+ * pairs of the reductions are not window types.
+ */
 static size_t dtype_width(gk_dtype_t dtype)
 {
     switch (dtype) {
     case GK_DTYPE_INT32:
+    case GK_DTYPE_UINT32:
     case GK_DTYPE_FLOAT:
         return 4;
     case GK_DTYPE_INT64:
     case GK_DTYPE_UINT64:
     case GK_DTYPE_DOUBLE:
         return 8;
+    default:
+        return 0;
     }
-    return 0;
 }
 
 static int dtype_is_integer(gk_dtype_t dtype)
 {
-    return dtype == GK_DTYPE_INT32 || dtype == GK_DTYPE_INT64 || dtype == GK_DTYPE_UINT64;
+    return dtype == GK_DTYPE_INT32 || dtype == GK_DTYPE_UINT32 || dtype == GK_DTYPE_INT64 ||
+           dtype == GK_DTYPE_UINT64;
+}
+
+/* Unknown or not a window type, said so (the reductions take more types). */
+static int report_dtype(const char *call, gk_dtype_t dtype, int integer_only)
+{
+    if (gk__dtype_name((int)dtype) == NULL)
+        gk__error("%s: %s is not valid", call, GK__DTYPE_STR(dtype));
+    else if (integer_only)
+        gk__error("%s: %s is not an integer window type (GK_DTYPE_INT32, GK_DTYPE_UINT32, "
+                  "GK_DTYPE_INT64, GK_DTYPE_UINT64)",
+                  call, GK__DTYPE_STR(dtype));
+    else
+        gk__error("%s: %s is not supported on windows (GK_DTYPE_INT32, GK_DTYPE_UINT32, "
+                  "GK_DTYPE_INT64, GK_DTYPE_UINT64, GK_DTYPE_FLOAT, GK_DTYPE_DOUBLE)",
+                  call, GK__DTYPE_STR(dtype));
+    return GK_ERR_INVALID_ARG;
 }
 
 /* Checks dtype and op for an accumulate (no_op_ok: the fetching forms). */
 static int check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op,
                           int no_op_ok)
 {
-    if (dtype_width(dtype) == 0) {
-        gk__error("%s: %s is not valid here", op_name_call, GK__DTYPE_STR(dtype));
-        return GK_ERR_INVALID_ARG;
-    }
+    if (dtype_width(dtype) == 0)
+        return report_dtype(op_name_call, dtype, 0);
     if ((unsigned)op > GK_OP_NO_OP || (op == GK_OP_NO_OP && !no_op_ok)) {
         gk__error("%s: %s is not valid here%s", op_name_call, GK__OP_STR(op),
                   op == GK_OP_NO_OP ? " (only where the call fetches)" : "");
@@ -90,6 +112,8 @@ static uint64_t combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t ope
     switch (dtype) {
     case GK_DTYPE_INT32:
         COMBINE(int32_t, uint32_t);
+    case GK_DTYPE_UINT32:
+        COMBINE(uint32_t, uint32_t);
     case GK_DTYPE_INT64:
         COMBINE(int64_t, uint64_t);
     case GK_DTYPE_UINT64:
@@ -98,6 +122,8 @@ static uint64_t combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t ope
         COMBINE(float, float);
     case GK_DTYPE_DOUBLE:
         COMBINE(double, double);
+    default: /* not a window type: rejected before */
+        break;
     }
     return operand;
 }
@@ -223,12 +249,8 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
                             const void *desired, void *result, gk_dtype_t dtype)
 {
     static const char op[] = "gk_win_compare_and_swap";
-    if (dtype_width(dtype) == 0 || !dtype_is_integer(dtype)) {
-        gk__error("%s: %s is not an integer dtype (GK_DTYPE_INT32, GK_DTYPE_INT64 or "
-                  "GK_DTYPE_UINT64)",
-                  op, GK__DTYPE_STR(dtype));
-        return GK_ERR_INVALID_ARG;
-    }
+    if (!dtype_is_integer(dtype))
+        return report_dtype(op, dtype, 1);
     size_t width = dtype_width(dtype);
     char *addr = NULL;
     int status = gk__win_check_access(op, win, pe, disp, width, &addr);

@@ -112,8 +112,8 @@ int main(void)
     /* Errors. */
     CHECK_STATUS(gk_broadcast(&x, &x, 8, npes), GK_ERR_PE);
     CHECK_STATUS(gk_broadcast_radix(&x, &x, 8, 0, 1), GK_ERR_INVALID_ARG);
-    CHECK_STATUS(gk_allreduce(&x, &x, 1, (gk_dtype_t)9, GK_OP_SUM), GK_ERR_INVALID_ARG);
-    CHECK_STATUS(gk_allreduce(&x, &x, 1, GK_DTYPE_DOUBLE, (gk_op_t)9), GK_ERR_INVALID_ARG);
+    CHECK_STATUS(gk_allreduce(&x, &x, 1, (gk_dtype_t)99, GK_OP_SUM), GK_ERR_INVALID_ARG);
+    CHECK_STATUS(gk_allreduce(&x, &x, 1, GK_DTYPE_DOUBLE, (gk_op_t)99), GK_ERR_INVALID_ARG);
     CHECK_OK(gk_barrier());
     gk_free(bits);
     CHECK_OK(gk_finalize());

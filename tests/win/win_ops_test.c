@@ -11,17 +11,18 @@
  *              target checks what arrived and that the bytes around it
  *              are untouched.
  *   accumulate every op (SUM MIN MAX PROD REPLACE BAND BOR BXOR) x every
- *              type (INT32 INT64 UINT64 FLOAT DOUBLE; bitwise on integers
- *              only), every PE into one target at an odd element offset,
- *              against a serial computation in the type itself: signed
- *              values of both signs (MIN and MAX are not trivial), UINT64
- *              values on both sides of 2^63 (an unsigned comparison),
+ *              window type (INT32 UINT32 INT64 UINT64 FLOAT DOUBLE; bitwise
+ *              on integers only), every PE into one target at an odd
+ *              element offset, against a serial computation in the type
+ *              itself: signed values of both signs (MIN and MAX are not
+ *              trivial), UINT32 and UINT64 values on both sides of 2^31
+ *              and 2^63 (an unsigned comparison),
  *              integer sums that wrap; guard elements on both sides must
  *              stay as they were (the element width is right).
  *   fetching   get_accumulate (several elements; GK_OP_NO_OP reads),
  *              fetch_and_op (REPLACE hands out a permutation of the values;
  *              SUM of distinct bits: every PE saw a distinct subset without
- *              its own bit), compare_and_swap on the three integer types
+ *              its own bit), compare_and_swap on the four integer types
  *              (success and failure, a chain 0 -> 1 -> ... -> n in which
  *              every PE waits for its turn, neighbours untouched).
  */
@@ -141,18 +142,21 @@ static const gk_op_t all_ops[] = {GK_OP_SUM,     GK_OP_MIN,  GK_OP_MAX, GK_OP_PR
                                   GK_OP_REPLACE, GK_OP_BAND, GK_OP_BOR, GK_OP_BXOR};
 static const char *const op_names[] = {"SUM",     "MIN",  "MAX", "PROD",
                                        "REPLACE", "BAND", "BOR", "BXOR"};
-static const gk_dtype_t all_types[] = {GK_DTYPE_INT32, GK_DTYPE_INT64, GK_DTYPE_UINT64,
-                                       GK_DTYPE_FLOAT, GK_DTYPE_DOUBLE};
-static const char *const type_names[] = {"INT32", "INT64", "FLOAT", "DOUBLE", "UINT64"};
+static const gk_dtype_t all_types[] = {GK_DTYPE_INT32, GK_DTYPE_UINT32, GK_DTYPE_INT64,
+                                       GK_DTYPE_UINT64, GK_DTYPE_FLOAT, GK_DTYPE_DOUBLE};
+/* By enum value. */
+static const char *const type_names[] = {"INT32", "INT64", "FLOAT", "DOUBLE", "UINT64",
+                                         "INT8",  "INT16", "UINT8", "UINT16", "UINT32"};
 
 static size_t width_of(gk_dtype_t t)
 {
-    return (t == GK_DTYPE_INT32 || t == GK_DTYPE_FLOAT) ? 4 : 8;
+    return (t == GK_DTYPE_INT32 || t == GK_DTYPE_UINT32 || t == GK_DTYPE_FLOAT) ? 4 : 8;
 }
 
 static int is_integer(gk_dtype_t t)
 {
-    return t == GK_DTYPE_INT32 || t == GK_DTYPE_INT64 || t == GK_DTYPE_UINT64;
+    return t == GK_DTYPE_INT32 || t == GK_DTYPE_UINT32 || t == GK_DTYPE_INT64 ||
+           t == GK_DTYPE_UINT64;
 }
 
 /*
@@ -178,7 +182,7 @@ static uint64_t contribution(gk_dtype_t t, gk_op_t op, int p, int i)
         v ^= v >> 29;
         if (op == GK_OP_BAND)
             v |= ~((uint64_t)1 << ((p + i) % 32)) & ~((uint64_t)1 << (40 + p % 20));
-        return t == GK_DTYPE_INT32 ? (uint32_t)v : v;
+        return width_of(t) == 4 ? (uint32_t)v : v;
     }
     int64_t s = small_value(p, i, op);
     switch (t) {
@@ -195,6 +199,11 @@ static uint64_t contribution(gk_dtype_t t, gk_op_t op, int p, int i)
         memcpy(&bits, &v, 8);
         return bits;
     }
+    case GK_DTYPE_UINT32:
+        if (op == GK_OP_MIN || op == GK_OP_MAX) /* both sides of 2^31 */
+            return (p + i) % 2 ? (uint32_t)1 << 31 | (uint32_t)(s + 11)
+                               : (uint32_t)(s + 11) * 1000;
+        return (uint32_t)s; /* negatives wrap to large values */
     case GK_DTYPE_UINT64:
         if (op == GK_OP_MIN || op == GK_OP_MAX) /* both sides of 2^63 */
             return (p + i) % 2 ? (uint64_t)1 << 63 | (uint64_t)(s + 11)
@@ -211,6 +220,8 @@ static uint64_t contribution(gk_dtype_t t, gk_op_t op, int p, int i)
         memcpy(&bits, &v, 8);
         return bits;
     }
+    default: /* not a window type */
+        break;
     }
     return 0;
 }
@@ -219,7 +230,7 @@ static uint64_t start_value(gk_dtype_t t, gk_op_t op, int i)
 {
     switch (op) {
     case GK_OP_BAND:
-        return t == GK_DTYPE_INT32 ? 0xffffffffu : ~(uint64_t)0;
+        return width_of(t) == 4 ? 0xffffffffu : ~(uint64_t)0;
     case GK_OP_BOR:
     case GK_OP_BXOR:
         return (uint64_t)0x5a5a0000u + (uint64_t)i;
@@ -274,6 +285,8 @@ static uint64_t apply(gk_dtype_t t, gk_op_t op, uint64_t acc, uint64_t v)
     switch (t) {
     case GK_DTYPE_INT32:
         APPLY(int32_t, uint32_t);
+    case GK_DTYPE_UINT32:
+        APPLY(uint32_t, uint32_t);
     case GK_DTYPE_INT64:
         APPLY(int64_t, uint64_t);
     case GK_DTYPE_UINT64:
@@ -282,6 +295,8 @@ static uint64_t apply(gk_dtype_t t, gk_op_t op, uint64_t acc, uint64_t v)
         APPLY(float, float);
     case GK_DTYPE_DOUBLE:
         APPLY(double, double);
+    default: /* not a window type */
+        break;
     }
     return 0;
 }
@@ -472,9 +487,10 @@ static void check_fetching(gk_win_t *win, uint64_t *base)
 /* A CAS chain on one element of each integer type, between guards. */
 static void check_cas(gk_win_t *win, unsigned char *base)
 {
-    static const gk_dtype_t types[] = {GK_DTYPE_INT32, GK_DTYPE_INT64, GK_DTYPE_UINT64};
+    static const gk_dtype_t types[] = {GK_DTYPE_INT32, GK_DTYPE_UINT32, GK_DTYPE_INT64,
+                                       GK_DTYPE_UINT64};
     int target = npes - 1;
-    for (int ti = 0; ti < 3; ti++) {
+    for (int ti = 0; ti < 4; ti++) {
         gk_dtype_t t = types[ti];
         size_t w = width_of(t);
         if (me == target) {
