@@ -29,6 +29,7 @@
 
 #include "base/log.h"
 #include "coll/coll.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 #include "coll/reduce_op.h"
 
@@ -140,7 +141,8 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
     return GK_OK;
 }
 
-int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op)
+static int allreduce_call(void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                          gk_op_t op)
 {
     const char *name = "gk_allreduce";
     if (!gk__rt.initialized)
@@ -194,4 +196,16 @@ int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_
         return GK_ERR_INVALID_ARG;
     }
     return GK_OK;
+}
+
+int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op)
+{
+    if (!gk__coll_may_enter())
+        return allreduce_call(dst, src, count, dtype, op); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_ALLREDUCE);
+    if (status != GK_OK)
+        return status;
+    status = allreduce_call(dst, src, count, dtype, op);
+    gk__coll_leave();
+    return status;
 }

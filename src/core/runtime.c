@@ -9,6 +9,7 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 
 #include <poll.h>
@@ -57,9 +58,14 @@ int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
     return GK_ERR_ALIGN;
 }
 
+/* A wait has slept: is the job alive, and (inside a collective) are the
+ * PEs in the same collective call? */
 static int rt_check_alive(void)
 {
-    return gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
+    int status = gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
+    if (status == GK_OK && gk__coll_depth > 0 && gk__rt.initialized)
+        status = gk__coll_check_peers();
+    return status;
 }
 
 /* Every PE contributes its status; all return the first error, if any. */
@@ -280,6 +286,9 @@ int gk_init(void)
     gk__debt.pe = -1;
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
+    gk__rt.coll_seq = 0;
+    gk__rt.coll_word = 0;
+    gk__rt.coll_broken = 0;
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;
@@ -328,7 +337,12 @@ int gk_finalize(void)
             return refused;
     }
     gk__debug("finalizing");
-    int status = gk_barrier();
+    /* After a collective mismatch no barrier can end: release all the same. */
+    int status = gk__coll_enter(GK__COLL_FINALIZE);
+    if (status == GK_OK) {
+        status = gk_barrier();
+        gk__coll_leave();
+    }
     gk__progress_stop();
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)

@@ -49,6 +49,14 @@ struct gk__runtime {
     /* Every peer's segment is mapped here (so far always: off-node PEs need
      * a network transport): operations complete when they return. */
     int all_mapped;
+    /* The collective-call check (core/coll_check.h): the outermost calls
+     * made, the word published for the last one, and the first mismatch
+     * found (PE clash_pe[i] in call clash_call[i]; [0] is the finder). */
+    uint64_t coll_seq;
+    uint64_t coll_word;
+    int coll_broken;
+    int coll_clash_pe[2];
+    uint64_t coll_clash_call[2];
 };
 
 /* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is

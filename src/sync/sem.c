@@ -29,6 +29,7 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/coll_check.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
 
@@ -441,7 +442,7 @@ int gk_sem_free(gk_sem_t sem)
     return gk__rt_pool_give(ref.offset);
 }
 
-int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
+static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
 {
     uint32_t normal = 0;
     if (!gk__rt.initialized)
@@ -464,7 +465,7 @@ int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
     return GK_OK;
 }
 
-int gk_sem_free_all(gk_sem_t sem)
+static int sem_free_all(gk_sem_t sem)
 {
     struct sem_ref ref = {0};
     int status = sem_check_own("gk_sem_free_all", sem, 1, &ref);
@@ -476,6 +477,30 @@ int gk_sem_free_all(gk_sem_t sem)
         return status;
     sem_cell_retire(ref.cell);
     gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
+    return status;
+}
+
+int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
+{
+    if (!gk__coll_may_enter())
+        return sem_alloc_all(flags, sem_p); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_SEM_ALLOC_ALL);
+    if (status != GK_OK)
+        return status;
+    status = sem_alloc_all(flags, sem_p);
+    gk__coll_leave();
+    return status;
+}
+
+int gk_sem_free_all(gk_sem_t sem)
+{
+    if (!gk__coll_may_enter())
+        return sem_free_all(sem); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_SEM_FREE_ALL);
+    if (status != GK_OK)
+        return status;
+    status = sem_free_all(sem);
+    gk__coll_leave();
     return status;
 }
 
