@@ -368,6 +368,17 @@ GK_API int gk_barrier(void);
  * gk_sem_t is a plain value: store it in symmetric memory, put it to another
  * PE, compare it. GK_SEM_NULL names no semaphore.
  *
+ * A handle names one semaphore, never a later one: it carries the
+ * generation of its memory cell, bumped at every free, and every call
+ * checks it where it reads the semaphore (on the owner, for a post from
+ * another PE or a signaling put too). A handle used after its semaphore
+ * was freed, even when a new semaphore now sits in the same cell, gets
+ * GK_ERR_INVALID_ARG with a message naming the handle and both generations
+ * ("semaphore 0x... on PE 1 is stale: freed (generation 3, now 4)"), and
+ * the new semaphore is left alone; so does a second free. A collective
+ * semaphore's handle is recognised as stale unless its block has been
+ * reallocated by a multiple of 64 gk_sem_alloc_all() calls since.
+ *
  * Flags (combine one of each pair; the first of each pair is the default
  * where neither is given):
  *   GK_SEM_INTEGER / GK_SEM_BOOLEAN: a counter up to GK_SEM_VALUE_MAX, or a
@@ -398,7 +409,8 @@ typedef struct gk_sem {
  * Each PE may own up to 512 such semaphores at once (GK_ERR_NOMEM beyond).
  */
 GK_API int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p);
-/** Frees a semaphore from gk_sem_alloc(); only its owner may. */
+/** Frees a semaphore from gk_sem_alloc(); only its owner may. The handle
+ * is stale from then on (a second free is GK_ERR_INVALID_ARG). */
 GK_API int gk_sem_free(gk_sem_t sem);
 
 /**

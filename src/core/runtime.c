@@ -401,9 +401,10 @@ int gk__rt_pool_take(size_t *seg_offset_p)
         uint64_t used = atomic_load_explicit(&gk__rt.pool_used[word], memory_order_relaxed);
         while (used != UINT64_MAX) {
             uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
-            /* Another thread may take the same bit: the CAS decides. */
+            /* Another thread may take the same bit: the CAS decides. It
+             * acquires what the cell's last owner left (its generation). */
             if (atomic_compare_exchange_weak_explicit(&gk__rt.pool_used[word], &used,
-                                                      used | bit, memory_order_relaxed,
+                                                      used | bit, memory_order_acquire,
                                                       memory_order_relaxed)) {
                 *seg_offset_p = GK__SEG_POOL_OFFSET +
                                 (word * 64 + (size_t)__builtin_ctzll(bit)) *
@@ -423,7 +424,7 @@ int gk__rt_pool_give(size_t seg_offset)
         return GK_ERR_INVALID_ARG;
     uint64_t bit = (uint64_t)1 << (cell % 64);
     uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
-                                             memory_order_relaxed);
+                                             memory_order_release);
     return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
 }
 

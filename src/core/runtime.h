@@ -62,7 +62,8 @@ struct gk__runtime {
 /* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is
  * declared in gasket_inline.h: the inline puts keep it too. */
 
-/* Hands out a free pool cell of this PE: its segment offset, or NOMEM. */
+/* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
+ * What the cell's last owner wrote before giving it back is visible. */
 int gk__rt_pool_take(size_t *seg_offset_p);
 /* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
 int gk__rt_pool_give(size_t seg_offset);
