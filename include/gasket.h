@@ -21,6 +21,21 @@
  *    their arguments on every PE and agree on the verdict: a bad argument on
  *    one PE fails the call on every PE (the others log that another PE
  *    failed), so no PE is left waiting for one that returned early.
+ *  - Every PE must make the same collective calls (barrier, broadcast,
+ *    all-reduce, the heap calls, window creation, free and fence,
+ *    gk_sem_alloc_all/free_all, gk_finalize) in the same order. The PEs
+ *    number their calls and check them, always: PEs in different calls
+ *    (one in gk_malloc while another is in gk_barrier, or one PE with a
+ *    barrier more than the others) get GK_ERR_COLL_MISMATCH on every PE,
+ *    each with a line naming both calls ("collective mismatch: this PE is
+ *    in gk_barrier (collective #6) while PE 2 is in gk_finalize
+ *    (collective #6)"), instead of a hang. Calls that fit together are
+ *    caught as they meet; calls that cannot meet within a wait's sleep
+ *    (GK_SLEEP_MS). The collectives are then out of step for good: every
+ *    later collective call fails at once with GK_ERR_COLL_MISMATCH and a
+ *    line, and gk_finalize() releases everything without its barrier. The
+ *    heap calls count as one kind: PEs in different heap calls get the
+ *    heap calls' own error and stay in step (see gk_malloc()).
  *  - Thread safety: gk_init() is GK_THREAD_SINGLE; gk_init_thread() asks for
  *    more, and contexts (gk_ctx_create()) give threads streams of their own.
  */
@@ -66,7 +81,8 @@ extern "C" {
     X(GK_ERR_SYSTEM, -43, "system call failed")                                \
     X(GK_ERR_BOOT, -44, "bootstrap failed")                                    \
     X(GK_ERR_CONFIG, -45, "invalid configuration")                             \
-    X(GK_ERR_UNSUPPORTED, -46, "operation not supported")                     \
+    X(GK_ERR_UNSUPPORTED, -46, "operation not supported")                      \
+    X(GK_ERR_COLL_MISMATCH, -47, "PEs are in different collective calls")      \
     X(GK_ERR_UNRECEIVED, -48, "messages were sent but never received")
 
 enum gk_status {
@@ -104,7 +120,11 @@ GK_API int gk_init(void);
  * that still has a window epoch open (a lock other PEs may be queued
  * behind) gets GK_ERR_EPOCH, one that holds a gk_lock_t GK_ERR_INVALID_ARG,
  * each with a message, instead of a barrier that could never end; called
- * from an active-message handler, GK_ERR_UNSUPPORTED.
+ * from an active-message handler, GK_ERR_UNSUPPORTED. When the PEs'
+ * collective calls do not match (another PE is still in an earlier
+ * collective, or has one more), or did not earlier, it returns
+ * GK_ERR_COLL_MISMATCH with a message, after releasing every resource
+ * all the same (without the barrier).
  *
  * Before the PEs part, every active message in flight is delivered and
  * run. A two-sided message that arrived and was never received (an eager
@@ -415,7 +435,11 @@ GK_API double gk_wtime(void);
  * Barrier across all PEs: returns after every PE has entered it. It also
  * completes this PE's outstanding operations (as gk_quiet()), so data put
  * before the barrier is visible everywhere after it. Dissemination
- * algorithm: ceil(log2(npes)) rounds of one flag write each.
+ * algorithm: ceil(log2(npes)) rounds of one flag write each. Every flag
+ * carries the writer's collective call, so a barrier never completes with
+ * a barrier inside another collective (gk_finalize()'s, a heap call's):
+ * PEs that are not all in gk_barrier, as the same collective call, get
+ * GK_ERR_COLL_MISMATCH (see the conventions at the top).
  */
 GK_API int gk_barrier(void);
 
@@ -431,6 +455,17 @@ GK_API int gk_barrier(void);
  *
  * gk_sem_t is a plain value: store it in symmetric memory, put it to another
  * PE, compare it. GK_SEM_NULL names no semaphore.
+ *
+ * A handle names one semaphore, never a later one: it carries the
+ * generation of its memory cell, bumped at every free, and every call
+ * checks it where it reads the semaphore (on the owner, for a post from
+ * another PE or a signaling put too). A handle used after its semaphore
+ * was freed, even when a new semaphore now sits in the same cell, gets
+ * GK_ERR_INVALID_ARG with a message naming the handle and both generations
+ * ("semaphore 0x... on PE 1 is stale: freed (generation 3, now 4)"), and
+ * the new semaphore is left alone; so does a second free. A collective
+ * semaphore's handle is recognised as stale unless its block has been
+ * reallocated by a multiple of 64 gk_sem_alloc_all() calls since.
  *
  * Flags (combine one of each pair; the first of each pair is the default
  * where neither is given):
@@ -462,7 +497,8 @@ typedef struct gk_sem {
  * Each PE may own up to 512 such semaphores at once (GK_ERR_NOMEM beyond).
  */
 GK_API int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p);
-/** Frees a semaphore from gk_sem_alloc(); only its owner may. */
+/** Frees a semaphore from gk_sem_alloc(); only its owner may. The handle
+ * is stale from then on (a second free is GK_ERR_INVALID_ARG). */
 GK_API int gk_sem_free(gk_sem_t sem);
 
 /**

@@ -22,7 +22,8 @@
     X(YIELD_COUNT, uint, yield_count, "100",                                   \
       "sched_yield() calls before a wait sleeps on a futex")                   \
     X(SLEEP_MS, uint, sleep_ms, "100",                                         \
-      "longest futex sleep of a wait before it checks that the job is alive")  \
+      "longest futex sleep of a wait before it checks that the job is alive "  \
+      "(and, in a collective call, that the PEs are in the same call)")        \
     X(BCAST_RADIX, uint, bcast_radix, "4",                                     \
       "children per PE in the broadcast tree (2 to 64)")                       \
     X(PROGRESS_THREAD, uint, progress_thread, "0",                             \

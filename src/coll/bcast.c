@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "coll/coll.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 
 struct bcast_consumed_wait {
@@ -119,17 +120,10 @@ static int bcast_agree(const char *op, size_t nbytes, int root, int radix, int l
     return GK_ERR_INVALID_ARG;
 }
 
-int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int radix)
+/* The collective part; status is this PE's own check. */
+static int bcast_run(void *dst, const void *src, size_t nbytes, int root, int radix,
+                     int status, int agree)
 {
-    int status = bcast_check("gk_broadcast", dst, src, nbytes, root, radix);
-    int agree = gk__rt.initialized && gk__rt.config.coll_check;
-    /* A PE with a bad argument still agrees (GK_COLL_CHECK), unless it is
-     * inside a handler, where no collective may run. */
-    if (status == GK_OK || agree) {
-        int in_handler = gk__progress_check_not_in_handler("gk_broadcast");
-        if (in_handler != GK_OK)
-            return in_handler;
-    }
     if (agree)
         status = bcast_agree("gk_broadcast", nbytes, root, radix, status);
     if (status != GK_OK)
@@ -168,6 +162,25 @@ int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int 
         atomic_store_explicit(&mine->bcast_consumed.value, seq, memory_order_release);
     }
     return GK_OK;
+}
+
+int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root, int radix)
+{
+    int status = bcast_check("gk_broadcast", dst, src, nbytes, root, radix);
+    int agree = gk__rt.initialized && gk__rt.config.coll_check;
+    /* A PE with a bad argument still agrees (GK_COLL_CHECK), unless it is
+     * inside a handler, where no collective may run. */
+    if (status != GK_OK && !agree)
+        return status;
+    int in_handler = gk__progress_check_not_in_handler("gk_broadcast");
+    if (in_handler != GK_OK)
+        return in_handler;
+    int entered = gk__coll_enter(GK__COLL_BROADCAST);
+    if (entered != GK_OK)
+        return entered;
+    status = bcast_run(dst, src, nbytes, root, radix, status, agree);
+    gk__coll_leave();
+    return status;
 }
 
 int gk_broadcast(void *dst, const void *src, size_t nbytes, int root)

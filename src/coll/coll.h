@@ -30,8 +30,17 @@
 #define COLL_XCHG_SLOTS 8
 #define COLL_XCHG_CHUNK ((size_t)16 * 1024)
 
+/*
+ * A signal word on a line of its own. Beside it, the sender's collective
+ * call (core/coll_check.h) and PE number, written before the signal: the
+ * receiver checks that the message belongs to the call it is in. A line
+ * is rewritten only once its owner is done with the last signal (the
+ * collectives' flow control), so what lies beside a signal is its own.
+ */
 struct gk__coll_line {
     _Alignas(64) _Atomic uint64_t value;
+    _Atomic uint64_t coll;
+    _Atomic uint64_t from_pe;
 };
 
 struct gk__coll_scratch {
@@ -64,13 +73,15 @@ static inline struct gk__coll_scratch *gk__coll_mine(void)
 
 /*
  * Copies n bytes into PE pe's scratch at data_offset, then sets the signal
- * word at signal_offset to `seq` (release, with the wake-up): the
+ * word at signal_offset (the value of a struct gk__coll_line) to `seq`
+ * (release, with the wake-up), our collective call beside it: the
  * collectives' signaling put.
  */
 int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
                         size_t signal_offset, uint64_t seq);
 
-/* Waits until my signal word reaches seq (acquire). */
+/* Waits until my signal word (a struct gk__coll_line's value) reaches seq
+ * (acquire), and checks that its sender is in our collective call. */
 int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq);
 
 #endif /* GK_COLL_COLL_H */

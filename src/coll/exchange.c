@@ -33,6 +33,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "coll/coll.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 
 struct xchg_consumed_wait {
@@ -169,7 +170,7 @@ static int xchg_begin(const char *op, void *dst, const void *src, size_t nbytes,
     return xchg_agree(op, nbytes, status);
 }
 
-int gk_collect(void *dst, const void *src, size_t nbytes)
+static int collect_call(void *dst, const void *src, size_t nbytes)
 {
     static const char op[] = "gk_collect";
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
@@ -190,7 +191,7 @@ int gk_collect(void *dst, const void *src, size_t nbytes)
     return status;
 }
 
-int gk_alltoall(void *dst, const void *src, size_t nbytes)
+static int alltoall_call(void *dst, const void *src, size_t nbytes)
 {
     static const char op[] = "gk_alltoall";
     int status = xchg_begin(op, dst, src, nbytes, 1, NULL);
@@ -205,4 +206,28 @@ int gk_alltoall(void *dst, const void *src, size_t nbytes)
         status = xchg_round(to, in + (size_t)to * nbytes, out + (size_t)from * nbytes, nbytes);
     }
     return status;
+}
+
+/* The public entries: each call counts as one collective (core/coll_check.h). */
+static int xchg_entry(enum gk__coll_kind kind, int (*call)(void *, const void *, size_t),
+                      void *dst, const void *src, size_t nbytes)
+{
+    if (!gk__coll_may_enter())
+        return call(dst, src, nbytes); /* it says why not */
+    int status = gk__coll_enter(kind);
+    if (status != GK_OK)
+        return status;
+    status = call(dst, src, nbytes);
+    gk__coll_leave();
+    return status;
+}
+
+int gk_collect(void *dst, const void *src, size_t nbytes)
+{
+    return xchg_entry(GK__COLL_COLLECT, collect_call, dst, src, nbytes);
+}
+
+int gk_alltoall(void *dst, const void *src, size_t nbytes)
+{
+    return xchg_entry(GK__COLL_ALLTOALL, alltoall_call, dst, src, nbytes);
 }

@@ -11,6 +11,7 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 
 #include <poll.h>
@@ -58,9 +59,14 @@ int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
     return GK_ERR_ALIGN;
 }
 
+/* A wait has slept: is the job alive, and (inside a collective) are the
+ * PEs in the same collective call? */
 static int rt_check_alive(void)
 {
-    return gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
+    int status = gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
+    if (status == GK_OK && gk__coll_depth > 0 && gk__rt.initialized)
+        status = gk__coll_check_peers();
+    return status;
 }
 
 /* Every PE contributes its status; all return the first error, if any. */
@@ -275,6 +281,9 @@ int gk__rt_init(const char *op)
     gk__rt.bcast_seq = 0;
     gk__rt.reduce_seq = 0;
     gk__rt.xchg_seq = 0;
+    gk__rt.coll_seq = 0;
+    gk__rt.coll_word = 0;
+    gk__rt.coll_broken = 0;
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;
@@ -353,10 +362,15 @@ int gk_finalize(void)
             return refused;
     }
     gk__debug("finalizing");
-    int status = rt_finalize_messages();
-    int barrier = gk_barrier();
-    if (status == GK_OK)
-        status = barrier;
+    /* After a collective mismatch no barrier can end: release all the same. */
+    int status = gk__coll_enter(GK__COLL_FINALIZE);
+    if (status == GK_OK) {
+        status = rt_finalize_messages();
+        int barrier = gk_barrier();
+        if (status == GK_OK)
+            status = barrier;
+        gk__coll_leave();
+    }
     gk__progress_stop();
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
@@ -413,9 +427,10 @@ int gk__rt_pool_take(size_t *seg_offset_p)
         uint64_t used = atomic_load_explicit(&gk__rt.pool_used[word], memory_order_relaxed);
         while (used != UINT64_MAX) {
             uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
-            /* Another thread may take the same bit: the CAS decides. */
+            /* Another thread may take the same bit: the CAS decides. It
+             * acquires what the cell's last owner left (its generation). */
             if (atomic_compare_exchange_weak_explicit(&gk__rt.pool_used[word], &used,
-                                                      used | bit, memory_order_relaxed,
+                                                      used | bit, memory_order_acquire,
                                                       memory_order_relaxed)) {
                 *seg_offset_p = GK__SEG_POOL_OFFSET +
                                 (word * 64 + (size_t)__builtin_ctzll(bit)) *
@@ -435,7 +450,7 @@ int gk__rt_pool_give(size_t seg_offset)
         return GK_ERR_INVALID_ARG;
     uint64_t bit = (uint64_t)1 << (cell % 64);
     uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
-                                             memory_order_relaxed);
+                                             memory_order_release);
     return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
 }
 

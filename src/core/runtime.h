@@ -50,6 +50,14 @@ struct gk__runtime {
     /* Every peer's segment is mapped here (so far always: off-node PEs need
      * a network transport): operations complete when they return. */
     int all_mapped;
+    /* The collective-call check (core/coll_check.h): the outermost calls
+     * made, the word published for the last one, and the first mismatch
+     * found (PE clash_pe[i] in call clash_call[i]; [0] is the finder). */
+    uint64_t coll_seq;
+    uint64_t coll_word;
+    int coll_broken;
+    int coll_clash_pe[2];
+    uint64_t coll_clash_call[2];
 };
 
 /* gk_init() as `op` (gk_init, gk_init_thread) names it in its messages. */
@@ -58,7 +66,8 @@ int gk__rt_init(const char *op);
 /* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is
  * declared in gasket_inline.h: the inline puts keep it too. */
 
-/* Hands out a free pool cell of this PE: its segment offset, or NOMEM. */
+/* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
+ * What the cell's last owner wrote before giving it back is visible. */
 int gk__rt_pool_take(size_t *seg_offset_p);
 /* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
 int gk__rt_pool_give(size_t seg_offset);

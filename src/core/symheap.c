@@ -18,15 +18,18 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/coll_check.h"
 #include "core/runtime.h"
 #include "core/progress.h"
 
-/* Which heap call a vote belongs to: PEs in different calls disagree too. */
-enum symheap_call { CALL_ALLOC = 1, CALL_FREE, CALL_REALLOC };
+/* Which heap call a vote belongs to: PEs in different calls disagree too
+ * (gk_calloc is a call of its own: it ends with a barrier, gk_malloc not). */
+enum symheap_call { CALL_ALLOC = 1, CALL_FREE, CALL_REALLOC, CALL_CALLOC };
 static const char *const symheap_call_names[] = {
-    [CALL_ALLOC] = "gk_malloc/gk_calloc/gk_align",
+    [CALL_ALLOC] = "gk_malloc/gk_align",
     [CALL_FREE] = "gk_free",
     [CALL_REALLOC] = "gk_realloc",
+    [CALL_CALLOC] = "gk_calloc",
 };
 
 /* The two arguments a call votes on, named for the messages. */
@@ -101,17 +104,13 @@ static void symheap_report_exhausted(const char *op, size_t size)
 /*
  * The allocating calls: a block of `size` bytes (0: none) aligned to
  * `alignment` (0: the allocator's own), or NULL on every PE when any PE
- * failed or the PEs disagree. arg_status is the caller's own argument
- * check: a bad argument still votes, so no PE is left waiting.
+ * failed or the PEs disagree; gk_calloc's zero-filled, with a barrier
+ * after. arg_status is the caller's own argument check: a bad argument
+ * still votes, so no PE is left waiting.
  */
-static void *symheap_take(const char *op, size_t size, size_t alignment, int arg_status)
+static void *symheap_take_voted(const char *op, enum gk__coll_kind kind, size_t size,
+                                size_t alignment, int arg_status)
 {
-    if (!gk__rt.initialized) {
-        gk__rt_report_pe(op, 0);
-        return NULL;
-    }
-    if (gk__progress_check_not_in_handler(op) != GK_OK)
-        return NULL;
     size_t offset = 0;
     int status = arg_status;
     if (status == GK_OK && size != 0) {
@@ -122,13 +121,40 @@ static void *symheap_take(const char *op, size_t size, size_t alignment, int arg
             gk__error("%s: cannot allocate %zu bytes aligned to %zu: %s", op, size,
                       alignment, gk_strerror(status));
     }
-    const struct symheap_args args = {CALL_ALLOC, "sizes", "alignments", size, alignment};
+    const struct symheap_args args = {kind == GK__COLL_CALLOC ? CALL_CALLOC : CALL_ALLOC,
+                                      "sizes", "alignments", size, alignment};
     if (symheap_vote(op, &args, status) != GK_OK) {
         if (status == GK_OK && size != 0)
             gk__heap_alloc_give(&gk__rt.heap_alloc, offset); /* undone everywhere */
         return NULL;
     }
-    return size != 0 ? gk__rt.heap + offset : NULL;
+    if (size == 0)
+        return NULL;
+    if (kind == GK__COLL_CALLOC) {
+        memset(gk__rt.heap + offset, 0, size);
+        /* Peers may write into the block once we return: zero it first. A
+         * barrier that fails (a collective mismatch) fails the call. */
+        if (gk_barrier() != GK_OK) {
+            gk__heap_alloc_give(&gk__rt.heap_alloc, offset);
+            return NULL;
+        }
+    }
+    return gk__rt.heap + offset;
+}
+
+static void *symheap_take(const char *op, enum gk__coll_kind kind, size_t size,
+                          size_t alignment, int arg_status)
+{
+    if (!gk__rt.initialized) {
+        gk__rt_report_pe(op, 0);
+        return NULL;
+    }
+    if (gk__progress_check_not_in_handler(op) != GK_OK ||
+        gk__coll_enter(kind) != GK_OK)
+        return NULL;
+    void *block = symheap_take_voted(op, kind, size, alignment, arg_status);
+    gk__coll_leave();
+    return block;
 }
 
 /* The heap offset of a block pointer, or -1 (logged) when it is not one. */
@@ -147,7 +173,7 @@ static int symheap_offset(const char *op, const void *ptr, size_t *offset_p)
 
 void *gk_malloc(size_t size)
 {
-    return symheap_take("gk_malloc", size, 0, GK_OK);
+    return symheap_take("gk_malloc", GK__COLL_MALLOC, size, 0, GK_OK);
 }
 
 void *gk_calloc(size_t count, size_t size)
@@ -157,13 +183,7 @@ void *gk_calloc(size_t count, size_t size)
         gk__error("gk_calloc: %zu x %zu bytes overflows size_t", count, size);
         arg_status = GK_ERR_INVALID_ARG;
     }
-    void *ptr = symheap_take("gk_calloc", count * size, 0, arg_status);
-    if (ptr != NULL) {
-        memset(ptr, 0, count * size);
-        /* Peers may write into the block once we return: zero it first. */
-        gk_barrier();
-    }
-    return ptr;
+    return symheap_take("gk_calloc", GK__COLL_CALLOC, count * size, 0, arg_status);
 }
 
 void *gk_align(size_t alignment, size_t size)
@@ -180,7 +200,7 @@ void *gk_align(size_t alignment, size_t size)
                   GK__SEG_MAP_ALIGN);
         arg_status = GK_ERR_INVALID_ARG;
     }
-    return symheap_take("gk_align", size, alignment, arg_status);
+    return symheap_take("gk_align", GK__COLL_ALIGN, size, alignment, arg_status);
 }
 
 /* A block's heap offset for a vote; NULL votes as all ones. */
@@ -188,7 +208,8 @@ void *gk_align(size_t alignment, size_t size)
 
 void gk_free(void *ptr)
 {
-    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_free") != GK_OK)
+    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_free") != GK_OK ||
+        gk__coll_enter(GK__COLL_FREE) != GK_OK)
         return;
     size_t offset = 0;
     int status = ptr != NULL ? symheap_offset("gk_free", ptr, &offset) : GK_OK;
@@ -196,18 +217,11 @@ void gk_free(void *ptr)
                                       "", ptr != NULL ? offset : SYMHEAP_NULL_BLOCK, 0};
     if (symheap_vote("gk_free", &args, status) == GK_OK && ptr != NULL)
         gk__heap_alloc_give(&gk__rt.heap_alloc, offset);
+    gk__coll_leave();
 }
 
-void *gk_realloc(void *ptr, size_t size)
+static void *symheap_realloc(void *ptr, size_t size)
 {
-    if (ptr == NULL)
-        return gk_malloc(size);
-    if (size == 0) {
-        gk_free(ptr);
-        return NULL;
-    }
-    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_realloc") != GK_OK)
-        return NULL;
     size_t offset = 0, old_size = 0;
     int status = symheap_offset("gk_realloc", ptr, &offset);
     /* The vote is also the barrier before the block moves or shrinks:
@@ -233,6 +247,22 @@ void *gk_realloc(void *ptr, size_t size)
     }
     gk_barrier();
     return status == GK_OK ? gk__rt.heap + new_offset : NULL;
+}
+
+void *gk_realloc(void *ptr, size_t size)
+{
+    if (ptr == NULL)
+        return gk_malloc(size);
+    if (size == 0) {
+        gk_free(ptr);
+        return NULL;
+    }
+    if (!gk__rt.initialized || gk__progress_check_not_in_handler("gk_realloc") != GK_OK ||
+        gk__coll_enter(GK__COLL_REALLOC) != GK_OK)
+        return NULL;
+    void *block = symheap_realloc(ptr, size);
+    gk__coll_leave();
+    return block;
 }
 
 size_t gk_heap_size(void)

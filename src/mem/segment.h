@@ -20,7 +20,7 @@
 #include "base/wait.h"
 
 #define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
-#define GK__SEG_VERSION 1u
+#define GK__SEG_VERSION 2u
 #define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
 /*
  * Segment layout:
@@ -66,6 +66,16 @@ struct gk__seg_header {
     _Alignas(64) struct gk__wake wake;
     /* Dissemination barrier: round r's flag is written by PE (me - 2^r). */
     struct gk__seg_flag barrier_flag[GK__SEG_BARRIER_ROUNDS];
+    /*
+     * The collective call this PE is in or made last, published by it at
+     * each entry (core/coll_check.h has the word's layout), and the
+     * mismatch it found, if any: the other PE + 1 (0: none, written last,
+     * with release) and that PE's call. Written by the owner only; read by
+     * peers only on the slow path of a wait.
+     */
+    _Alignas(64) _Atomic uint64_t coll_now;
+    _Atomic uint64_t coll_clash_pe;
+    _Atomic uint64_t coll_clash;
 };
 
 _Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,

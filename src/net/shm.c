@@ -91,6 +91,26 @@ const struct gk__net_transport gk__shm_transport = {
     .quiet = shm_fence,
 };
 
+uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer)
+{
+    if (peer->header == NULL)
+        return 0;
+    return atomic_load_explicit(&peer->header->coll_now, memory_order_acquire);
+}
+
+int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p)
+{
+    if (peer->header == NULL)
+        return 0;
+    const struct gk__seg_header *header = peer->header;
+    uint64_t pe = atomic_load_explicit(&header->coll_clash_pe, memory_order_acquire);
+    if (pe == 0)
+        return 0;
+    *pe_p = (int)(pe - 1);
+    *call_p = atomic_load_explicit(&header->coll_clash, memory_order_relaxed);
+    return 1;
+}
+
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size)
 {

@@ -82,6 +82,14 @@ static inline uint64_t gk__shm_fadd64(struct gk__net_peer *peer, size_t offset,
     return old;
 }
 
+/*
+ * A mapped peer's published collective call (mem/segment.h: coll_now), and
+ * the mismatch it found: non-zero with *pe_p and *call_p set, or 0. For
+ * the slow path of a wait; 0 for a peer that is not mapped.
+ */
+uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer);
+int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p);
+
 /* Maps the segments of the PEs on this node (attach), or unmaps them. */
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size);

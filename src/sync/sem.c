@@ -8,8 +8,22 @@
  * heap block, so every PE's member sits at the same offset.
  *
  * A handle is a plain 64-bit value: tag (4 bits) | collective (1) | owner PE
- * (19) | segment offset (40). Posters validate it against the owner's cell
- * (the magic, read from the same cache line the post updates anyway).
+ * (19) | generation | cell. A pool cell is its index (9 bits) under a
+ * 31-bit generation; a collective one its index in the heap, in 64-byte
+ * cells (34 bits: a terabyte), under a 6-bit generation.
+ *
+ * Generations. A handle that outlives its semaphore must not name the
+ * next one allocated in the same cell (gk_sem_free, gk_sem_alloc, then a
+ * post through the old handle). So each cell carries a stamp: the magic
+ * and the generation while it is live, the generation alone once freed.
+ * Freeing a pool cell bumps its generation, which the pool keeps (its
+ * cells serve semaphores only); a collective cell lives in the heap, where
+ * anything may come after it, so gk_sem_alloc_all numbers its
+ * generations itself (every PE alike), and gk_sem_free_all leaves the next
+ * number behind. Every operation compares the whole stamp with the magic
+ * and the handle's generation: posters read it from the cache line the
+ * post updates anyway, so a stale handle, from any PE, costs nothing to
+ * catch (a collective cell's generation repeats after 64 reuses).
  *
  * Ordering. The signaling put copies the payload, then updates the count
  * with a read-modify-write that is at least a release operation (seq_cst,
@@ -30,22 +44,36 @@
 #include "base/log.h"
 #include "base/names.h"
 #include "base/wait.h"
+#include "core/coll_check.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
 
 #define SEM_TAG 0xaULL
-#define SEM_CELL_MAGIC 0x53454d41u /* "SEMA" */
-#define SEM_OFFSET_BITS 40
+#define SEM_CELL_MAGIC 0x53454d41ULL /* "SEMA" */
+#define SEM_STAMP_LIVE (SEM_CELL_MAGIC << 32)
+#define SEM_PE_SHIFT 40
 #define SEM_PE_BITS 19
+/* Pool handles: generation and pool index in the low 40 bits. */
+#define SEM_POOL_INDEX_BITS 9
+#define SEM_POOL_GEN_MASK 0x7fffffffULL
+/* Collective handles: generation and heap cell index in the low 40 bits. */
+#define SEM_HEAP_INDEX_BITS 34
+#define SEM_ALL_GEN_MASK 0x3fULL
 #define SEM_KNOWN_FLAGS                                                        \
     (GK_SEM_INTEGER | GK_SEM_BOOLEAN | GK_SEM_SINGLE_PRODUCER |                \
      GK_SEM_MULTI_PRODUCER | GK_SEM_SINGLE_CONSUMER | GK_SEM_MULTI_CONSUMER)
+_Static_assert(GK__SEG_POOL_CELLS == 1 << SEM_POOL_INDEX_BITS, "pool index bits");
+_Static_assert(SEM_POOL_GEN_MASK >> 31 == 0 && SEM_POOL_INDEX_BITS + 31 <= SEM_PE_SHIFT,
+               "pool handle bits");
+_Static_assert(SEM_HEAP_INDEX_BITS + 6 <= SEM_PE_SHIFT, "collective handle bits");
 
 struct sem_cell {
     _Atomic uint64_t count;
-    _Atomic uint32_t magic;
+    /* SEM_STAMP_LIVE | generation while allocated; the generation alone
+     * (the next one, for a pool cell) once freed. */
+    _Atomic uint64_t stamp;
     uint32_t flags; /* normalised: exactly one flag of each pair */
-    unsigned char pad[48];
+    unsigned char pad[44];
 };
 _Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell");
 
@@ -54,25 +82,46 @@ _Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell
 struct sem_ref {
     int pe;
     int collective;
+    uint32_t generation;
     size_t offset; /* in the owner's segment */
     struct sem_cell *cell;
 };
 
-static gk_sem_t sem_encode(int pe, size_t offset, int collective)
+/* The generations gk_sem_alloc_all has handed out (the same on every PE). */
+static uint64_t sem_all_generations;
+
+static gk_sem_t sem_encode(int pe, size_t offset, int collective, uint32_t generation)
 {
+    uint64_t low;
+    if (collective)
+        low = (uint64_t)generation << SEM_HEAP_INDEX_BITS |
+              (offset - GK__SEG_HEAP_OFFSET) / GK__SEG_POOL_CELL_SIZE;
+    else
+        low = (uint64_t)generation << SEM_POOL_INDEX_BITS |
+              (offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
     return (gk_sem_t){SEM_TAG << 60 | (uint64_t)collective << 59 |
-                      (uint64_t)pe << SEM_OFFSET_BITS | (uint64_t)offset};
+                      (uint64_t)pe << SEM_PE_SHIFT | low};
 }
 
-static int sem_offset_valid(size_t offset)
+/* A handle whose cell holds no live semaphore of its generation (cold). */
+static int sem_report_stale(const char *op, gk_sem_t sem, const struct sem_ref *ref,
+                            uint64_t stamp) __attribute__((cold, noinline));
+static int sem_report_stale(const char *op, gk_sem_t sem, const struct sem_ref *ref,
+                            uint64_t stamp)
 {
-    if (offset % GK__SEG_POOL_CELL_SIZE != 0)
-        return 0;
-    if (offset >= GK__SEG_POOL_OFFSET &&
-        offset < GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE)
-        return 1;
-    return offset >= GK__SEG_HEAP_OFFSET &&
-           offset - GK__SEG_HEAP_OFFSET + sizeof(struct sem_cell) <= gk__rt.heap_size;
+    uint64_t mask = ref->collective ? SEM_ALL_GEN_MASK : SEM_POOL_GEN_MASK;
+    uint64_t now = stamp & mask;
+    int stamped = (stamp & ~SEM_STAMP_LIVE & ~mask) == 0; /* a stamp, not other data */
+    if (stamped && now != ref->generation)
+        gk__error("%s: semaphore %#llx on PE %d is stale: freed (generation %u, now "
+                  "%llu)",
+                  op, (unsigned long long)sem.bits, ref->pe, ref->generation,
+                  (unsigned long long)now);
+    else
+        gk__error("%s: semaphore %#llx on PE %d is not allocated (freed, or never "
+                  "allocated)",
+                  op, (unsigned long long)sem.bits, ref->pe);
+    return GK_ERR_INVALID_ARG;
 }
 
 static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
@@ -80,9 +129,21 @@ static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
     if (GK__UNLIKELY(!gk__rt.initialized))
         return gk__rt_report_pe(op, 0);
     uint64_t bits = sem.bits;
-    int pe = (int)((bits >> SEM_OFFSET_BITS) & ((1u << SEM_PE_BITS) - 1));
-    size_t offset = (size_t)(bits & (((uint64_t)1 << SEM_OFFSET_BITS) - 1));
-    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || !sem_offset_valid(offset))) {
+    int pe = (int)((bits >> SEM_PE_SHIFT) & ((1u << SEM_PE_BITS) - 1));
+    int collective = (int)((bits >> 59) & 1);
+    size_t offset;
+    uint32_t generation;
+    if (collective) {
+        uint64_t index = bits & (((uint64_t)1 << SEM_HEAP_INDEX_BITS) - 1);
+        generation = (uint32_t)((bits >> SEM_HEAP_INDEX_BITS) & SEM_ALL_GEN_MASK);
+        offset = GK__SEG_HEAP_OFFSET + (size_t)index * GK__SEG_POOL_CELL_SIZE;
+    } else {
+        uint64_t index = bits & (GK__SEG_POOL_CELLS - 1);
+        generation = (uint32_t)((bits >> SEM_POOL_INDEX_BITS) & SEM_POOL_GEN_MASK);
+        offset = GK__SEG_POOL_OFFSET + (size_t)index * GK__SEG_POOL_CELL_SIZE;
+    }
+    size_t end = offset - GK__SEG_HEAP_OFFSET + sizeof(struct sem_cell);
+    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || (collective && end > gk__rt.heap_size))) {
         gk__error("%s: %#llx is not a semaphore handle", op, (unsigned long long)bits);
         return GK_ERR_INVALID_ARG;
     }
@@ -97,17 +158,14 @@ static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
         return GK_ERR_UNREACHABLE;
     }
     struct sem_cell *cell = (struct sem_cell *)(peer->seg_base + offset);
-    if (GK__UNLIKELY(atomic_load_explicit(&cell->magic, memory_order_acquire) !=
-                     SEM_CELL_MAGIC)) {
-        gk__error("%s: semaphore %#llx on PE %d is not allocated (freed, or never "
-                  "allocated)",
-                  op, (unsigned long long)bits, pe);
-        return GK_ERR_INVALID_ARG;
-    }
     ref->pe = pe;
-    ref->collective = (int)((bits >> 59) & 1);
+    ref->collective = collective;
+    ref->generation = generation;
     ref->offset = offset;
     ref->cell = cell;
+    uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
+    if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | generation)))
+        return sem_report_stale(op, sem, ref, stamp);
     return GK_OK;
 }
 
@@ -138,16 +196,18 @@ static int sem_flags_normalize(const char *op, unsigned flags, uint32_t *flags_p
     return GK_OK;
 }
 
-static void sem_cell_init(struct sem_cell *cell, uint32_t flags)
+static void sem_cell_init(struct sem_cell *cell, uint32_t flags, uint32_t generation)
 {
     atomic_store_explicit(&cell->count, 0, memory_order_relaxed);
     cell->flags = flags;
-    atomic_store_explicit(&cell->magic, SEM_CELL_MAGIC, memory_order_release);
+    atomic_store_explicit(&cell->stamp, SEM_STAMP_LIVE | generation,
+                          memory_order_release);
 }
 
-static void sem_cell_retire(struct sem_cell *cell)
+/* The cell is no semaphore any more; handles of this generation are stale. */
+static void sem_cell_retire(struct sem_cell *cell, uint64_t next_generation)
 {
-    atomic_store_explicit(&cell->magic, 0, memory_order_release);
+    atomic_store_explicit(&cell->stamp, next_generation, memory_order_release);
 }
 
 /* ---- producer side ---- */
@@ -412,8 +472,12 @@ int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
                   GK__SEG_POOL_CELLS);
         return GK_ERR_NOMEM;
     }
-    sem_cell_init((struct sem_cell *)(gk__rt.my_seg.base + offset), normal);
-    *sem_p = sem_encode(gk__rt.my_pe, offset, 0);
+    /* A free pool cell's stamp is its next generation. */
+    struct sem_cell *cell = (struct sem_cell *)(gk__rt.my_seg.base + offset);
+    uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_relaxed);
+    uint32_t generation = (uint32_t)(stamp & SEM_POOL_GEN_MASK);
+    sem_cell_init(cell, normal, generation);
+    *sem_p = sem_encode(gk__rt.my_pe, offset, 0, generation);
     return GK_OK;
 }
 
@@ -439,11 +503,11 @@ int gk_sem_free(gk_sem_t sem)
     int status = sem_check_own("gk_sem_free", sem, 0, &ref);
     if (status != GK_OK)
         return status;
-    sem_cell_retire(ref.cell);
+    sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_POOL_GEN_MASK);
     return gk__rt_pool_give(ref.offset);
 }
 
-int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
+static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
 {
     uint32_t normal = 0;
     if (!gk__rt.initialized)
@@ -457,16 +521,18 @@ int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
     char *block = gk_align(GK__SEG_POOL_CELL_SIZE, sizeof(struct sem_cell));
     if (block == NULL)
         return GK_ERR_NOMEM;
-    sem_cell_init((struct sem_cell *)block, normal);
+    uint32_t generation = (uint32_t)(sem_all_generations++ & SEM_ALL_GEN_MASK);
+    sem_cell_init((struct sem_cell *)block, normal, generation);
     /* Nobody may post to a member before its owner has initialised it. */
     status = gk_barrier();
     if (status != GK_OK)
         return status;
-    *sem_p = sem_encode(gk__rt.my_pe, GK__SEG_HEAP_OFFSET + (size_t)(block - gk__rt.heap), 1);
+    size_t offset = GK__SEG_HEAP_OFFSET + (size_t)(block - gk__rt.heap);
+    *sem_p = sem_encode(gk__rt.my_pe, offset, 1, generation);
     return GK_OK;
 }
 
-int gk_sem_free_all(gk_sem_t sem)
+static int sem_free_all(gk_sem_t sem)
 {
     struct sem_ref ref = {0};
     int status = sem_check_own("gk_sem_free_all", sem, 1, &ref);
@@ -476,8 +542,32 @@ int gk_sem_free_all(gk_sem_t sem)
     status = gk__rt_agree("gk_sem_free_all", status);
     if (status != GK_OK)
         return status;
-    sem_cell_retire(ref.cell);
+    sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_ALL_GEN_MASK);
     gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
+    return status;
+}
+
+int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
+{
+    if (!gk__coll_may_enter())
+        return sem_alloc_all(flags, sem_p); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_SEM_ALLOC_ALL);
+    if (status != GK_OK)
+        return status;
+    status = sem_alloc_all(flags, sem_p);
+    gk__coll_leave();
+    return status;
+}
+
+int gk_sem_free_all(gk_sem_t sem)
+{
+    if (!gk__coll_may_enter())
+        return sem_free_all(sem); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_SEM_FREE_ALL);
+    if (status != GK_OK)
+        return status;
+    status = sem_free_all(sem);
+    gk__coll_leave();
     return status;
 }
 
@@ -496,6 +586,6 @@ int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p)
     }
     if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe("gk_sem_on", pe);
-    *peer_sem_p = sem_encode(pe, ref.offset, 1);
+    *peer_sem_p = sem_encode(pe, ref.offset, 1, ref.generation);
     return GK_OK;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 #include "core/xfer.h"
 #include "win/win.h"
@@ -246,7 +247,7 @@ static int win_check_flags(const char *op, unsigned flags, gk_win_t **win_p)
     return GK_OK;
 }
 
-int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p)
+static int win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p)
 {
     static const char op[] = "gk_win_allocate";
     int status = win_check_flags(op, flags, win_p);
@@ -278,7 +279,7 @@ int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p
     return GK_OK;
 }
 
-int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
+static int win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
 {
     static const char op[] = "gk_win_create";
     int status = win_check_flags(op, flags, win_p);
@@ -294,21 +295,16 @@ int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
     return win_setup(op, base, size, flags, 0, win_p);
 }
 
-int gk_win_free(gk_win_t *win)
+static int win_free(gk_win_t *win)
 {
     static const char op[] = "gk_win_free";
-    int status = gk__win_check(op, win);
-    if (status == GK_OK)
-        status = gk__progress_check_not_in_handler(op);
-    if (status != GK_OK)
-        return status;
     /* The PEs agree first, so that an epoch left open on one PE fails the
      * call on all of them (the window stays usable) instead of freeing it
      * under that PE. The all-reduce is also the barrier that keeps us from
      * freeing a part or lock node somebody still uses. */
     uint64_t open = (uint64_t)win_epoch_open(win);
     uint64_t any_open = 0;
-    status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    int status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
     if (status == GK_OK && any_open) {
         if (open)
             gk__error("%s: window %d still has an epoch open (a lock, lock_all, start or "
@@ -329,6 +325,44 @@ int gk_win_free(gk_win_t *win)
     free(win->access_group);
     free(win->hold);
     free(win);
+    return status;
+}
+
+int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p)
+{
+    if (!gk__coll_may_enter())
+        return win_allocate(size, flags, base_p, win_p); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_WIN_ALLOCATE);
+    if (status != GK_OK)
+        return status;
+    status = win_allocate(size, flags, base_p, win_p);
+    gk__coll_leave();
+    return status;
+}
+
+int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
+{
+    if (!gk__coll_may_enter())
+        return win_create(base, size, flags, win_p); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_WIN_CREATE);
+    if (status != GK_OK)
+        return status;
+    status = win_create(base, size, flags, win_p);
+    gk__coll_leave();
+    return status;
+}
+
+int gk_win_free(gk_win_t *win)
+{
+    int status = gk__win_check("gk_win_free", win);
+    if (status == GK_OK)
+        status = gk__progress_check_not_in_handler("gk_win_free");
+    if (status == GK_OK)
+        status = gk__coll_enter(GK__COLL_WIN_FREE);
+    if (status != GK_OK)
+        return status;
+    status = win_free(win);
+    gk__coll_leave();
     return status;
 }
 

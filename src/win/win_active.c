@@ -15,11 +15,12 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/coll_check.h"
 #include "core/progress.h"
 #include "core/xfer.h"
 #include "win/win.h"
 
-int gk_win_fence(gk_win_t *win, unsigned flags)
+static int win_fence(gk_win_t *win, unsigned flags)
 {
     static const char op[] = "gk_win_fence";
     int status = gk__progress_check_not_in_handler(op);
@@ -44,6 +45,18 @@ int gk_win_fence(gk_win_t *win, unsigned flags)
         return status;
     win->fence_epoch = !(flags & GK_WIN_NOSUCCEED);
     return barrier;
+}
+
+int gk_win_fence(gk_win_t *win, unsigned flags)
+{
+    if (!gk__coll_may_enter())
+        return win_fence(win, flags); /* it says why not */
+    int status = gk__coll_enter(GK__COLL_WIN_FENCE);
+    if (status != GK_OK)
+        return status;
+    status = win_fence(win, flags);
+    gk__coll_leave();
+    return status;
 }
 
 /* Checks a group: n PEs, each valid, none twice. */

@@ -1,0 +1,189 @@
+/*
+ * coll_check.c: the slow half of the collective-call check (the protocol
+ * is described in coll_check.h): comparing calls, reading the peers' words
+ * after a wait has slept, and the reports.
+ */
+#include "core/coll_check.h"
+
+#include "base/log.h"
+#include "net/shm.h"
+
+_Thread_local unsigned gk__coll_depth;
+
+static const char *const coll_names[GK__COLL_KINDS] = {
+    [GK__COLL_NONE] = "no collective",
+#define GK__COLL_KIND_NAME(name, text) [GK__COLL_##name] = text,
+    GK__COLL_KIND_TABLE(GK__COLL_KIND_NAME)
+#undef GK__COLL_KIND_NAME
+};
+
+const char *gk__coll_name(unsigned kind)
+{
+    return kind < GK__COLL_KINDS ? coll_names[kind] : "an unknown collective";
+}
+
+/* The heap calls fit each other: their vote sorts out which call is which. */
+static unsigned coll_class(unsigned kind)
+{
+    return kind >= GK__COLL_MALLOC && kind <= GK__COLL_FREE ? GK__COLL_MALLOC : kind;
+}
+
+/* A call number from its low `bits` bits (8 or 32): the one nearest ours. */
+static uint64_t coll_full_seq(uint64_t low, unsigned bits)
+{
+    uint64_t mine = gk__rt.coll_seq, mask = ((uint64_t)1 << bits) - 1;
+    uint64_t ahead = (low - mine) & mask;
+    return ahead <= mask / 2 ? mine + ahead : mine - (mask + 1 - ahead);
+}
+
+static uint64_t coll_word_seq(uint64_t word)
+{
+    return coll_full_seq(word >> 32, 32);
+}
+
+/* One call in the call word's form: number and kind, no history. */
+static uint64_t coll_call(uint64_t seq, unsigned kind)
+{
+    return seq << 32 | kind;
+}
+
+static unsigned long long coll_seq_of(uint64_t call)
+{
+    return (unsigned long long)coll_word_seq(call);
+}
+
+/*
+ * Remembers the first mismatch (PE finder in call finder_call, PE other in
+ * other_call); the finder also publishes it, for PEs that wait behind it
+ * and see no mismatching peer themselves.
+ */
+static void coll_record(int finder, uint64_t finder_call, int other, uint64_t other_call)
+{
+    gk__rt.coll_broken = 1;
+    gk__rt.coll_clash_pe[0] = finder;
+    gk__rt.coll_clash_call[0] = finder_call & GK__COLL_CALL_MASK;
+    gk__rt.coll_clash_pe[1] = other;
+    gk__rt.coll_clash_call[1] = other_call & GK__COLL_CALL_MASK;
+    if (finder != gk__rt.my_pe)
+        return;
+    struct gk__seg_header *header = gk__rt.my_seg.header;
+    atomic_store_explicit(&header->coll_clash, other_call & GK__COLL_CALL_MASK,
+                          memory_order_relaxed);
+    atomic_store_explicit(&header->coll_clash_pe, (uint64_t)other + 1,
+                          memory_order_release);
+}
+
+/*
+ * This PE's call and PE pe's `theirs` (number and kind) do not fit. `now`
+ * is pe's current call number when `theirs` is one it made before (from
+ * its history), else 0.
+ */
+static int coll_mismatch(int pe, uint64_t theirs, uint64_t now)
+{
+    uint64_t mine = gk__rt.coll_word;
+    unsigned kind = (unsigned)(theirs & 0xff);
+    if (now != 0)
+        gk__error("collective mismatch: this PE is in %s (collective #%llu) while PE %d "
+                  "called %s as its collective #%llu (it is in collective #%llu now)",
+                  gk__coll_name(mine & 0xff), (unsigned long long)gk__rt.coll_seq, pe,
+                  gk__coll_name(kind), coll_seq_of(theirs), (unsigned long long)now);
+    else
+        gk__error("collective mismatch: this PE is in %s (collective #%llu) while PE %d "
+                  "is in %s (collective #%llu)",
+                  gk__coll_name(mine & 0xff), (unsigned long long)gk__rt.coll_seq, pe,
+                  gk__coll_name(kind), coll_seq_of(theirs));
+    coll_record(gk__rt.my_pe, mine, pe, theirs);
+    return GK_ERR_COLL_MISMATCH;
+}
+
+/* PE pe sent call (seq, kind) into this PE's current collective. */
+static int coll_check_call(int pe, uint64_t seq, unsigned kind)
+{
+    if (seq == gk__rt.coll_seq && coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
+        return GK_OK;
+    return coll_mismatch(pe, coll_call(seq, kind), 0);
+}
+
+int gk__coll_check_tag16(int pe, uint64_t tag16)
+{
+    return coll_check_call(pe, coll_full_seq(tag16 >> 8, 8), (unsigned)(tag16 & 0xff));
+}
+
+int gk__coll_check_word(int pe, uint64_t word)
+{
+    return coll_check_call(pe, coll_word_seq(word), (unsigned)(word & 0xff));
+}
+
+int gk__coll_enter_broken(enum gk__coll_kind kind)
+{
+    if (gk__coll_depth > 0)
+        return GK_ERR_COLL_MISMATCH; /* the outermost call has said it */
+    uint64_t *call = gk__rt.coll_clash_call;
+    int *pe = gk__rt.coll_clash_pe;
+    gk__error("%s: not run: the PEs' collective calls went out of step earlier (PE %d in "
+              "%s, collective #%llu; PE %d in %s, collective #%llu), so every collective "
+              "fails%s",
+              gk__coll_name(kind), pe[0], gk__coll_name(call[0] & 0xff),
+              coll_seq_of(call[0]), pe[1], gk__coll_name(call[1] & 0xff),
+              coll_seq_of(call[1]),
+              kind == GK__COLL_FINALIZE ? "; this PE's resources are released without "
+                                          "the final barrier"
+                                        : "");
+    return GK_ERR_COLL_MISMATCH;
+}
+
+/*
+ * A peer at our call number in a call that does not fit ours, or one up to
+ * three calls ahead that made such a call at our number: see the header.
+ */
+static int coll_check_peer(int pe, uint64_t word)
+{
+    uint64_t seq = coll_word_seq(word), mine = gk__rt.coll_seq;
+    if (word == 0 || seq < mine || seq - mine > 3)
+        return GK_OK;
+    unsigned shift = (unsigned)(seq - mine) * 8;
+    unsigned kind = (unsigned)(word >> shift & 0xff);
+    if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
+        return GK_OK;
+    return coll_mismatch(pe, coll_call(mine, kind), seq == mine ? 0 : seq);
+}
+
+int gk__coll_check_peers(void)
+{
+    if (gk__rt.coll_broken)
+        return GK_ERR_COLL_MISMATCH;
+    int n = gk__rt.n_pes, me = gk__rt.my_pe;
+    for (int pe = 0; pe < n; pe++) {
+        if (pe == me)
+            continue;
+        int status = coll_check_peer(pe, gk__shm_peer_coll_now(&gk__rt.peers[pe]));
+        if (status != GK_OK)
+            return status;
+    }
+    /* Nobody in sight mismatches us: has a PE found a mismatch elsewhere? */
+    for (int pe = 0; pe < n; pe++) {
+        int other;
+        uint64_t theirs;
+        const struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if (pe == me || !gk__shm_peer_coll_clash(peer, &other, &theirs))
+            continue;
+        uint64_t finder = gk__shm_peer_coll_now(peer);
+        if (other == me)
+            gk__error("collective mismatch found by PE %d: it is in %s (collective "
+                      "#%llu) while this PE is in %s (collective #%llu)",
+                      pe, gk__coll_name(finder & 0xff), coll_seq_of(finder),
+                      gk__coll_name(gk__rt.coll_word & 0xff),
+                      (unsigned long long)gk__rt.coll_seq);
+        else
+            gk__error("collective mismatch found by PE %d: it is in %s (collective "
+                      "#%llu) while PE %d is in %s (collective #%llu); this PE is in %s "
+                      "(collective #%llu)",
+                      pe, gk__coll_name(finder & 0xff), coll_seq_of(finder), other,
+                      gk__coll_name(theirs & 0xff), coll_seq_of(theirs),
+                      gk__coll_name(gk__rt.coll_word & 0xff),
+                      (unsigned long long)gk__rt.coll_seq);
+        coll_record(pe, finder, other, theirs);
+        return GK_ERR_COLL_MISMATCH;
+    }
+    return GK_OK;
+}

@@ -1,0 +1,164 @@
+/*
+ * coll_check.h: every PE checks that the PEs make the same collective calls
+ * in the same order, so a program whose PEs call different collectives
+ * (PE 0 in gk_malloc while PE 1 is in gk_barrier, or one PE with a barrier
+ * more than the others) gets an error naming both calls on every PE
+ * instead of a hang or, worse, two calls that happen to fit together.
+ *
+ * Each public collective call enters with gk__coll_enter(kind) once its
+ * local checks let it communicate, and leaves with gk__coll_leave(). Only
+ * the outermost entry counts (gk_malloc's all-reduce and barrier are part
+ * of gk_malloc): it numbers the call (every PE counts alike) and publishes
+ * the call word in its segment header (mem/segment.h: coll_now), one
+ * release store:
+ *
+ *   bits 63..32   the call's sequence number (its low 32 bits: PEs are
+ *                 never 2^31 calls apart, so differences are exact)
+ *   bits 31..24   the kind of call number seq - 3
+ *   bits 23..16   ... of seq - 2
+ *   bits 15..8    ... of seq - 1
+ *   bits 7..0     the kind of this call
+ *
+ * Two checks use it, one in band and one on the slow path of waits.
+ *
+ * In band: what collectives send each other carries the sender's call: the
+ * barrier's flags hold its low 16 bits beside the epoch (sync/barrier.c),
+ * the collectives' signal lines the whole word (coll/coll.h). A receiver
+ * compares it with its own. Two different calls whose internal steps fit
+ * together (gk_finalize's barrier and a gk_barrier, the votes of gk_malloc
+ * and gk_win_create) are caught there, before either returns.
+ *
+ * Slow path: a wait inside a collective, after each sleep (base/wait.h's
+ * check_alive), reads every peer's word. A peer at the same call number
+ * in another kind of call, or one that has gone past our number and made
+ * another kind of call there (the three kinds before its current one), is
+ * a mismatch: two calls that do not fit wait for ever, and both sides find
+ * it. A peer with a lower number only lags; one further ahead tells
+ * nothing. A PE that found a mismatch publishes it too (coll_clash), so a
+ * PE stuck behind it, with no mismatching peer in sight, learns of it.
+ *
+ * The heap calls (gk_malloc, gk_calloc, gk_align, gk_realloc, gk_free)
+ * fit each other: their vote finds PEs in different heap calls itself and
+ * fails them all alike, leaving the PEs in step (core/symheap.c).
+ *
+ * After a mismatch the collectives are out of step for good: every later
+ * collective fails at once with GK_ERR_COLL_MISMATCH (one line each), and
+ * gk_finalize releases everything without its barrier.
+ *
+ * Several threads may call gasket, but collectives one at a time: the
+ * numbering is the runtime's, the nesting depth each thread's own (only a
+ * thread inside a collective checks its peers).
+ */
+#ifndef GK_CORE_COLL_CHECK_H
+#define GK_CORE_COLL_CHECK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "core/progress.h"
+#include "core/runtime.h"
+
+/* The collective calls, and their names for messages. */
+#define GK__COLL_KIND_TABLE(X)                                                           \
+    X(BARRIER, "gk_barrier")                                                             \
+    X(ALLREDUCE, "gk_allreduce")                                                         \
+    X(BROADCAST, "gk_broadcast")                                                         \
+    X(MALLOC, "gk_malloc")                                                               \
+    X(CALLOC, "gk_calloc")                                                               \
+    X(ALIGN, "gk_align")                                                                 \
+    X(REALLOC, "gk_realloc")                                                             \
+    X(FREE, "gk_free")                                                                   \
+    X(WIN_ALLOCATE, "gk_win_allocate")                                                   \
+    X(WIN_CREATE, "gk_win_create")                                                       \
+    X(WIN_FREE, "gk_win_free")                                                           \
+    X(WIN_FENCE, "gk_win_fence")                                                         \
+    X(SEM_ALLOC_ALL, "gk_sem_alloc_all")                                                 \
+    X(SEM_FREE_ALL, "gk_sem_free_all")                                                   \
+    X(REDUCE, "gk_reduce")                                                               \
+    X(COLLECT, "gk_collect")                                                             \
+    X(ALLTOALL, "gk_alltoall")                                                           \
+    X(FINALIZE, "gk_finalize")
+
+enum gk__coll_kind {
+    GK__COLL_NONE = 0,
+#define GK__COLL_KIND_ENUM(name, text) GK__COLL_##name,
+    GK__COLL_KIND_TABLE(GK__COLL_KIND_ENUM)
+#undef GK__COLL_KIND_ENUM
+        GK__COLL_KINDS
+};
+_Static_assert(GK__COLL_KINDS <= 256, "a kind is one byte of the call word");
+
+/* Bits of the call word that name one call: its number and its kind. */
+#define GK__COLL_CALL_MASK 0xffffffff000000ffULL
+
+/* How deep this thread is in collective calls (0: in none). */
+extern _Thread_local unsigned gk__coll_depth __attribute__((tls_model("initial-exec")));
+
+/* A collective entered after a mismatch: logs (outermost only), fails. */
+int gk__coll_enter_broken(enum gk__coll_kind kind) __attribute__((cold, noinline));
+
+/* A call that is about to fail its first checks (not initialized, or in an
+ * active-message handler) does not enter: it never communicates. */
+static inline int gk__coll_may_enter(void)
+{
+    return gk__rt.initialized && !gk__in_handler;
+}
+
+/*
+ * Enters a collective call of `kind`; GK_OK, or GK_ERR_COLL_MISMATCH when
+ * the collectives are out of step since an earlier mismatch (then the call
+ * must return that at once, without gk__coll_leave()).
+ */
+static inline int gk__coll_enter(enum gk__coll_kind kind)
+{
+    if (GK__UNLIKELY(gk__rt.coll_broken))
+        return gk__coll_enter_broken(kind);
+    if (gk__coll_depth++ == 0) {
+        uint64_t word = ++gk__rt.coll_seq << 32 | (gk__rt.coll_word << 8 & 0xffffff00u) |
+                        (uint64_t)kind;
+        gk__rt.coll_word = word;
+        struct gk__seg_header *mine = gk__rt.my_seg.header;
+        atomic_store_explicit(&mine->coll_now, word, memory_order_release);
+    }
+    return GK_OK;
+}
+
+static inline void gk__coll_leave(void)
+{
+    gk__coll_depth--;
+}
+
+/* The low 16 bits of this PE's call (number mod 256, kind): the barrier's. */
+static inline uint64_t gk__coll_tag16(void)
+{
+    uint64_t word = gk__rt.coll_word;
+    return (word >> 24 & 0xff00) | (word & 0xff);
+}
+
+/*
+ * In-band checks of what a peer sent in this PE's current collective:
+ * GK_OK when it is the same call (or one that fits it), else the mismatch
+ * is logged and recorded and GK_ERR_COLL_MISMATCH returned. tag16 is
+ * gk__coll_tag16() of PE pe, `word` its whole call word.
+ */
+int gk__coll_check_tag16(int pe, uint64_t tag16) __attribute__((cold, noinline));
+int gk__coll_check_word(int pe, uint64_t word) __attribute__((cold, noinline));
+
+static inline int gk__coll_check_sent(int pe, uint64_t word)
+{
+    if (GK__LIKELY(((word ^ gk__rt.coll_word) & GK__COLL_CALL_MASK) == 0))
+        return GK_OK;
+    return gk__coll_check_word(pe, word);
+}
+
+/*
+ * The slow-path check of a wait inside a collective: every mapped peer's
+ * published call and found mismatch. GK_OK, or GK_ERR_COLL_MISMATCH
+ * (logged, recorded).
+ */
+int gk__coll_check_peers(void);
+
+/* The name of a kind ("collective 42" for one not in the table). */
+const char *gk__coll_name(unsigned kind);
+
+#endif /* GK_CORE_COLL_CHECK_H */
