@@ -209,13 +209,13 @@ int stencil_spmv(struct stencil *s, enum stencil_variant variant, double *y,
             gk_sem_t to;
             if (has_up) {
                 CHECK(gk_sem_on(s->sem[1], up, &to));
-                CHECK(gk_put_signal_nbi(up, s->ghost[parity][1], first_row,
-                                        (size_t)n * sizeof(double), to, 1));
+                CHECK(gk_put_sem_nbi(up, s->ghost[parity][1], first_row,
+                                     (size_t)n * sizeof(double), to, 1));
             }
             if (has_down) {
                 CHECK(gk_sem_on(s->sem[0], down, &to));
-                CHECK(gk_put_signal_nbi(down, s->ghost[parity][0], last_row,
-                                        (size_t)n * sizeof(double), to, 1));
+                CHECK(gk_put_sem_nbi(down, s->ghost[parity][0], last_row,
+                                     (size_t)n * sizeof(double), to, 1));
             }
         }
         t1 = stencil_now();

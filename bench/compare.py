@@ -96,7 +96,7 @@ TABLES = [
      ("gasket", "flag_pingpong"), ("raw", "flag_pingpong")),
     ("flag_pingpong vs raw, one segment per side (us one-way)",
      ("gasket", "flag_pingpong"), ("raw", "flag_pingpong_owned")),
-    ("signal_pingpong: gk_put_signal + gk_sem_wait vs MPI_Send/MPI_Recv (us one-way)",
+    ("signal_pingpong: gk_put_sem + gk_sem_wait vs MPI_Send/MPI_Recv (us one-way)",
      ("gasket", "signal_pingpong"), ("mpi", "pingpong")),
     ("nbi_flag_pingpong: put_nbi + quiet + flag vs MPI_Send/MPI_Recv (us one-way)",
      ("gasket", "nbi_flag_pingpong"), ("mpi", "pingpong")),

@@ -34,7 +34,7 @@ static const char usage[] =
     "                 64 KiB (us one-way)\n"
     "  all            every benchmark above, then the ones below\n"
     "  signal_pingpong, nbi_flag_pingpong, barrier_pingpong: the ping-pong with\n"
-    "                 gk_put_signal + gk_sem_wait, put_nbi + quiet + flag, or\n"
+    "                 gk_put_sem + gk_sem_wait, put_nbi + quiet + flag, or\n"
     "                 put + barrier, 1 B to 16 KiB\n"
     "  bcast_lat, allreduce_lat: gk_broadcast from PE 0, gk_allreduce of\n"
     "                 doubles (sum), 8 B to 64 KiB (us)\n"
@@ -208,7 +208,7 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
  * way; one-way time is half the round trip. The mechanisms:
  *   flag:     gk_put payload, gk_fence, gk_put_u64 flag; gk_wait_until_u64
  *   nbi_flag: gk_put_nbi payload, gk_quiet, gk_put_u64 flag; the same wait
- *   signal:   gk_put_signal payload + semaphore; gk_sem_wait
+ *   signal:   gk_put_sem payload + semaphore; gk_sem_wait
  *   barrier:  gk_put payload, gk_barrier (both sides)
  * The flag carries a sequence number that grows by one per message, so no
  * one resets it. The loop has the raw floor's shape (bench/peers/
@@ -239,7 +239,7 @@ pingpong_send(enum pingpong_kind kind, const struct pingpong *pp, size_t size, u
         bench_check(gk_put_u64(pp->peer, pp->peer_flag, seq), "gk_put_u64");
         break;
     case PP_SIGNAL:
-        bench_check(gk_put_signal(pp->peer, pp->inbox, priv, size, pp->peer_sem, 1), "gk_put_signal");
+        bench_check(gk_put_sem(pp->peer, pp->inbox, priv, size, pp->peer_sem, 1), "gk_put_sem");
         break;
     case PP_BARRIER:
         bench_check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
@@ -460,7 +460,7 @@ int main(int argc, char **argv)
 
     /* Only the threaded benchmark asks for threads: the others measure the
      * single-threaded paths, as a typical program uses them. */
-    int provided = 0;
+    gk_thread_level_t provided = GK_THREAD_SINGLE;
     if (strcmp(opts.name, "mt_put_lat") == 0)
         bench_check(gk_init_thread(GK_THREAD_MULTIPLE, &provided), "gk_init_thread");
     else

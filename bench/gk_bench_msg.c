@@ -233,7 +233,7 @@ void bench_sendrecv_bw(const struct bench_opts *opts, const char *name)
                     else
                         bench_check(gk_irecv(0, 2, bench_priv, size, &reqs[i]), "gk_irecv");
                 }
-                bench_check(gk_request_wait_all(BENCH_BW_WINDOW, reqs, NULL),
+                bench_check(gk_request_wait_all(reqs, BENCH_BW_WINDOW, NULL),
                             "gk_request_wait_all");
                 if (bench_me == 0)
                     bench_check(gk_recv(1, 3, NULL, 0, NULL), "gk_recv");
@@ -314,7 +314,7 @@ void bench_mt_put_lat(const struct bench_opts *opts, const char *name)
 {
     if (!bench_need_two(name))
         return;
-    int level = 0;
+    gk_thread_level_t level = GK_THREAD_SINGLE;
     bench_check(gk_query_thread(&level), "gk_query_thread");
     if (level != GK_THREAD_MULTIPLE) {
         if (bench_me == 0)

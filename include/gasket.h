@@ -38,6 +38,33 @@
  *    heap calls' own error and stay in step (see gk_malloc()).
  *  - Thread safety: gk_init() is GK_THREAD_SINGLE; gk_init_thread() asks for
  *    more, and contexts (gk_ctx_create()) give threads streams of their own.
+ *
+ * Naming and argument order, the same everywhere:
+ *  - Functions are gk_<object>_<verb> (gk_sem_post, gk_win_lock,
+ *    gk_handle_wait, gk_request_wait); the call that does not wait is
+ *    the verb with try_ in front (gk_sem_try_wait, gk_win_try_lock,
+ *    gk_lock_try_set) and says in *acquired_p or *taken_p whether it did.
+ *    gk_test_T (a comparison on a word) keeps OpenSHMEM's name.
+ *  - Destination before source, as memcpy() and OpenSHMEM have it: puts,
+ *    gets, gk_broadcast, gk_allreduce, gk_reduce, gk_collect, gk_alltoall
+ *    all take (dst, src, ...). MPI's collectives take (send, receive).
+ *  - An array comes before its length: gk_handle_wait_all(handles, count),
+ *    gk_request_wait_all(requests, count, statuses).
+ *  - A choice of one value is an enum with a typedef (gk_cmp_t, gk_op_t,
+ *    gk_dtype_t, gk_signal_op_t, gk_lock_type_t, gk_thread_level_t); bits
+ *    to combine with | are unsigned GK_* constants with a u suffix
+ *    (GK_SEM_*, GK_WIN_*, GK_CTX_*), passed as `unsigned flags`.
+ *  - A put that signals its target: gk_put_signal() updates an OpenSHMEM
+ *    signal word; gk_put_sem() posts a semaphore.
+ *
+ * Atomicity. gasket's atomics (gk_atomic_*) are atomic with respect to each
+ * other, from every PE and thread. A pointer from gk_ptr() gives plain
+ * access to a PE of this node: C11 atomics through it are atomic with
+ * respect to other CPU atomics on this node, and today with gasket's own
+ * atomics on this node too (they are CPU atomics here), but not across a
+ * network, where a network adapter performs them. So a word that any PE
+ * updates with gk_atomic_* must be updated only with gk_atomic_* (one
+ * atomicity domain per word); loads through gk_ptr() see its values.
  */
 #ifndef GASKET_H
 #define GASKET_H
@@ -219,8 +246,8 @@ GK_API void *gk_ptr(const void *addr, int pe);
  *  - gk_get returns when `dst` holds the data.
  *  - the _nbi forms return at once; gk_quiet() completes them (the buffers
  *    must not be touched before).
- *  - the _nb forms return a handle that gk_wait(), gk_test() or
- *    gk_wait_all() completes; gk_quiet() completes them too.
+ *  - the _nb forms return a handle that gk_handle_wait(), gk_handle_test() or
+ *    gk_handle_wait_all() completes; gk_quiet() completes them too.
  *
  * Ordering: gk_fence() orders the puts, value puts and atomics issued before
  * it to each PE before those issued after it to the same PE. gk_quiet()
@@ -251,11 +278,11 @@ GK_API int gk_put_nb(int pe, void *dst, const void *src, size_t nbytes,
 GK_API int gk_get_nb(int pe, void *dst, const void *src, size_t nbytes,
                      gk_handle_t *handle_p);
 /** Blocks until the operation completes; sets *handle to GK_HANDLE_NULL. */
-GK_API int gk_wait(gk_handle_t *handle);
+GK_API int gk_handle_wait(gk_handle_t *handle);
 /** *done_p = 1 (and *handle = GK_HANDLE_NULL) if complete, 0 if not. */
-GK_API int gk_test(gk_handle_t *handle, int *done_p);
-/** gk_wait() on each of `count` handles. */
-GK_API int gk_wait_all(gk_handle_t *handles, size_t count);
+GK_API int gk_handle_test(gk_handle_t *handle, int *done_p);
+/** gk_handle_wait() on each of `count` handles. */
+GK_API int gk_handle_wait_all(gk_handle_t *handles, size_t count);
 
 /*
  * Value puts and gets of 1, 2, 4 and 8 bytes: `dst`/`src` is a naturally
@@ -450,7 +477,7 @@ GK_API int gk_barrier(void);
 /*
  * A semaphore lives in the memory of the PE that allocates it (its owner).
  * Only the owner consumes (wait, try); any PE posts to it, alone
- * (gk_sem_post) or coupled with a put (gk_put_signal): the consumer wakes
+ * (gk_sem_post) or coupled with a put (gk_put_sem): the consumer wakes
  * exactly when the data has arrived, with no barrier and no separate flag.
  *
  * gk_sem_t is a plain value: store it in symmetric memory, put it to another
@@ -521,9 +548,9 @@ GK_API int gk_sem_owner(gk_sem_t sem);
  * afterwards. Waits back off like gk_wait_until_u64().
  */
 GK_API int gk_sem_wait(gk_sem_t sem);
-GK_API int gk_sem_try(gk_sem_t sem, int *taken_p);
+GK_API int gk_sem_try_wait(gk_sem_t sem, int *taken_p);
 GK_API int gk_sem_wait_n(gk_sem_t sem, uint64_t n);
-GK_API int gk_sem_try_n(gk_sem_t sem, uint64_t n, int *taken_p);
+GK_API int gk_sem_try_wait_n(gk_sem_t sem, uint64_t n, int *taken_p);
 /** The current value (a snapshot), on any PE. */
 GK_API int gk_sem_value(gk_sem_t sem, uint64_t *value_p);
 
@@ -542,22 +569,24 @@ GK_API int gk_sem_post_n(gk_sem_t sem, uint64_t n);
  * reused; never waits for the target. On PEs of this node it is one copy and
  * one atomic with release ordering; the consumer is woken only if it sleeps.
  * The _nbi form returns at once (gk_quiet() completes it, and src must not
- * change before); the _nb form returns a handle for gk_wait()/gk_test().
+ * change before); the _nb form returns a handle for gk_handle_wait()/gk_handle_test().
  */
-GK_API int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
-                         gk_sem_t sem, uint64_t n);
-GK_API int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
-                             gk_sem_t sem, uint64_t n);
-GK_API int gk_put_signal_nb(int pe, void *dst, const void *src, size_t nbytes,
-                            gk_sem_t sem, uint64_t n, gk_handle_t *handle_p);
+GK_API int gk_put_sem(int pe, void *dst, const void *src, size_t nbytes,
+                      gk_sem_t sem, uint64_t n);
+GK_API int gk_put_sem_nbi(int pe, void *dst, const void *src, size_t nbytes,
+                          gk_sem_t sem, uint64_t n);
+GK_API int gk_put_sem_nb(int pe, void *dst, const void *src, size_t nbytes,
+                         gk_sem_t sem, uint64_t n, gk_handle_t *handle_p);
 
 /* ------------------------------------------------------------------------ */
 /* OpenSHMEM-style signals                                                   */
 /* ------------------------------------------------------------------------ */
 
 /* How a put updates the signal word. */
-#define GK_SIGNAL_SET 0
-#define GK_SIGNAL_ADD 1
+typedef enum gk_signal_op {
+    GK_SIGNAL_SET = 0,
+    GK_SIGNAL_ADD = 1
+} gk_signal_op_t;
 
 /**
  * Copies nbytes to dst on pe, then updates the 64-bit symmetric signal word
@@ -565,11 +594,11 @@ GK_API int gk_put_signal_nb(int pe, void *dst, const void *src, size_t nbytes,
  * once the payload is visible there. Completion as gk_put(); the _nbi form
  * as gk_put_nbi(). Unlike a semaphore, waiting does not consume the signal.
  */
-GK_API int gk_put_with_signal(int pe, void *dst, const void *src, size_t nbytes,
-                              uint64_t *sig_addr, uint64_t signal, int sig_op);
-GK_API int gk_put_with_signal_nbi(int pe, void *dst, const void *src,
-                                  size_t nbytes, uint64_t *sig_addr,
-                                  uint64_t signal, int sig_op);
+GK_API int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
+                         uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op);
+GK_API int gk_put_signal_nbi(int pe, void *dst, const void *src,
+                             size_t nbytes, uint64_t *sig_addr,
+                             uint64_t signal, gk_signal_op_t sig_op);
 /** Reads the local signal word (acquire: data signalled is visible). */
 GK_API int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p);
 /**
@@ -676,8 +705,9 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  * All-reduce: combines `count` elements of `src` from every PE with `op`
  * and leaves the result in `dst` on every PE. Collective; any local
  * buffers, src == dst allowed. dtype and op: any pair gk_op_t allows (an
- * invalid pair is GK_ERR_INVALID_ARG with a message naming both). Recursive doubling over signaling puts (a
- * fold step first when the PE count is not a power of two); every PE
+ * invalid pair is GK_ERR_INVALID_ARG with a message naming both).
+ * Recursive doubling over signaling puts (a fold step first when the PE
+ * count is not a power of two); every PE
  * combines in the same order, so floating-point results are bitwise
  * identical on all PEs. Integer arithmetic wraps. The PEs check that they
  * agree on count, dtype and op as they exchange the first piece: if they
@@ -760,8 +790,10 @@ typedef struct gk_win gk_win_t;
 #define GK_WIN_STRICT 0x1u /* RMA outside an epoch is GK_ERR_EPOCH */
 
 /* Lock types and assertions. */
-#define GK_LOCK_SHARED 1
-#define GK_LOCK_EXCLUSIVE 2
+typedef enum gk_lock_type {
+    GK_LOCK_SHARED = 1,
+    GK_LOCK_EXCLUSIVE = 2
+} gk_lock_type_t;
 #define GK_WIN_NOCHECK 0x1u   /* lock/lock_all/start/post: no conflicting access */
 #define GK_WIN_NOPRECEDE 0x2u /* fence: no epoch ends here */
 #define GK_WIN_NOSUCCEED 0x4u /* fence: no epoch starts here */
@@ -822,9 +854,10 @@ GK_API int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp,
  * twice in one epoch, unlocking what is not locked, and mixing lock with
  * lock_all are GK_ERR_EPOCH.
  */
-GK_API int gk_win_lock(gk_win_t *win, int pe, int lock_type, unsigned flags);
+GK_API int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags);
 /** Takes the lock only if it is free now (for the type): *acquired_p 1 or 0. */
-GK_API int gk_win_try_lock(gk_win_t *win, int pe, int lock_type, int *acquired_p);
+GK_API int gk_win_try_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type,
+                           int *acquired_p);
 GK_API int gk_win_unlock(gk_win_t *win, int pe);
 /** A shared lock on every PE (flags: 0 or GK_WIN_NOCHECK), and its release. */
 GK_API int gk_win_lock_all(gk_win_t *win, unsigned flags);
@@ -867,7 +900,7 @@ typedef struct gk_lock {
 /** Blocks until this PE holds the lock; holding it already is an error. */
 GK_API int gk_lock_set(gk_lock_t *lock);
 /** Takes the lock only if it is free: *acquired_p 1 or 0. */
-GK_API int gk_lock_test(gk_lock_t *lock, int *acquired_p);
+GK_API int gk_lock_try_set(gk_lock_t *lock, int *acquired_p);
 /** Completes this PE's operations (as gk_quiet()), then releases the lock
  * to the next PE in line; clearing a lock this PE does not hold is an error. */
 GK_API int gk_lock_clear(gk_lock_t *lock);
@@ -995,7 +1028,7 @@ GK_API int gk_request_wait(gk_request_t **request, gk_msg_status_t *status_p);
 GK_API int gk_request_test(gk_request_t **request, int *done_p,
                            gk_msg_status_t *status_p);
 /** Waits for all; statuses may be NULL; returns the first error. */
-GK_API int gk_request_wait_all(size_t count, gk_request_t **requests,
+GK_API int gk_request_wait_all(gk_request_t **requests, size_t count,
                                gk_msg_status_t *statuses);
 /** Blocks until a matching message has arrived; does not receive it. */
 GK_API int gk_probe(int source, int tag, gk_msg_status_t *status_p);
@@ -1013,15 +1046,17 @@ GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_
  * window creation, fence)
  * stay with one thread at a time, and so do a window's epochs.
  */
-#define GK_THREAD_SINGLE 0
-#define GK_THREAD_FUNNELED 1
-#define GK_THREAD_SERIALIZED 2
-#define GK_THREAD_MULTIPLE 3
+typedef enum gk_thread_level {
+    GK_THREAD_SINGLE = 0,
+    GK_THREAD_FUNNELED = 1,
+    GK_THREAD_SERIALIZED = 2,
+    GK_THREAD_MULTIPLE = 3
+} gk_thread_level_t;
 
 /** gk_init() at thread level `requested`; *provided_p gets the level given
  * (every level is supported, so it is `requested`). */
-GK_API int gk_init_thread(int requested, int *provided_p);
-GK_API int gk_query_thread(int *provided_p);
+GK_API int gk_init_thread(gk_thread_level_t requested, gk_thread_level_t *provided_p);
+GK_API int gk_query_thread(gk_thread_level_t *provided_p);
 
 /*
  * Contexts (OpenSHMEM-style): independent ordering and completion streams.
@@ -1090,19 +1125,19 @@ GK__CTX_ATOMIC_DECLARE(u32, uint32_t)
 GK__CTX_ATOMIC_DECLARE(i64, int64_t)
 GK__CTX_ATOMIC_DECLARE(u64, uint64_t)
 
+GK_API int gk_ctx_put_sem(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                          size_t nbytes, gk_sem_t sem, uint64_t n);
+GK_API int gk_ctx_put_sem_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                              size_t nbytes, gk_sem_t sem, uint64_t n);
+GK_API int gk_ctx_put_sem_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                             size_t nbytes, gk_sem_t sem, uint64_t n,
+                             gk_handle_t *handle_p);
 GK_API int gk_ctx_put_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                             size_t nbytes, gk_sem_t sem, uint64_t n);
+                             size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                             gk_signal_op_t sig_op);
 GK_API int gk_ctx_put_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                                 size_t nbytes, gk_sem_t sem, uint64_t n);
-GK_API int gk_ctx_put_signal_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                                size_t nbytes, gk_sem_t sem, uint64_t n,
-                                gk_handle_t *handle_p);
-GK_API int gk_ctx_put_with_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                                  size_t nbytes, uint64_t *sig_addr, uint64_t signal,
-                                  int sig_op);
-GK_API int gk_ctx_put_with_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                                      size_t nbytes, uint64_t *sig_addr, uint64_t signal,
-                                      int sig_op);
+                                 size_t nbytes, uint64_t *sig_addr, uint64_t signal,
+                                 gk_signal_op_t sig_op);
 GK_API int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem);
 GK_API int gk_ctx_sem_post_n(gk_ctx_t *ctx, gk_sem_t sem, uint64_t n);
 

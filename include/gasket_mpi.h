@@ -36,7 +36,8 @@ GK_API int gk_init_mpi(MPI_Comm comm);
  * level given in *provided_p. gasket's level is independent of MPI's: it
  * says which threads may call gasket; MPI's says which may call MPI.
  */
-GK_API int gk_init_thread_mpi(MPI_Comm comm, int requested, int *provided_p);
+GK_API int gk_init_thread_mpi(MPI_Comm comm, gk_thread_level_t requested,
+                              gk_thread_level_t *provided_p);
 
 #ifdef __cplusplus
 }

@@ -57,7 +57,7 @@ int gk_ctx_destroy(gk_ctx_t *ctx)
     return status;
 }
 
-int gk_init_thread(int requested, int *provided_p)
+int gk_init_thread(gk_thread_level_t requested, gk_thread_level_t *provided_p)
 {
     if (requested < GK_THREAD_SINGLE || requested > GK_THREAD_MULTIPLE) {
         gk__error("gk_init_thread: requested level %d is not GK_THREAD_SINGLE .. "
@@ -83,7 +83,7 @@ int gk_init_thread(int requested, int *provided_p)
     return GK_OK;
 }
 
-int gk_query_thread(int *provided_p)
+int gk_query_thread(gk_thread_level_t *provided_p)
 {
     if (!gk__rt.initialized)
         return gk__rt_report_pe("gk_query_thread", 0);

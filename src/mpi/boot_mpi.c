@@ -184,8 +184,8 @@ int gk__boot_mpi_open(struct gk__boot *boot, void *arg)
 }
 
 /* gk_init() (threaded == 0) or gk_init_thread() over `comm`. */
-static int boot_mpi_start(const char *who, MPI_Comm comm, int threaded, int requested,
-                          int *provided_p)
+static int boot_mpi_start(const char *who, MPI_Comm comm, int threaded,
+                          gk_thread_level_t requested, gk_thread_level_t *provided_p)
 {
     int initialized = 0, finalized = 0;
     MPI_Initialized(&initialized);
@@ -220,7 +220,8 @@ int gk_init_mpi(MPI_Comm comm)
     return boot_mpi_start("gk_init_mpi", comm, 0, 0, NULL);
 }
 
-int gk_init_thread_mpi(MPI_Comm comm, int requested, int *provided_p)
+int gk_init_thread_mpi(MPI_Comm comm, gk_thread_level_t requested,
+                       gk_thread_level_t *provided_p)
 {
     return boot_mpi_start("gk_init_thread_mpi", comm, 1, requested, provided_p);
 }

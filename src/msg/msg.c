@@ -800,7 +800,7 @@ int gk_request_test(gk_request_t **request, int *done_p, gk_msg_status_t *status
     return status;
 }
 
-int gk_request_wait_all(size_t count, gk_request_t **requests, gk_msg_status_t *statuses)
+int gk_request_wait_all(gk_request_t **requests, size_t count, gk_msg_status_t *statuses)
 {
     if (count > 0 && requests == NULL) {
         gk__error("gk_request_wait_all: requests is NULL for %zu requests", count);

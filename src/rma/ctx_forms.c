@@ -98,31 +98,30 @@ CTX_AMO(u32, uint32_t)
 CTX_AMO(i64, int64_t)
 CTX_AMO(u64, uint64_t)
 
+int gk_ctx_put_sem(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                   gk_sem_t sem, uint64_t n)
+{
+    CTX_CALL(put_sem, pe, dst, src, nbytes, sem, n);
+}
+int gk_ctx_put_sem_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                       gk_sem_t sem, uint64_t n)
+{
+    CTX_CALL(put_sem_nbi, pe, dst, src, nbytes, sem, n);
+}
+int gk_ctx_put_sem_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                      gk_sem_t sem, uint64_t n, gk_handle_t *handle_p)
+{
+    CTX_CALL(put_sem_nb, pe, dst, src, nbytes, sem, n, handle_p);
+}
 int gk_ctx_put_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
-                      gk_sem_t sem, uint64_t n)
+                      uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    CTX_CALL(put_signal, pe, dst, src, nbytes, sem, n);
+    CTX_CALL(put_signal, pe, dst, src, nbytes, sig_addr, signal, sig_op);
 }
-int gk_ctx_put_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                          size_t nbytes, gk_sem_t sem, uint64_t n)
+int gk_ctx_put_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
+                          uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    CTX_CALL(put_signal_nbi, pe, dst, src, nbytes, sem, n);
-}
-int gk_ctx_put_signal_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                         size_t nbytes, gk_sem_t sem, uint64_t n, gk_handle_t *handle_p)
-{
-    CTX_CALL(put_signal_nb, pe, dst, src, nbytes, sem, n, handle_p);
-}
-int gk_ctx_put_with_signal(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                           size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op)
-{
-    CTX_CALL(put_with_signal, pe, dst, src, nbytes, sig_addr, signal, sig_op);
-}
-int gk_ctx_put_with_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src,
-                               size_t nbytes, uint64_t *sig_addr, uint64_t signal,
-                               int sig_op)
-{
-    CTX_CALL(put_with_signal_nbi, pe, dst, src, nbytes, sig_addr, signal, sig_op);
+    CTX_CALL(put_signal_nbi, pe, dst, src, nbytes, sig_addr, signal, sig_op);
 }
 int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem) { CTX_CALL(sem_post, sem); }
 int gk_ctx_sem_post_n(gk_ctx_t *ctx, gk_sem_t sem, uint64_t n)

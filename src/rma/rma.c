@@ -78,26 +78,26 @@ static int rma_check_handle(const char *op, const gk_handle_t *handle)
     return GK_OK;
 }
 
-int gk_wait(gk_handle_t *handle)
+int gk_handle_wait(gk_handle_t *handle)
 {
-    return rma_check_handle("gk_wait", handle);
+    return rma_check_handle("gk_handle_wait", handle);
 }
 
-int gk_test(gk_handle_t *handle, int *done_p)
+int gk_handle_test(gk_handle_t *handle, int *done_p)
 {
-    int status = rma_check_handle("gk_test", handle);
+    int status = rma_check_handle("gk_handle_test", handle);
     if (status == GK_OK && done_p == NULL)
-        status = gk__rt_report_null("gk_test", "done_p", 1);
+        status = gk__rt_report_null("gk_handle_test", "done_p", 1);
     if (status == GK_OK)
         *done_p = 1;
     return status;
 }
 
-int gk_wait_all(gk_handle_t *handles, size_t count)
+int gk_handle_wait_all(gk_handle_t *handles, size_t count)
 {
-    int status = gk__rt_check_local("gk_wait_all", "handles", handles, count);
+    int status = gk__rt_check_local("gk_handle_wait_all", "handles", handles, count);
     for (size_t i = 0; status == GK_OK && i < count; i++)
-        status = rma_check_handle("gk_wait_all", &handles[i]);
+        status = rma_check_handle("gk_handle_wait_all", &handles[i]);
     return status;
 }
 

@@ -305,24 +305,24 @@ static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
     return sem_post_ref(op, &ref, n);
 }
 
-int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
-                  uint64_t n)
+int gk_put_sem(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+               uint64_t n)
 {
-    return sem_put_signal("gk_put_signal", pe, dst, src, nbytes, sem, n);
+    return sem_put_signal("gk_put_sem", pe, dst, src, nbytes, sem, n);
 }
 
-int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
-                      uint64_t n)
+int gk_put_sem_nbi(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+                   uint64_t n)
 {
-    return sem_put_signal("gk_put_signal_nbi", pe, dst, src, nbytes, sem, n);
+    return sem_put_signal("gk_put_sem_nbi", pe, dst, src, nbytes, sem, n);
 }
 
-int gk_put_signal_nb(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
-                     uint64_t n, gk_handle_t *handle_p)
+int gk_put_sem_nb(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
+                  uint64_t n, gk_handle_t *handle_p)
 {
     if (GK__UNLIKELY(handle_p == NULL))
-        return gk__rt_report_null("gk_put_signal_nb", "handle_p", 1);
-    int status = sem_put_signal("gk_put_signal_nb", pe, dst, src, nbytes, sem, n);
+        return gk__rt_report_null("gk_put_sem_nb", "handle_p", 1);
+    int status = sem_put_signal("gk_put_sem_nb", pe, dst, src, nbytes, sem, n);
     if (status == GK_OK)
         *handle_p = GK_HANDLE_NULL; /* shm: complete on return */
     return status;
@@ -424,14 +424,14 @@ int gk_sem_wait_n(gk_sem_t sem, uint64_t n)
     return sem_wait("gk_sem_wait_n", sem, n);
 }
 
-int gk_sem_try(gk_sem_t sem, int *taken_p)
+int gk_sem_try_wait(gk_sem_t sem, int *taken_p)
 {
-    return sem_try("gk_sem_try", sem, 1, taken_p);
+    return sem_try("gk_sem_try_wait", sem, 1, taken_p);
 }
 
-int gk_sem_try_n(gk_sem_t sem, uint64_t n, int *taken_p)
+int gk_sem_try_wait_n(gk_sem_t sem, uint64_t n, int *taken_p)
 {
-    return sem_try("gk_sem_try_n", sem, n, taken_p);
+    return sem_try("gk_sem_try_wait_n", sem, n, taken_p);
 }
 
 int gk_sem_value(gk_sem_t sem, uint64_t *value_p)

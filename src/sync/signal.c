@@ -13,7 +13,7 @@
 #include "sync/wait_until.h"
 
 static int signal_put(const char *op, int pe, void *dst, const void *src,
-                      size_t nbytes, uint64_t *sig_addr, uint64_t signal, int sig_op)
+                      size_t nbytes, uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
     size_t sig_offset = 0;
     int status = gk__rt_check_word(op, pe, sig_addr, sizeof(uint64_t), &sig_offset);
@@ -30,17 +30,17 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
                              sig_offset, signal, 0, NULL);
 }
 
-int gk_put_with_signal(int pe, void *dst, const void *src, size_t nbytes,
-                       uint64_t *sig_addr, uint64_t signal, int sig_op)
+int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
+                  uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    return signal_put("gk_put_with_signal", pe, dst, src, nbytes, sig_addr, signal,
+    return signal_put("gk_put_signal", pe, dst, src, nbytes, sig_addr, signal,
                       sig_op);
 }
 
-int gk_put_with_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
-                           uint64_t *sig_addr, uint64_t signal, int sig_op)
+int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
+                      uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    return signal_put("gk_put_with_signal_nbi", pe, dst, src, nbytes, sig_addr, signal,
+    return signal_put("gk_put_signal_nbi", pe, dst, src, nbytes, sig_addr, signal,
                       sig_op);
 }
 

@@ -60,9 +60,9 @@ int gk_lock_set(gk_lock_t *lock)
     return status;
 }
 
-int gk_lock_test(gk_lock_t *lock, int *acquired_p)
+int gk_lock_try_set(gk_lock_t *lock, int *acquired_p)
 {
-    static const char op[] = "gk_lock_test";
+    static const char op[] = "gk_lock_try_set";
     struct gk__rwlock_site site;
     uint64_t *held = NULL;
     int status = mutex_site(op, lock, &site, &held);

@@ -488,7 +488,7 @@ static void hold_set(gk_win_t *win, int pe, enum gk__win_hold hold)
     win->holds++;
 }
 
-int gk_win_lock(gk_win_t *win, int pe, int lock_type, unsigned flags)
+int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
 {
     static const char op[] = "gk_win_lock";
     int status = lock_check(op, win, pe, lock_type, flags, GK_WIN_NOCHECK);
@@ -506,7 +506,7 @@ int gk_win_lock(gk_win_t *win, int pe, int lock_type, unsigned flags)
     return status;
 }
 
-int gk_win_try_lock(gk_win_t *win, int pe, int lock_type, int *acquired_p)
+int gk_win_try_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, int *acquired_p)
 {
     static const char op[] = "gk_win_try_lock";
     int status = lock_check(op, win, pe, lock_type, 0, 0);

@@ -91,7 +91,7 @@ int main(void)
         CHECK_EQ(got[0], (unsigned char)i);
         CHECK_EQ(got[n - 1], (unsigned char)i);
     }
-    CHECK_OK(gk_request_wait_all(ORDERED, sends, NULL));
+    CHECK_OK(gk_request_wait_all(sends, ORDERED, NULL));
     free(outs);
     CHECK_OK(gk_barrier());
 

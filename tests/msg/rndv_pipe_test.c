@@ -81,7 +81,7 @@ static void sender_not_progressing(int me, uint64_t *word)
         /* No gasket call until PE 1 has the first message. */
         while (atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire) == 0)
             sched_yield();
-        CHECK_OK(gk_request_wait_all(2, sends, NULL));
+        CHECK_OK(gk_request_wait_all(sends, 2, NULL));
         free(a);
         free(b);
     } else if (me == 1) {
@@ -120,7 +120,7 @@ static void many_senders_one_receiver(int me, int npes)
             bufs[s] = filled(sizes[s], me, 10 + s);
             CHECK_OK(gk_isend(0, s, bufs[s], sizes[s], &sends[s]));
         }
-        CHECK_OK(gk_request_wait_all(N_SIZES, sends, NULL));
+        CHECK_OK(gk_request_wait_all(sends, N_SIZES, NULL));
         for (int s = 0; s < N_SIZES; s++)
             free(bufs[s]);
     }

@@ -241,10 +241,10 @@ static void test_null_buffers(void)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test_u64(word, GK_CMP_EQ, 0, NULL), "gk_test_u64",
                  "NULL");
     gk_handle_t complete = GK_HANDLE_NULL;
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test(&complete, NULL), "gk_test", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test(NULL, &done), "gk_test", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait(NULL), "gk_wait", "NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_all(NULL, 3), "gk_wait_all", "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_test(&complete, NULL), "gk_handle_test", "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_test(NULL, &done), "gk_handle_test", "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait(NULL), "gk_handle_wait", "NULL");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait_all(NULL, 3), "gk_handle_wait_all", "NULL");
     CHECK_OK(gk_barrier());
     /* None of them wrote anything. */
     CHECK_EQ(*word, 0);
@@ -326,11 +326,11 @@ static void test_bad_cmp_and_handles(void)
 
     gk_handle_t forged = {42};
     int done = 7;
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait(&forged), "gk_wait", "0x2a");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_test(&forged, &done), "gk_test", "0x2a");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait(&forged), "gk_handle_wait", "0x2a");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_test(&forged, &done), "gk_handle_test", "0x2a");
     CHECK_EQ(done, 7);
     gk_handle_t two[2] = {GK_HANDLE_NULL, {0xbad}};
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_wait_all(two, 2), "gk_wait_all", "0xbad");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait_all(two, 2), "gk_handle_wait_all", "0xbad");
 }
 
 /* Collective: every PE runs the same failing allocations. */
@@ -495,10 +495,10 @@ int main(void)
     /* A process is one PE, once: a second start is refused and says so. */
     CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init(), "gk_init: this process is already "
                  "initialized", pe_fmt("as PE %d", me));
-    int provided = -1;
+    gk_thread_level_t provided = (gk_thread_level_t)99; /* untouched on failure */
     CHECK_LOGGED(GK_ERR_ALREADY_INIT, gk_init_thread(GK_THREAD_SINGLE, &provided),
                  "gk_init_thread: this process is already initialized");
-    CHECK_EQ(provided, -1);
+    CHECK_EQ(provided, (gk_thread_level_t)99);
     other = (me + 1) % npes;
 
     /* The first block starts the heap: check that with gk_ptr. */

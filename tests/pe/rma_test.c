@@ -1,6 +1,6 @@
 /*
  * rma_test: puts and gets in every form (blocking; nbi + gk_quiet; nb +
- * gk_wait / gk_test / gk_wait_all, and nb completed by gk_quiet), sizes
+ * gk_handle_wait / gk_handle_test / gk_handle_wait_all, and nb completed by gk_quiet), sizes
  * 0 B to 1 MiB + 17, aligned and unaligned on both sides, all-to-all (self
  * included, so the ring neighbours too). Every byte depends on the writer,
  * the target and the size, so data that lands on the wrong PE, at the
@@ -95,15 +95,15 @@ static void bulk(unsigned char *region, unsigned char **src, unsigned char **bac
         /* The first by polling, the rest at once. */
         int done = 0;
         while (!done)
-            CHECK_OK(gk_test(&handles[0], &done));
+            CHECK_OK(gk_handle_test(&handles[0], &done));
         CHECK_EQ(handles[0].opaque, GK_HANDLE_NULL.opaque);
-        CHECK_OK(gk_wait_all(handles + 1, (size_t)npes - 1));
+        CHECK_OK(gk_handle_wait_all(handles + 1, (size_t)npes - 1));
         for (int i = 0; i < npes; i++)
-            CHECK_OK(gk_wait(&handles[i])); /* complete handles stay complete */
+            CHECK_OK(gk_handle_wait(&handles[i])); /* complete handles stay complete */
     }
     if (form == FORM_NB_QUIET)
         for (int i = 0; i < npes; i++)
-            CHECK_OK(gk_wait(&handles[i]));
+            CHECK_OK(gk_handle_wait(&handles[i]));
     CHECK_OK(gk_barrier());
 
     /* What every writer put here, and nothing around it. */
@@ -139,11 +139,11 @@ static void bulk(unsigned char *region, unsigned char **src, unsigned char **bac
         CHECK_OK(gk_quiet());
     if (form == FORM_NB) {
         for (int pe = 0; pe < npes; pe += 2)
-            CHECK_OK(gk_wait(&handles[pe]));
+            CHECK_OK(gk_handle_wait(&handles[pe]));
         for (int pe = 1; pe < npes; pe += 2) {
             int done = 0;
             while (!done)
-                CHECK_OK(gk_test(&handles[pe], &done));
+                CHECK_OK(gk_handle_test(&handles[pe], &done));
         }
     }
     for (int pe = 0; pe < npes; pe++) {
@@ -202,13 +202,13 @@ static void test_zero_length(void)
     CHECK_OK_SILENT(gk_put_nbi(right, sym, NULL, 0));
     CHECK_OK_SILENT(gk_get_nbi(right, NULL, sym, 0));
     CHECK_OK_SILENT(gk_put_nb(right, sym, NULL, 0, &h));
-    CHECK_OK(gk_wait(&h));
+    CHECK_OK(gk_handle_wait(&h));
     CHECK_OK_SILENT(gk_get_nb(right, NULL, sym, 0, &h));
-    CHECK_OK(gk_wait(&h));
-    CHECK_OK(gk_wait_all(NULL, 0));
+    CHECK_OK(gk_handle_wait(&h));
+    CHECK_OK(gk_handle_wait_all(NULL, 0));
     gk_handle_t null_handle = GK_HANDLE_NULL;
     int done = 0;
-    CHECK_OK(gk_test(&null_handle, &done));
+    CHECK_OK(gk_handle_test(&null_handle, &done));
     CHECK_EQ(done, 1);
     CHECK_OK(gk_quiet());
     CHECK_OK(gk_fence());

@@ -43,7 +43,7 @@ enum scenario {
     VALUE_PUT,  /* gk_put_u64 of the flag */
     PUT_QUIET,  /* gk_put of the flag, gk_quiet */
     NBI_QUIET,  /* gk_put_nbi of the flag, gk_quiet */
-    NB_QUIET,   /* gk_put_nb of the flag, gk_wait, gk_quiet */
+    NB_QUIET,   /* gk_put_nb of the flag, gk_handle_wait, gk_quiet */
     ATOMIC_ADD, /* gk_atomic_add_u64 of the flag */
     FENCE_FLAG, /* gk_put of data, gk_fence, gk_put_u64 of the flag */
     SCENARIOS
@@ -51,7 +51,7 @@ enum scenario {
 static const char *const scenario_name[SCENARIOS] = {"gk_put_u64",
                                                      "gk_put + gk_quiet",
                                                      "gk_put_nbi + gk_quiet",
-                                                     "gk_put_nb + gk_wait + gk_quiet",
+                                                     "gk_put_nb + gk_handle_wait + gk_quiet",
                                                      "gk_atomic_add_u64",
                                                      "gk_put + gk_fence + gk_put_u64"};
 
@@ -84,7 +84,7 @@ static void completion_scenarios(void)
                 break;
             case NB_QUIET:
                 CHECK_OK(gk_put_nb(peer, f, &one, sizeof(one), &h));
-                CHECK_OK(gk_wait(&h));
+                CHECK_OK(gk_handle_wait(&h));
                 CHECK_OK(gk_quiet());
                 break;
             case ATOMIC_ADD:

@@ -37,14 +37,14 @@ int main(void)
             for (size_t i = 0; i < size; i++)
                 src[i] = pattern(me, size, i);
             if (form == 0) {
-                CHECK_OK(gk_put_signal(right, inbox, src, size, right_sem, 1));
+                CHECK_OK(gk_put_sem(right, inbox, src, size, right_sem, 1));
             } else if (form == 1) {
-                CHECK_OK(gk_put_signal_nbi(right, inbox, src, size, right_sem, 1));
+                CHECK_OK(gk_put_sem_nbi(right, inbox, src, size, right_sem, 1));
                 CHECK_OK(gk_quiet());
             } else {
                 gk_handle_t handle;
-                CHECK_OK(gk_put_signal_nb(right, inbox, src, size, right_sem, 1, &handle));
-                CHECK_OK(gk_wait(&handle));
+                CHECK_OK(gk_put_sem_nb(right, inbox, src, size, right_sem, 1, &handle));
+                CHECK_OK(gk_handle_wait(&handle));
             }
             CHECK_OK(gk_sem_wait(sem));
             for (size_t i = 0; i < size; i++)
@@ -65,7 +65,7 @@ int main(void)
     uint64_t mine[8];
     for (int i = 0; i < 8; i++)
         mine[i] = (uint64_t)me * 1000 + (uint64_t)i;
-    CHECK_OK(gk_put_signal(0, &slots[me * 8], mine, sizeof(mine), zero_sem, 1));
+    CHECK_OK(gk_put_sem(0, &slots[me * 8], mine, sizeof(mine), zero_sem, 1));
     if (me == 0) {
         CHECK_OK(gk_sem_wait_n(sem, (uint64_t)npes));
         for (int pe = 0; pe < npes; pe++)
@@ -78,7 +78,7 @@ int main(void)
     uint64_t *signal = gk_calloc(2, sizeof(uint64_t));
     uint64_t *data = gk_calloc((size_t)npes + 1, sizeof(uint64_t));
     uint64_t v = 100 + (uint64_t)me;
-    CHECK_OK(gk_put_with_signal(0, &data[me], &v, sizeof(v), &signal[0], 1, GK_SIGNAL_ADD));
+    CHECK_OK(gk_put_signal(0, &data[me], &v, sizeof(v), &signal[0], 1, GK_SIGNAL_ADD));
     if (me == 0) {
         uint64_t seen;
         CHECK_OK(gk_signal_wait_until(&signal[0], GK_CMP_EQ, (uint64_t)npes, &seen));
@@ -88,8 +88,8 @@ int main(void)
     }
     /* data[npes] is written only in this phase, so PE 0's check above
      * cannot see it. */
-    CHECK_OK(gk_put_with_signal_nbi(right, &data[npes], &v, sizeof(v), &signal[1],
-                                    42 + (uint64_t)me, GK_SIGNAL_SET));
+    CHECK_OK(gk_put_signal_nbi(right, &data[npes], &v, sizeof(v), &signal[1],
+                               42 + (uint64_t)me, GK_SIGNAL_SET));
     CHECK_OK(gk_quiet());
     uint64_t seen = 0;
     CHECK_OK(gk_signal_wait_until(&signal[1], GK_CMP_NE, 0, &seen));
@@ -97,9 +97,9 @@ int main(void)
     CHECK_OK(gk_signal_fetch(&signal[1], &seen));
     CHECK_EQ_U64(seen, 42 + (uint64_t)left);
     CHECK_EQ_U64(data[npes], 100 + (uint64_t)left);
-    CHECK_STATUS(gk_put_with_signal(right, data, &v, 8, &signal[0], 1, 7), GK_ERR_INVALID_ARG);
-    CHECK_STATUS(gk_put_with_signal(right, data, &v, 8, (uint64_t *)((char *)signal + 1), 1,
-                                    GK_SIGNAL_ADD),
+    CHECK_STATUS(gk_put_signal(right, data, &v, 8, &signal[0], 1, 7), GK_ERR_INVALID_ARG);
+    CHECK_STATUS(gk_put_signal(right, data, &v, 8, (uint64_t *)((char *)signal + 1), 1,
+                               GK_SIGNAL_ADD),
                  GK_ERR_ALIGN);
 
     /* A semaphore without room: the signaling put fails before its copy,
@@ -110,12 +110,12 @@ int main(void)
     CHECK_OK(gk_sem_post_n(full, GK_SEM_VALUE_MAX));
     uint64_t before = 0x5a5a5a5a5a5a5a5aull, attempt = 7;
     memcpy(inbox, &before, 8);
-    CHECK_STATUS(gk_put_signal(me, inbox, &attempt, 8, full, 1), GK_ERR_RANGE);
-    CHECK_STATUS(gk_put_signal(me, inbox, &attempt, 8, full, GK_SEM_VALUE_MAX + 1),
+    CHECK_STATUS(gk_put_sem(me, inbox, &attempt, 8, full, 1), GK_ERR_RANGE);
+    CHECK_STATUS(gk_put_sem(me, inbox, &attempt, 8, full, GK_SEM_VALUE_MAX + 1),
                  GK_ERR_RANGE);
     CHECK_EQ_U64(*(uint64_t *)(void *)inbox, before);
     CHECK_OK(gk_sem_wait_n(full, GK_SEM_VALUE_MAX));
-    CHECK_OK(gk_put_signal(me, inbox, &attempt, 8, full, 1));
+    CHECK_OK(gk_put_sem(me, inbox, &attempt, 8, full, 1));
     CHECK_OK(gk_sem_wait(full));
     CHECK_EQ_U64(*(uint64_t *)(void *)inbox, attempt);
     CHECK_OK(gk_sem_free(full));

@@ -34,7 +34,7 @@ static void test_local(void)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_post_n(old, 3), "gk_sem_post_n", report);
     CHECK_EQ_U64(value_of(fresh), 0);
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_wait(old), "gk_sem_wait", report);
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_try(old, &(int){0}), "gk_sem_try", report);
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_try_wait(old, &(int){0}), "gk_sem_try_wait", report);
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_value(old, &(uint64_t){0}), "gk_sem_value",
                  report);
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_free(old), "gk_sem_free", report);
@@ -76,10 +76,10 @@ static void test_remote(void)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_sem_post(theirs_old), "gk_sem_post", report);
     char byte = 7;
     gk_sem_t sem = theirs_old;
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_signal(right, buf, &byte, 1, sem, 1),
-                 "gk_put_signal", report);
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_signal_nbi(right, buf, &byte, 1, sem, 1),
-                 "gk_put_signal_nbi", report);
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_sem(right, buf, &byte, 1, sem, 1),
+                 "gk_put_sem", report);
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_put_sem_nbi(right, buf, &byte, 1, sem, 1),
+                 "gk_put_sem_nbi", report);
     CHECK_OK(gk_barrier());
     /* Nothing reached my new semaphore, nor my buffer. */
     CHECK_EQ_U64(value_of(fresh), 0);
@@ -87,7 +87,7 @@ static void test_remote(void)
     CHECK_OK(gk_barrier());
 
     /* The new handle works from there. */
-    CHECK_OK(gk_put_signal(right, buf, &byte, 1, theirs_fresh, 1));
+    CHECK_OK(gk_put_sem(right, buf, &byte, 1, theirs_fresh, 1));
     CHECK_OK(gk_sem_wait(fresh));
     CHECK_EQ(buf[0], 7);
     CHECK_OK(gk_barrier());

@@ -29,7 +29,7 @@ int main(void)
                 CHECK_EQ_U64(gk_sem_owner(mine), me);
                 /* Tell my left neighbour my handle; it posts to me. */
                 int taken = -1;
-                CHECK_OK(gk_sem_try(mine, &taken)); /* nobody can post yet */
+                CHECK_OK(gk_sem_try_wait(mine, &taken)); /* nobody can post yet */
                 CHECK_EQ_U64(taken, 0);
                 CHECK_OK(gk_put(left, &published[me], &mine, sizeof(mine)));
                 CHECK_OK(gk_barrier());
@@ -44,18 +44,18 @@ int main(void)
                 } else {
                     CHECK_OK(gk_sem_wait_n(mine, 3));
                     CHECK_OK(gk_sem_wait(mine));
-                    CHECK_OK(gk_sem_try_n(mine, 2, &taken));
+                    CHECK_OK(gk_sem_try_wait_n(mine, 2, &taken));
                     CHECK_EQ_U64(taken, 0);
                 }
-                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_OK(gk_sem_try_wait(mine, &taken));
                 CHECK_EQ_U64(taken, 0);
                 /* Locally: try succeeds when the value allows; a boolean
                  * saturates. */
                 CHECK_OK(gk_sem_post(mine));
                 CHECK_OK(gk_sem_post(mine));
-                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_OK(gk_sem_try_wait(mine, &taken));
                 CHECK_EQ_U64(taken, 1);
-                CHECK_OK(gk_sem_try(mine, &taken));
+                CHECK_OK(gk_sem_try_wait(mine, &taken));
                 CHECK_EQ_U64(taken, boolean ? 0 : 1);
                 uint64_t value = 99;
                 CHECK_OK(gk_sem_value(mine, &value));
@@ -100,8 +100,8 @@ int main(void)
     CHECK_OK(gk_sem_on(all, right, &theirs));
     if (npes > 1) {
         CHECK_STATUS(gk_sem_wait(theirs), GK_ERR_INVALID_ARG);
-        CHECK_STATUS(gk_sem_try(theirs, &(int){0}), GK_ERR_INVALID_ARG);
-        CHECK_STATUS(gk_put_signal(left, buf, &byte, 1, all, 1), GK_ERR_INVALID_ARG);
+        CHECK_STATUS(gk_sem_try_wait(theirs, &(int){0}), GK_ERR_INVALID_ARG);
+        CHECK_STATUS(gk_put_sem(left, buf, &byte, 1, all, 1), GK_ERR_INVALID_ARG);
         CHECK_STATUS(gk_sem_free_all(theirs), GK_ERR_INVALID_ARG);
     }
     CHECK_STATUS(gk_sem_free(all), GK_ERR_INVALID_ARG); /* collective one */

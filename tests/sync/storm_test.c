@@ -26,7 +26,7 @@ int main(void)
     if (me != 0 || npes == 1) {
         for (long i = 1; i <= share; i++) {
             uint64_t seq = (uint64_t)i;
-            CHECK_OK(gk_put_signal(0, &slots[me], &seq, sizeof(seq), target, 1));
+            CHECK_OK(gk_put_sem(0, &slots[me], &seq, sizeof(seq), target, 1));
             if (npes == 1)
                 CHECK_OK(gk_sem_wait(sem));
         }
@@ -38,7 +38,7 @@ int main(void)
              * grow per producer. */
         }
         int extra = 0;
-        CHECK_OK(gk_sem_try(sem, &extra));
+        CHECK_OK(gk_sem_try_wait(sem, &extra));
         CHECK_EQ_U64(extra, 0);
         for (int pe = 1; pe < npes; pe++) {
             long expected = STORM_TOTAL / producers + (pe - 1 < STORM_TOTAL % producers);

@@ -46,10 +46,10 @@ static void *worker(void *arg)
 
 int main(void)
 {
-    int provided = -1;
+    gk_thread_level_t provided = (gk_thread_level_t)99;
     CHECK_OK(gk_init_thread(GK_THREAD_MULTIPLE, &provided));
     CHECK_EQ(provided, GK_THREAD_MULTIPLE);
-    int level = -1;
+    gk_thread_level_t level = (gk_thread_level_t)99;
     CHECK_OK(gk_query_thread(&level));
     CHECK_EQ(level, GK_THREAD_MULTIPLE);
     me = gk_my_pe();

@@ -1,6 +1,6 @@
 /*
  * mutex_test: gk_lock_t (OpenSHMEM set/test/clear) protecting a counter
- * that is incremented non-atomically on PE 0; gk_lock_test when held and
+ * that is incremented non-atomically on PE 0; gk_lock_try_set when held and
  * free; misuse (set twice, clear without holding); more() below.
  */
 #include <sched.h>
@@ -10,7 +10,7 @@
 #define ROUNDS 2000
 
 /*
- * More: a free lock is taken by gk_lock_test (and then refuses a second
+ * More: a free lock is taken by gk_lock_try_set (and then refuses a second
  * test by its holder); two locks are independent; a block written under
  * the lock in two puts is whole for the next holder (clear completes the
  * holder's puts); bad arguments.
@@ -23,16 +23,16 @@ static void more(gk_lock_t *lock, int me, int npes)
     CHECK_NOT_NULL(block);
     int got = -1;
     if (me == npes - 1) {
-        CHECK_OK(gk_lock_test(lock, &got));
+        CHECK_OK(gk_lock_try_set(lock, &got));
         CHECK_EQ(got, 1);
-        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_lock_test(lock, &got), "gk_lock_test",
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_lock_try_set(lock, &got), "gk_lock_try_set",
                      "already holds");
     }
     CHECK_OK(gk_barrier());
     /* The second lock is free while the first is held, and vice versa. */
     if (me == 0) {
         got = -1;
-        CHECK_OK(gk_lock_test(second, &got));
+        CHECK_OK(gk_lock_try_set(second, &got));
         CHECK_EQ(got, 1);
         CHECK_OK(gk_lock_clear(second));
     }
@@ -65,9 +65,9 @@ static void more(gk_lock_t *lock, int me, int npes)
     gk_lock_t on_stack;
     memset(&on_stack, 0, sizeof(on_stack));
     CHECK_LOGGED(GK_ERR_RANGE, gk_lock_set(&on_stack), "gk_lock_set", "out of bounds");
-    CHECK_LOGGED(GK_ERR_RANGE, gk_lock_test(&on_stack, &got), "gk_lock_test");
+    CHECK_LOGGED(GK_ERR_RANGE, gk_lock_try_set(&on_stack, &got), "gk_lock_try_set");
     CHECK_LOGGED(GK_ERR_RANGE, gk_lock_clear(&on_stack), "gk_lock_clear");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_lock_test(lock, NULL), "gk_lock_test",
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_lock_try_set(lock, NULL), "gk_lock_try_set",
                  "acquired_p is NULL");
     CHECK_LOGGED(GK_ERR_ALIGN, gk_lock_set((gk_lock_t *)((char *)block + 4)),
                  "gk_lock_set", "not aligned");
@@ -87,7 +87,7 @@ int main(void)
     for (int i = 0; i < ROUNDS; i++) {
         if (i % 3 == 0) {
             int got = 0;
-            CHECK_OK(gk_lock_test(lock, &got));
+            CHECK_OK(gk_lock_try_set(lock, &got));
             if (!got)
                 CHECK_OK(gk_lock_set(lock));
         } else {
@@ -114,7 +114,7 @@ int main(void)
     CHECK_OK(gk_barrier());
     if (me != 0) {
         int got = 1;
-        CHECK_OK(gk_lock_test(lock, &got));
+        CHECK_OK(gk_lock_try_set(lock, &got));
         CHECK_EQ(got, 0);
         CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_lock_clear(lock), "does not hold");
     }
