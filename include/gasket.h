@@ -941,11 +941,14 @@ GK_API int gk_lock_clear(gk_lock_t *lock);
  * with the messages in flight, not with the flood's length.
  * A handler may: reply once (request handlers only); send requests;
  * put, get and use atomics; read its payload (medium: valid only during
- * the call). It must not block: no gk_wait_until_*, gk_sem_wait,
- * window or gk_lock_t locks, blocking or waited two-sided calls,
- * barriers, collectives or gk_finalize (these return GK_ERR_UNSUPPORTED
- * where they can tell). It runs with no other handler of this PE
- * running, and never inside a signal handler.
+ * the call). It must not block, as what it waits for may need this PE's
+ * progress, which it is running: gk_wait_until_* and gk_sem_wait whose
+ * condition does not hold yet, gk_recv, gk_probe, gk_request_wait of an
+ * incomplete request, a rendezvous-sized gk_send to another PE,
+ * collectives and gk_finalize return GK_ERR_UNSUPPORTED with a message;
+ * window and gk_lock_t locks are not checked and must not be taken. It
+ * runs with no other handler of this PE running, and never inside a
+ * signal handler.
  */
 #define GK_AM_MAX_ARGS 16
 #define GK_AM_MAX_HANDLERS 256

@@ -394,6 +394,8 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
         return status;
     struct sem_wait_arg arg = {ref.cell, n};
     while (!sem_take(ref.cell, n)) {
+        if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
+            return gk__progress_report_in_handler(op);
         gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
         status = gk__wait_for(&gk__rt.my_seg.header->wake, ref.offset, sem_available, &arg);
         if (status != GK_OK)

@@ -95,6 +95,8 @@ static int wait_until(const char *op, const struct wait_cond *c)
         return status;
     if (wait_cond_holds(c))
         return GK_OK;
+    if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
+        return gk__progress_report_in_handler(op);
     gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
     return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, c);
 }
@@ -148,6 +150,8 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
         case GK_CMP_LT: WAIT_SPIN(ctype, <)                                    \
         case GK_CMP_LE: WAIT_SPIN(ctype, <=)                                   \
         }                                                                      \
+        if (GK__UNLIKELY(gk__in_handler))                                      \
+            return gk__progress_report_in_handler("gk_wait_until_" #T);        \
         return gk__wait_for_spun(&gk__rt.my_seg.header->wake, offset,          \
                                  wait_cond_holds, &c, 0, 1);                   \
     }                                                                          \
@@ -276,6 +280,8 @@ static int array_wait_all(const char *op, const struct wait_array *a)
                               a->is_signed, NULL};
         if (wait_cond_holds(&c))
             continue;
+        if (GK__UNLIKELY(gk__in_handler))
+            return gk__progress_report_in_handler(op);
         gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
         status = gk__wait_for(&gk__rt.my_seg.header->wake, offset + i * a->width,
                               wait_cond_holds, &c);
@@ -304,6 +310,8 @@ static int array_wait_one_of(const char *op, const struct wait_array *a, const v
         return GK_OK; /* nothing to wait for: the caller's "none" */
     if (left > 1)
         watch = GK__WAKE_WATCH_ANY;
+    if (GK__UNLIKELY(gk__in_handler))
+        return gk__progress_report_in_handler(op);
     gk__rt_flush_wakes();
     return gk__wait_for(&gk__rt.my_seg.header->wake, watch, holds, a);
 }

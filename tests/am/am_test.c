@@ -107,6 +107,15 @@ static void h_coll(gk_am_token_t *token, void *payload, size_t nbytes, const uin
     CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_request_wait(&req, NULL), "gk_request_wait",
                  "must not block");
     pending_recv = req; /* still live: main completes it */
+    /* Waits that would block: the word and the semaphore are not ready. */
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_wait_until_u64(answer, GK_CMP_EQ, 12345),
+                 "gk_wait_until_u64", "must not block");
+    gk_sem_t mine;
+    CHECK_OK(gk_sem_alloc(0, &mine));
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_sem_wait(mine), "gk_sem_wait", "must not block");
+    CHECK_OK(gk_sem_post(mine));
+    CHECK_OK(gk_sem_wait(mine)); /* ready: no wait, allowed */
+    CHECK_OK(gk_sem_free(mine));
     word = 998;
     CHECK_OK(gk_send(gk_my_pe(), 998, &word, sizeof(word))); /* received in main */
     CHECK_EQ(gk_heap_free(), free_before);
