@@ -27,37 +27,14 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 
-struct bcast_consumed_wait {
-    const _Atomic uint64_t *word;
-    uint64_t seq;
-};
-
-static int bcast_consumed_reached(const void *arg)
-{
-    const struct bcast_consumed_wait *w = arg;
-    return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
-}
-
 /* Waits until PE pe has finished with chunk `seq` (no wait when seq == 0).
  * What we read last time often proves it already: then no remote read. */
 static int bcast_wait_consumed(int pe, uint64_t seq)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (seq == 0 || gk__rt.bcast_consumed_seen[pe] >= seq)
         return GK_OK;
-    if (peer->seg_base == NULL)
-        return GK_ERR_UNREACHABLE;
-    struct bcast_consumed_wait w = {
-        (const _Atomic uint64_t *)(peer->seg_base + GK__COLL_OFFSET(bcast_consumed.value)),
-        seq};
-    int status = GK_OK;
-    if (!bcast_consumed_reached(&w)) {
-        gk__rt_flush_wakes();
-        status = gk__wait_poll(bcast_consumed_reached, &w);
-    }
-    if (status == GK_OK)
-        gk__rt.bcast_consumed_seen[pe] = atomic_load_explicit(w.word, memory_order_acquire);
-    return status;
+    return gk__coll_wait_peer_reached(pe, GK__COLL_OFFSET(bcast_consumed.value), seq,
+                                      &gk__rt.bcast_consumed_seen[pe]);
 }
 
 static int bcast_check(const char *op, const void *dst, const void *src, size_t nbytes,

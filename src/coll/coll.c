@@ -1,5 +1,5 @@
 /*
- * coll.c: the signaling put and the wait the collectives are built from.
+ * coll.c: the signaling put and the waits the collectives are built from.
  */
 #include "coll/coll.h"
 
@@ -63,4 +63,31 @@ int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
     return gk__coll_check_sent(
         (int)atomic_load_explicit(&line->from_pe, memory_order_relaxed),
         atomic_load_explicit(&line->coll, memory_order_relaxed));
+}
+
+struct peer_word_wait {
+    const _Atomic uint64_t *word;
+    uint64_t seq;
+};
+
+static int peer_word_reached(const void *arg)
+{
+    const struct peer_word_wait *w = arg;
+    return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
+}
+
+int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *seen_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->seg_base == NULL)
+        return GK_ERR_UNREACHABLE;
+    struct peer_word_wait w = {(const _Atomic uint64_t *)(peer->seg_base + offset), seq};
+    int status = GK_OK;
+    if (!peer_word_reached(&w)) {
+        gk__rt_flush_wakes();
+        status = gk__wait_poll(peer_word_reached, &w);
+    }
+    if (status == GK_OK && seen_p != NULL)
+        *seen_p = atomic_load_explicit(w.word, memory_order_acquire);
+    return status;
 }

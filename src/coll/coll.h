@@ -72,6 +72,14 @@ static inline struct gk__coll_scratch *gk__coll_mine(void)
 #define GK__COLL_OFFSET(field) (GK__SEG_COLL_OFFSET + offsetof(struct gk__coll_scratch, field))
 
 /*
+ * Waits until the word at segment offset `offset` in PE pe's memory has
+ * reached `seq` (a consumed counter of the broadcast or the exchanges),
+ * and leaves what it read in *seen_p (may be NULL). Nobody wakes us for a
+ * word of another PE, so the wait polls.
+ */
+int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *seen_p);
+
+/*
  * Copies n bytes into PE pe's scratch at data_offset, then sets the signal
  * word at signal_offset (the value of a struct gk__coll_line) to `seq`
  * (release, with the wake-up), our collective call beside it: the

@@ -36,33 +36,12 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 
-struct xchg_consumed_wait {
-    const _Atomic uint64_t *word;
-    uint64_t seq;
-};
-
-static int xchg_consumed_reached(const void *arg)
-{
-    const struct xchg_consumed_wait *w = arg;
-    return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
-}
-
-/* Waits until PE pe has finished with step `seq` (no wait when seq is 0). A
- * word in another PE's memory: nobody wakes us, so the wait polls. */
+/* Waits until PE pe has finished with step `seq` (no wait when seq is 0). */
 static int xchg_wait_consumed(int pe, uint64_t seq)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (seq == 0)
         return GK_OK;
-    if (peer->seg_base == NULL)
-        return GK_ERR_UNREACHABLE;
-    struct xchg_consumed_wait w = {
-        (const _Atomic uint64_t *)(peer->seg_base + GK__COLL_OFFSET(xchg_consumed.value)),
-        seq};
-    if (xchg_consumed_reached(&w))
-        return GK_OK;
-    gk__rt_flush_wakes();
-    return gk__wait_poll(xchg_consumed_reached, &w);
+    return gk__coll_wait_peer_reached(pe, GK__COLL_OFFSET(xchg_consumed.value), seq, NULL);
 }
 
 /* One step: `len` bytes from `data` to PE `to`, and `len` bytes into `out`
