@@ -221,28 +221,14 @@ static int reduce_call(const char *name, void *dst, const void *src, size_t coun
     return GK_OK;
 }
 
-/* A public entry: the call counts as one collective (core/coll_check.h). */
-static int reduce_entry(enum gk__coll_kind kind, const char *name, void *dst, const void *src,
-                        size_t count, gk_dtype_t dtype, gk_op_t op, int64_t root)
-{
-    if (!gk__coll_may_enter())
-        return reduce_call(name, dst, src, count, dtype, op, root); /* it says why not */
-    int status = gk__coll_enter(kind);
-    if (status != GK_OK)
-        return status;
-    status = reduce_call(name, dst, src, count, dtype, op, root);
-    gk__coll_leave();
-    return status;
-}
-
 int gk_allreduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op)
 {
-    return reduce_entry(GK__COLL_ALLREDUCE, "gk_allreduce", dst, src, count, dtype, op,
-                        ROOT_ALL);
+    GK__COLL_RUN(GK__COLL_ALLREDUCE,
+                 reduce_call("gk_allreduce", dst, src, count, dtype, op, ROOT_ALL));
 }
 
 int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype, gk_op_t op,
               int root)
 {
-    return reduce_entry(GK__COLL_REDUCE, "gk_reduce", dst, src, count, dtype, op, root);
+    GK__COLL_RUN(GK__COLL_REDUCE, reduce_call("gk_reduce", dst, src, count, dtype, op, root));
 }

@@ -187,26 +187,12 @@ static int alltoall_call(void *dst, const void *src, size_t nbytes)
     return status;
 }
 
-/* The public entries: each call counts as one collective (core/coll_check.h). */
-static int xchg_entry(enum gk__coll_kind kind, int (*call)(void *, const void *, size_t),
-                      void *dst, const void *src, size_t nbytes)
-{
-    if (!gk__coll_may_enter())
-        return call(dst, src, nbytes); /* it says why not */
-    int status = gk__coll_enter(kind);
-    if (status != GK_OK)
-        return status;
-    status = call(dst, src, nbytes);
-    gk__coll_leave();
-    return status;
-}
-
 int gk_collect(void *dst, const void *src, size_t nbytes)
 {
-    return xchg_entry(GK__COLL_COLLECT, collect_call, dst, src, nbytes);
+    GK__COLL_RUN(GK__COLL_COLLECT, collect_call(dst, src, nbytes));
 }
 
 int gk_alltoall(void *dst, const void *src, size_t nbytes)
 {
-    return xchg_entry(GK__COLL_ALLTOALL, alltoall_call, dst, src, nbytes);
+    GK__COLL_RUN(GK__COLL_ALLTOALL, alltoall_call(dst, src, nbytes));
 }

@@ -128,6 +128,23 @@ static inline void gk__coll_leave(void)
     gk__coll_depth--;
 }
 
+/*
+ * The body of a public collective's entry point: `call` (an int
+ * expression, the call's work) runs inside a collective call of `kind`,
+ * or at once where it will fail its first checks without communicating.
+ */
+#define GK__COLL_RUN(kind, call)                                                         \
+    do {                                                                                 \
+        if (!gk__coll_may_enter())                                                       \
+            return (call); /* it says why not */                                         \
+        int entered_ = gk__coll_enter(kind);                                             \
+        if (entered_ != GK_OK)                                                           \
+            return entered_;                                                             \
+        int status_ = (call);                                                            \
+        gk__coll_leave();                                                                \
+        return status_;                                                                  \
+    } while (0)
+
 /* The low 16 bits of this PE's call (number mod 256, kind): the barrier's. */
 static inline uint64_t gk__coll_tag16(void)
 {

@@ -551,26 +551,12 @@ static int sem_free_all(gk_sem_t sem)
 
 int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
 {
-    if (!gk__coll_may_enter())
-        return sem_alloc_all(flags, sem_p); /* it says why not */
-    int status = gk__coll_enter(GK__COLL_SEM_ALLOC_ALL);
-    if (status != GK_OK)
-        return status;
-    status = sem_alloc_all(flags, sem_p);
-    gk__coll_leave();
-    return status;
+    GK__COLL_RUN(GK__COLL_SEM_ALLOC_ALL, sem_alloc_all(flags, sem_p));
 }
 
 int gk_sem_free_all(gk_sem_t sem)
 {
-    if (!gk__coll_may_enter())
-        return sem_free_all(sem); /* it says why not */
-    int status = gk__coll_enter(GK__COLL_SEM_FREE_ALL);
-    if (status != GK_OK)
-        return status;
-    status = sem_free_all(sem);
-    gk__coll_leave();
-    return status;
+    GK__COLL_RUN(GK__COLL_SEM_FREE_ALL, sem_free_all(sem));
 }
 
 int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p)

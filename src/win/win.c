@@ -330,26 +330,12 @@ static int win_free(gk_win_t *win)
 
 int gk_win_allocate(size_t size, unsigned flags, void **base_p, gk_win_t **win_p)
 {
-    if (!gk__coll_may_enter())
-        return win_allocate(size, flags, base_p, win_p); /* it says why not */
-    int status = gk__coll_enter(GK__COLL_WIN_ALLOCATE);
-    if (status != GK_OK)
-        return status;
-    status = win_allocate(size, flags, base_p, win_p);
-    gk__coll_leave();
-    return status;
+    GK__COLL_RUN(GK__COLL_WIN_ALLOCATE, win_allocate(size, flags, base_p, win_p));
 }
 
 int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
 {
-    if (!gk__coll_may_enter())
-        return win_create(base, size, flags, win_p); /* it says why not */
-    int status = gk__coll_enter(GK__COLL_WIN_CREATE);
-    if (status != GK_OK)
-        return status;
-    status = win_create(base, size, flags, win_p);
-    gk__coll_leave();
-    return status;
+    GK__COLL_RUN(GK__COLL_WIN_CREATE, win_create(base, size, flags, win_p));
 }
 
 int gk_win_free(gk_win_t *win)

@@ -49,14 +49,7 @@ static int win_fence(gk_win_t *win, unsigned flags)
 
 int gk_win_fence(gk_win_t *win, unsigned flags)
 {
-    if (!gk__coll_may_enter())
-        return win_fence(win, flags); /* it says why not */
-    int status = gk__coll_enter(GK__COLL_WIN_FENCE);
-    if (status != GK_OK)
-        return status;
-    status = win_fence(win, flags);
-    gk__coll_leave();
-    return status;
+    GK__COLL_RUN(GK__COLL_WIN_FENCE, win_fence(win, flags));
 }
 
 /* Checks a group: n PEs, each valid, none twice. */
