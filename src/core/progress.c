@@ -20,12 +20,18 @@
  * sends to that target, by the next progress call that finds room. Waits
  * run progress, so the queue drains as soon as the target consumes.
  *
- * What bounds the queue: it holds messages produced by handlers whose
- * target's inbox was full; a sender outside a handler runs its own inbox
- * before each message it sends (two loads when empty), so a PE that floods
- * another with requests also takes in the replies, and its inbox does not
- * stay full while it keeps asking. The queue thus grows with the messages
- * in flight, not with the length of a flood.
+ * What bounds the queues: they hold messages produced by handlers whose
+ * target's inbox was full, mostly replies to that target's requests. A
+ * sender outside a handler runs its own inbox before each message it
+ * sends (two loads when empty), so a PE that floods others with requests
+ * also takes in their replies. And every deferred message counts in its
+ * target's inbox (`backlog`, shm_ring.h): a PE that finds more than
+ * BACKLOG_HIGH messages held for it sends no further request until it has
+ * taken in enough of them (below BACKLOG_LOW), so a PE that asks faster
+ * than it can hear the answers (a flood at 8 PEs on 2 CPUs, where it runs
+ * while those answering it do not) is held back instead of growing the
+ * others' queues without end: they hold what was in flight when it
+ * stopped, not the length of the flood.
  */
 #include "core/progress.h"
 
@@ -65,6 +71,8 @@ struct deferred {
     unsigned char payload[]; /* a medium message's msg.nbytes */
 };
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
+#define BACKLOG_HIGH 256
+#define BACKLOG_LOW 64
 static _Atomic uint64_t n_deferred_total;
 
 static pthread_t progress_thread;
@@ -181,6 +189,8 @@ static void deferred_flush_locked(int pe)
         if (seen->deferred_head == NULL)
             seen->deferred_tail = NULL;
         free(d);
+        atomic_fetch_sub_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
+                                  memory_order_relaxed);
         atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_relaxed);
         atomic_fetch_sub_explicit(&n_deferred_total, 1, memory_order_relaxed);
     }
@@ -238,8 +248,25 @@ static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *
     seen->deferred_tail = d;
     atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_deferred_total, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
+                              memory_order_relaxed);
     pthread_mutex_unlock(&deferred_lock);
     return GK_OK;
+}
+
+/* Outside a handler, before a request: others hold too many messages for
+ * us (top comment); take in our inbox until they have sent most. */
+static void backlog_wait(_Atomic uint64_t *backlog)
+{
+    for (unsigned spins = 0;
+         atomic_load_explicit(backlog, memory_order_relaxed) > BACKLOG_LOW; spins++) {
+        if (gk__progress() > 0)
+            continue;
+        if (spins < 64)
+            gk__cpu_relax();
+        else
+            sched_yield();
+    }
 }
 
 /* From a handler: a free slot now, or the queue; never a wait. Behind
@@ -361,6 +388,9 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const vo
         deferred_drain(pe); /* they were sent first */
     else
         gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
+    _Atomic uint64_t *backlog = &gk__ring_ctl(gk__rt.my_seg.base)->backlog;
+    if (GK__UNLIKELY(atomic_load_explicit(backlog, memory_order_relaxed) > BACKLOG_HIGH))
+        backlog_wait(backlog);
     return gk__ring_push(peer, msg, args, payload, am_while_full, &seen->released,
                          &seen->next_ticket);
 }

@@ -68,6 +68,10 @@ struct gk__ring_ctl {
     _Alignas(64) _Atomic uint64_t tail; /* next ticket, taken by producers */
     _Alignas(64) _Atomic uint64_t head; /* next ticket to consume (consumer only) */
     _Alignas(64) _Atomic uint64_t released; /* tickets below it are free again */
+    /* Messages other PEs hold for this inbox because it was full when a
+     * handler of theirs sent them (core/progress.c): they add and take
+     * away; the owner reads it before each request it sends. */
+    _Alignas(64) _Atomic uint64_t backlog;
     uint32_t magic;
     uint32_t n_slots;
 };
