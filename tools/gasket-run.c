@@ -220,7 +220,7 @@ static void unlink_segments(const struct run_job *job)
  * If gasket-run is killed it cannot unlink the job's shared-memory names,
  * and a PE that died between creating its segment and unlinking it would
  * leave the segment behind. So before starting the PEs it forks this helper,
- * in a session of its own (so signals to the job's process group miss it),
+ * detached by setsid() (so signals to the job's process group miss it),
  * with the read end of a pipe. The launcher writes each PE's pid into the
  * pipe. When the pipe reaches end-of-file without the launcher's "done"
  * (pid 0), the launcher has died; the helper waits (at most 3 s) for the

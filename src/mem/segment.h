@@ -4,9 +4,10 @@
  * heap. Every PE on the node maps every other PE's segment, so a put to a
  * neighbour is a memcpy into its heap.
  *
- * Creation follows DESIGN.md: an unguessable name (the job key),
- * O_CREAT|O_EXCL, mode 0600, an fstat() check that the object is ours and
- * new, and the creator unlinks it as soon as the node's PEs have mapped it.
+ * Creation (docs/ARCHITECTURE.md, "Segments"): an unguessable name (the
+ * job key), O_CREAT|O_EXCL, mode 0600, an fstat() check that the object is
+ * ours and new, and the creator unlinks it as soon as the node's PEs have
+ * mapped it.
  * Every page is reserved at creation (posix_fallocate), so a full /dev/shm
  * fails gk_init with a message instead of a PE with SIGBUS later.
  */
