@@ -133,16 +133,23 @@ int gk__coll_enter_broken(enum gk__coll_kind kind)
 }
 
 /*
- * A peer at our call number in a call that does not fit ours, or one up to
- * three calls ahead that made such a call at our number: see the header.
+ * A peer at our call number in a call that does not fit ours, or one ahead
+ * of us (by less than its history holds) that made such a call at our
+ * number: see the header.
  */
 static int coll_check_peer(int pe, uint64_t word)
 {
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t seq = coll_word_seq(word), mine = gk__rt.coll_seq;
-    if (word == 0 || seq < mine || seq - mine > 3)
+    if (word == 0 || seq < mine || seq - mine >= GK__SEG_COLL_HISTORY)
         return GK_OK;
-    unsigned shift = (unsigned)(seq - mine) * 8;
-    unsigned kind = (unsigned)(word >> shift & 0xff);
+    unsigned kind = (unsigned)(word & 0xff);
+    if (seq != mine) {
+        kind = gk__shm_peer_coll_kind(peer, mine);
+        /* Still ours: the peer has not moved a whole history on since. */
+        if (coll_word_seq(gk__shm_peer_coll_now(peer)) - mine >= GK__SEG_COLL_HISTORY)
+            return GK_OK;
+    }
     if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
         return GK_OK;
     return coll_mismatch(pe, coll_call(mine, kind), seq == mine ? 0 : seq);

@@ -31,10 +31,11 @@
  * Slow path: a wait inside a collective, after each sleep (base/wait.h's
  * check_alive), reads every peer's word. A peer at the same call number
  * in another kind of call, or one that has gone past our number and made
- * another kind of call there (the three kinds before its current one), is
- * a mismatch: two calls that do not fit wait for ever, and both sides find
- * it. A peer with a lower number only lags; one further ahead tells
- * nothing. A PE that found a mismatch publishes it too (coll_clash), so a
+ * another kind of call there (its segment keeps the kinds of its last 64
+ * calls, mem/segment.h: coll_kinds; a broadcast root may run several calls
+ * ahead of its children), is a mismatch: two calls that do not fit wait
+ * for ever, and both sides find it. A peer with a lower number only lags;
+ * one 64 or more calls ahead tells nothing. A PE that found a mismatch publishes it too (coll_clash), so a
  * PE stuck behind it, with no mismatching peer in sight, learns of it.
  *
  * The heap calls (gk_malloc, gk_calloc, gk_align, gk_realloc, gk_free)
@@ -118,6 +119,8 @@ static inline int gk__coll_enter(enum gk__coll_kind kind)
                         (uint64_t)kind;
         gk__rt.coll_word = word;
         struct gk__seg_header *mine = gk__rt.my_seg.header;
+        atomic_store_explicit(&mine->coll_kinds[gk__rt.coll_seq % GK__SEG_COLL_HISTORY],
+                              (uint8_t)kind, memory_order_relaxed);
         atomic_store_explicit(&mine->coll_now, word, memory_order_release);
     }
     return GK_OK;

@@ -57,6 +57,8 @@ struct gk__seg_flag {
     _Alignas(64) _Atomic uint64_t value;
 };
 
+#define GK__SEG_COLL_HISTORY 64
+
 struct gk__seg_header {
     uint64_t magic; /* written last, with release, when the header is ready */
     uint32_t version;
@@ -77,6 +79,11 @@ struct gk__seg_header {
     _Alignas(64) _Atomic uint64_t coll_now;
     _Atomic uint64_t coll_clash_pe;
     _Atomic uint64_t coll_clash;
+    /* The kinds of this PE's last GK__SEG_COLL_HISTORY calls, call s at
+     * s % GK__SEG_COLL_HISTORY (written by the owner at each entry, before
+     * coll_now): how a PE that lags learns what one far ahead called at
+     * its number (a broadcast root runs ahead of its children). */
+    _Alignas(64) _Atomic uint8_t coll_kinds[GK__SEG_COLL_HISTORY];
 };
 
 _Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,

@@ -98,6 +98,14 @@ uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer)
     return atomic_load_explicit(&peer->header->coll_now, memory_order_acquire);
 }
 
+unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq)
+{
+    if (peer->header == NULL)
+        return 0;
+    return atomic_load_explicit(&peer->header->coll_kinds[seq % GK__SEG_COLL_HISTORY],
+                                memory_order_acquire);
+}
+
 int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p)
 {
     if (peer->header == NULL)

@@ -88,6 +88,10 @@ static inline uint64_t gk__shm_fadd64(struct gk__net_peer *peer, size_t offset,
  * the slow path of a wait; 0 for a peer that is not mapped.
  */
 uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer);
+/* The kind of the peer's call number `seq`, if its history still holds it
+ * (mem/segment.h: coll_kinds; the caller checks the peer's coll_now
+ * before and after). */
+unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq);
 int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p);
 
 /* Maps the segments of the PEs on this node (attach), or unmaps them. */

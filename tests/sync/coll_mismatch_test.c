@@ -11,6 +11,9 @@
  *   vote_allreduce   PE 0 in a gk_allreduce shaped as gk_sem_alloc_all's
  *                    argument vote, the others in gk_sem_alloc_all
  *   reduce_allreduce PE 0 in gk_reduce, the others in gk_allreduce
+ *   root_ahead       PE 0 broadcasts 4 times as the root (8 for
+ *   root_far_ahead   root_far_ahead), then joins an all-reduce, while
+ *                    the others are in a barrier: the calls never meet
  *   extra_broadcast  PE 0 broadcasts (as the root, which waits for nobody)
  *                    while the others do not, then all call gk_barrier: the
  *                    call numbers are one apart from then on
@@ -88,6 +91,26 @@ static void extra_broadcasts(int count)
     for (int i = 0; i < count && me == 0; i++)
         CHECK_OK(gk_broadcast(buf, buf, sizeof(buf), 0));
     CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_barrier(), "collective mismatch", "gk_barrier");
+    finalize_after_mismatch();
+}
+
+/* The root runs `count` broadcasts ahead (up to its slots), then waits in
+ * an all-reduce while the others wait in a barrier: two calls that never
+ * meet, found only through what the root called at the others' number. */
+static void root_ahead(int count)
+{
+    unsigned char buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    for (int i = 0; i < count && me == 0; i++)
+        CHECK_OK(gk_broadcast(buf, buf, sizeof(buf), 0));
+    if (me == 0) {
+        uint64_t in = 1, out = 0;
+        CHECK_LOGGED(GK_ERR_COLL_MISMATCH,
+                     gk_allreduce(&out, &in, 1, GK_DTYPE_UINT64, GK_OP_SUM),
+                     "collective mismatch");
+    } else {
+        CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_barrier(), "collective mismatch", "gk_barrier",
+                     "gk_broadcast");
+    }
     finalize_after_mismatch();
 }
 
@@ -228,6 +251,10 @@ int main(int argc, char **argv)
         vote_allreduce();
     } else if (strcmp(mode, "reduce_allreduce") == 0) {
         reduce_allreduce();
+    } else if (strcmp(mode, "root_ahead") == 0) {
+        root_ahead(4);
+    } else if (strcmp(mode, "root_far_ahead") == 0) {
+        root_ahead(8);
     } else if (strcmp(mode, "extra_broadcast") == 0) {
         extra_broadcasts(1);
     } else if (strcmp(mode, "far_ahead") == 0) {
