@@ -938,10 +938,11 @@ GK_API int gk_lock_clear(gk_lock_t *lock);
  * any gasket call that waits, gk_poll(), or the progress thread). So PEs
  * that flood each other, or themselves, with requests whose handlers
  * reply never deadlock, at any volume and PE count. The memory kept is
- * bounded: a PE for which others hold more than a few hundred messages
- * waits in its next request, taking in its inbox, until they have sent
- * most of them (so a PE that computes for long without calling gasket
- * may hold up a PE that floods it with requests; never the other way).
+ * bounded: a request to a PE that holds more than a few hundred such
+ * messages waits, running the sender's own inbox, until that PE has sent
+ * most of them. So a PE that computes for long without calling gasket may
+ * hold up those that flood it, or flood a PE that sends to it; a PE that
+ * holds messages still sleeps in its waits.
  * A handler may: reply once (request handlers only); send requests;
  * put, get and use atomics; read its payload (medium: valid only during
  * the call). It must not block, as what it waits for may need this PE's

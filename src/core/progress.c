@@ -20,23 +20,27 @@
  * sends to that target, by the next progress call that finds room. Waits
  * run progress, so the queue drains as soon as the target consumes.
  *
- * What bounds the queues: they hold messages produced by handlers whose
- * target's inbox was full, mostly replies to that target's requests. A
- * sender outside a handler runs its own inbox before each message it
- * sends (two loads when empty), so a PE that floods others with requests
- * also takes in their replies. And every deferred message counts in its
- * target's inbox (`backlog`, shm_ring.h): a PE that finds more than
- * BACKLOG_HIGH messages held for it sends no further request until it has
- * taken in enough of them (below BACKLOG_LOW), so a PE that asks faster
- * than it can hear the answers (a flood at 8 PEs on 2 CPUs, where it runs
- * while those answering it do not) is held back instead of growing the
- * others' queues without end: they hold what was in flight when it
- * stopped, not the length of the flood.
+ * What bounds the queues, and who waits. Each inbox's control block
+ * (shm_ring.h) counts the messages its owner holds for other inboxes
+ * (`held`) and those others hold for it (`backlog`). A sender outside a
+ * handler that finds its target holding more than HELD_HIGH waits, running
+ * its own inbox, until the target holds HELD_LOW or fewer. So a PE that
+ * floods another faster than what its handlers send can leave (replies
+ * to a PE that does not run, or requests passed on to one that computes)
+ * is held back where it floods, and a queue holds what was in flight, not
+ * the length of the flood. A sender outside a handler also runs its own
+ * inbox before each message it sends (two loads when empty), so a PE that
+ * floods others takes in their replies as it goes.
+ *
+ * A PE that holds messages may sleep in a wait, as nobody else needs it
+ * to: the owner of an inbox others hold messages for wakes the sleepers of
+ * the node's PEs after each batch it consumes, and a holder about to sleep
+ * first looks whether a target it holds for has room (deferred_room: the
+ * wake-up protocol of base/wait.h, with the consumer as the poster).
  */
 #include "core/progress.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,9 +75,15 @@ struct deferred {
     unsigned char payload[]; /* a medium message's msg.nbytes */
 };
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
-#define BACKLOG_HIGH 256
-#define BACKLOG_LOW 64
-static _Atomic uint64_t n_deferred_total;
+#define HELD_HIGH 256
+#define HELD_LOW 64
+
+/* How many messages this PE holds for others: in its inbox's control
+ * block, where senders read it. */
+static _Atomic uint64_t *my_held(void)
+{
+    return &gk__ring_ctl(gk__rt.my_seg.base)->held;
+}
 
 static pthread_t progress_thread;
 static int progress_running;
@@ -97,7 +107,6 @@ int gk__progress_init_inbox(char *seg_base, int n_pes)
     gk__ring_init(seg_base);
     free(inbox_seen);
     inbox_seen = calloc((size_t)n_pes, sizeof(*inbox_seen));
-    atomic_store_explicit(&n_deferred_total, 0, memory_order_relaxed);
     return inbox_seen != NULL ? GK_OK : GK_ERR_NOMEM;
 }
 
@@ -191,8 +200,10 @@ static void deferred_flush_locked(int pe)
         free(d);
         atomic_fetch_sub_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
                                   memory_order_relaxed);
-        atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&n_deferred_total, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(my_held(), 1, memory_order_relaxed);
+        /* Release: a handler that reads 0 (acquire) takes its ticket after
+         * the one this message took. */
+        atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_release);
     }
 }
 
@@ -205,21 +216,20 @@ static void deferred_flush_all(void)
     pthread_mutex_unlock(&deferred_lock);
 }
 
-/* Outside a handler: waits until everything deferred to pe is sent. */
-static void deferred_drain(int pe)
+static int deferred_flushed(const void *arg)
 {
-    for (unsigned spins = 0;; spins++) {
-        pthread_mutex_lock(&deferred_lock);
-        deferred_flush_locked(pe);
-        pthread_mutex_unlock(&deferred_lock);
-        if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0)
-            return;
-        gk__progress();
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
-    }
+    int pe = *(const int *)arg;
+    pthread_mutex_lock(&deferred_lock);
+    deferred_flush_locked(pe);
+    pthread_mutex_unlock(&deferred_lock);
+    return atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_acquire) == 0;
+}
+
+/* Outside a handler: waits until everything deferred to pe is sent. The
+ * room comes from pe's progress: the wait polls. */
+static int deferred_drain(int pe)
+{
+    return deferred_flushed(&pe) ? GK_OK : gk__wait_poll(deferred_flushed, &pe);
 }
 
 static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
@@ -247,25 +257,46 @@ static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *
         seen->deferred_tail->next = d;
     seen->deferred_tail = d;
     atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&n_deferred_total, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(my_held(), 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
                               memory_order_relaxed);
     pthread_mutex_unlock(&deferred_lock);
     return GK_OK;
 }
 
-/* Outside a handler, before a request: others hold too many messages for
- * us (top comment); take in our inbox until they have sent most. */
-static void backlog_wait(_Atomic uint64_t *backlog)
+static int held_low(const void *arg)
 {
-    for (unsigned spins = 0;
-         atomic_load_explicit(backlog, memory_order_relaxed) > BACKLOG_LOW; spins++) {
-        if (gk__progress() > 0)
+    return atomic_load_explicit((const _Atomic uint64_t *)arg, memory_order_relaxed) <=
+           HELD_LOW;
+}
+
+/* Whether a target we hold messages for has room now (a holder about to
+ * sleep: the consumer that makes room wakes it only if it sleeps). */
+static int deferred_room(void)
+{
+    if (atomic_load_explicit(my_held(), memory_order_relaxed) == 0)
+        return 0;
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+        if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0)
             continue;
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
+        const struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.peers[pe].seg_base);
+        uint64_t tail = atomic_load_explicit(&ctl->tail, memory_order_acquire);
+        if (tail < atomic_load_explicit(&ctl->released, memory_order_acquire) + GK__RING_SLOTS)
+            return 1;
+    }
+    return 0;
+}
+
+/* After a batch, if others hold messages for us: we made room; wake the
+ * node's sleepers (we do not know which PEs hold them). */
+static void wake_holders(void)
+{
+    atomic_thread_fence(memory_order_seq_cst); /* our releases, then their sleepers */
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+        struct gk__seg_header *header = gk__rt.peers[pe].header;
+        if (header != NULL &&
+            atomic_load_explicit(&header->wake.sleepers, memory_order_relaxed) != 0)
+            gk__wake_all(&header->wake);
     }
 }
 
@@ -274,7 +305,7 @@ static void backlog_wait(_Atomic uint64_t *backlog)
 static int am_send_or_defer(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
                             const void *payload)
 {
-    if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0 &&
+    if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_acquire) == 0 &&
         try_push(pe, msg, args, payload) == GK_OK)
         return GK_OK;
     return deferred_add(pe, msg, args, payload);
@@ -282,10 +313,11 @@ static int am_send_or_defer(int pe, const struct gk__ring_msg *msg, const uint64
 
 int gk__progress_deferred_drain_all(void)
 {
-    for (int pe = 0; pe < gk__rt.n_pes; pe++)
+    int status = GK_OK;
+    for (int pe = 0; pe < gk__rt.n_pes && status == GK_OK; pe++)
         if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) != 0)
-            deferred_drain(pe);
-    return GK_OK;
+            status = deferred_drain(pe);
+    return status;
 }
 
 /*
@@ -302,14 +334,16 @@ int gk__progress_quiesce(void)
     struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.my_seg.base);
     uint64_t last[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
     for (;;) {
-        gk__progress_deferred_drain_all();
+        int status = gk__progress_deferred_drain_all();
+        if (status != GK_OK)
+            return status;
         while (gk__progress() > 0 || gk__inbox_ready()) {
         }
         uint64_t mine[3] = {atomic_load_explicit(&ctl->tail, memory_order_acquire),
                             atomic_load_explicit(&ctl->released, memory_order_acquire),
-                            atomic_load_explicit(&n_deferred_total, memory_order_acquire)};
+                            atomic_load_explicit(my_held(), memory_order_acquire)};
         uint64_t sums[3];
-        int status = gk_allreduce(sums, mine, 3, GK_DTYPE_UINT64, GK_OP_SUM);
+        status = gk_allreduce(sums, mine, 3, GK_DTYPE_UINT64, GK_OP_SUM);
         if (status != GK_OK)
             return status;
         if (sums[0] == sums[1] && sums[2] == 0 && memcmp(sums, last, sizeof(sums)) == 0)
@@ -336,7 +370,7 @@ int gk__progress(void)
         return 0;
     /* What handlers could not send goes first: it was sent before
      * anything the coming batch sends. */
-    if (GK__UNLIKELY(atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0))
+    if (GK__UNLIKELY(atomic_load_explicit(my_held(), memory_order_relaxed) != 0))
         deferred_flush_all();
     gk__in_handler = 1;
     char *seg_base = gk__rt.my_seg.base;
@@ -353,19 +387,21 @@ int gk__progress(void)
         ran++;
     }
     gk__in_handler = 0;
-    if (GK__UNLIKELY(atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0))
+    if (GK__UNLIKELY(atomic_load_explicit(my_held(), memory_order_relaxed) != 0))
         deferred_flush_all();
+    if (ran > 0 && GK__UNLIKELY(atomic_load_explicit(&gk__ring_ctl(seg_base)->backlog,
+                                                     memory_order_relaxed) != 0))
+        wake_holders();
     if (threaded)
         atomic_flag_clear_explicit(&consumer_busy, memory_order_release);
     return ran;
 }
 
-/* For a waiter about to sleep: deferred messages count as mail, since
- * nobody will wake us when their target makes room. */
+/* For a waiter about to sleep: a target with room for what we hold is
+ * mail too (top comment). */
 int gk__progress_inbox_ready(void)
 {
-    return gk__inbox_ready() ||
-           atomic_load_explicit(&n_deferred_total, memory_order_relaxed) != 0;
+    return gk__inbox_ready() || deferred_room();
 }
 
 static int am_while_full(void)
@@ -384,13 +420,17 @@ int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const vo
     struct inbox_seen *seen = &inbox_seen[pe];
     if (gk__in_handler)
         return am_send_or_defer(pe, msg, args, payload);
+    int status = GK_OK;
     if (GK__UNLIKELY(atomic_load_explicit(&seen->n_deferred, memory_order_relaxed) != 0))
-        deferred_drain(pe); /* they were sent first */
+        status = deferred_drain(pe); /* they were sent first */
     else
         gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
-    _Atomic uint64_t *backlog = &gk__ring_ctl(gk__rt.my_seg.base)->backlog;
-    if (GK__UNLIKELY(atomic_load_explicit(backlog, memory_order_relaxed) > BACKLOG_HIGH))
-        backlog_wait(backlog);
+    _Atomic uint64_t *held = &gk__ring_ctl(peer->seg_base)->held;
+    if (GK__UNLIKELY(atomic_load_explicit(held, memory_order_relaxed) > HELD_HIGH) &&
+        status == GK_OK)
+        status = gk__wait_poll(held_low, held); /* top comment */
+    if (status != GK_OK)
+        return status; /* the job is ending */
     return gk__ring_push(peer, msg, args, payload, am_while_full, &seen->released,
                          &seen->next_ticket);
 }

@@ -39,6 +39,7 @@ void gk__ring_init(char *seg_base)
     atomic_store_explicit(&ctl->tail, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->head, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->released, 0, memory_order_relaxed);
+    atomic_store_explicit(&ctl->held, 0, memory_order_relaxed);
     atomic_store_explicit(&ctl->backlog, 0, memory_order_relaxed);
     ctl->magic = GK__RING_MAGIC;
     ctl->n_slots = (uint32_t)GK__RING_SLOTS;

@@ -68,10 +68,13 @@ struct gk__ring_ctl {
     _Alignas(64) _Atomic uint64_t tail; /* next ticket, taken by producers */
     _Alignas(64) _Atomic uint64_t head; /* next ticket to consume (consumer only) */
     _Alignas(64) _Atomic uint64_t released; /* tickets below it are free again */
-    /* Messages other PEs hold for this inbox because it was full when a
-     * handler of theirs sent them (core/progress.c): they add and take
-     * away; the owner reads it before each request it sends. */
-    _Alignas(64) _Atomic uint64_t backlog;
+    /* Messages handlers sent to a full inbox, kept until it has room
+     * (core/progress.c): how many the owner holds for other inboxes
+     * (written by the owner, read by senders before a request), and how
+     * many others hold for this one (written by them, read by the owner
+     * after it consumed, to wake them). */
+    _Alignas(64) _Atomic uint64_t held;
+    _Atomic uint64_t backlog;
     uint32_t magic;
     uint32_t n_slots;
 };
