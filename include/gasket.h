@@ -492,7 +492,9 @@ GK_API int gk_barrier(void);
  * ("semaphore 0x... on PE 1 is stale: freed (generation 3, now 4)"), and
  * the new semaphore is left alone; so does a second free. A collective
  * semaphore's handle is recognised as stale unless its block has been
- * reallocated by a multiple of 64 gk_sem_alloc_all() calls since.
+ * reallocated by a multiple of 64 gk_sem_alloc_all() calls since. A post
+ * that races the free of its semaphore (a program error in itself) is
+ * not guaranteed to be caught.
  *
  * Flags (combine one of each pair; the first of each pair is the default
  * where neither is given):

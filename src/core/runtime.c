@@ -333,7 +333,14 @@ static int rt_finalize_messages(void)
     size_t n = (size_t)gk__rt.n_pes;
     uint64_t *lost_from = calloc(2 * n, sizeof(uint64_t));
     if (lost_from == NULL)
-        return GK_ERR_NOMEM;
+        gk__error("gk_finalize: out of memory counting unreceived messages (%zu bytes)",
+                  2 * n * sizeof(uint64_t));
+    /* Every PE takes part in the count's all-reduce, or none does. */
+    status = gk__rt_agree("gk_finalize", lost_from != NULL ? GK_OK : GK_ERR_NOMEM);
+    if (status != GK_OK) {
+        free(lost_from);
+        return status;
+    }
     uint64_t *lost_sent = lost_from + n;
     uint64_t here = gk__rt_finalize_unreceived(lost_from);
     status = gk_allreduce(lost_sent, lost_from, n, GK_DTYPE_UINT64, GK_OP_SUM);

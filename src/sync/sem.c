@@ -23,7 +23,9 @@
  * number behind. Every operation compares the whole stamp with the magic
  * and the handle's generation: posters read it from the cache line the
  * post updates anyway, so a stale handle, from any PE, costs nothing to
- * catch (a collective cell's generation repeats after 64 reuses).
+ * catch (a collective cell's generation repeats after 64 reuses). The
+ * check and the post are two steps: a post racing the free of its own
+ * semaphore (a program error already) can still land in the next one.
  *
  * Ordering. The signaling put copies the payload, then updates the count
  * with a read-modify-write that is at least a release operation (seq_cst,
