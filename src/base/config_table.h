@@ -12,7 +12,8 @@
 
 #define GK_CONFIG_TABLE(X)                                                     \
     X(HEAP_SIZE, size, heap_size, "256M",                                      \
-      "bytes in each PE's symmetric heap (suffixes K, M, G, T)")               \
+      "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
+      "/dev/shm at start-up, with 4 MiB for the runtime")                      \
     X(LOG, level, log_level, "warn",                                           \
       "log level: none, error, warn, info or debug")                           \
     X(SPIN_COUNT, uint, spin_count, "2000",                                    \
