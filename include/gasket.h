@@ -951,10 +951,10 @@ GK_API int gk_lock_clear(gk_lock_t *lock);
  * progress, which it is running: gk_wait_until_* and gk_sem_wait whose
  * condition does not hold yet, gk_recv, gk_probe, gk_request_wait of an
  * incomplete request, a rendezvous-sized gk_send to another PE,
- * collectives and gk_finalize return GK_ERR_UNSUPPORTED with a message;
- * window and gk_lock_t locks are not checked and must not be taken. It
- * runs with no other handler of this PE running, and never inside a
- * signal handler.
+ * collectives, gk_finalize, and a window or gk_lock_t lock that is taken
+ * (a free one is granted at once) return GK_ERR_UNSUPPORTED with a
+ * message. It runs with no other handler of this PE running, and never
+ * inside a signal handler.
  */
 #define GK_AM_MAX_ARGS 16
 #define GK_AM_MAX_HANDLERS 256

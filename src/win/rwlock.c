@@ -303,6 +303,10 @@ static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char
 int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
                             uint64_t seen)
 {
+    /* Taken, the lock may be held by this very PE, waiting in the call
+     * this handler runs in: refuse before queueing, not after. */
+    if (GK__UNLIKELY(gk__in_handler))
+        return gk__progress_report_in_handler(site->op);
     uint64_t me = (uint64_t)gk__rt.my_pe + 1;
     uint64_t expected = seen, old = 0; /* the word as last seen (0: a guess) */
     for (;;) {

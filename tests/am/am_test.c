@@ -11,7 +11,7 @@
  */
 #include "pe_check.h"
 
-enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ, H_COLL, H_ECHO, H_SET };
+enum { H_ARGS, H_REPLY, H_SUM, H_LONG, H_SEQ, H_COLL, H_ECHO, H_SET, H_LOCK };
 
 static volatile uint64_t replies, sums_ok, longs_ok, seq_next, seq_bad;
 static int me_, npes_;
@@ -74,6 +74,20 @@ static void h_sum(gk_am_token_t *token, void *payload, size_t nbytes, const uint
 /* Collectives inside a handler are refused (docs/PROGRESS.md), each with
  * one line naming the call; nothing is allocated, nobody waits. */
 static volatile uint64_t colls_refused;
+static gk_lock_t *mutex; /* symmetric; PE 0 holds it while PE 1's H_LOCK runs */
+
+/* A taken lock would be waited for: refused; a try is fine. */
+static void h_lock(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
+                   int nargs)
+{
+    (void)payload, (void)nbytes, (void)args, (void)nargs;
+    CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_lock_set(mutex), "gk_lock_set", "must not block");
+    int acquired = -1;
+    CHECK_OK(gk_lock_try_set(mutex, &acquired));
+    CHECK_EQ(acquired, 0);
+    uint64_t done = 1;
+    CHECK_OK(gk_am_reply_short(token, H_SET, &done, 1));
+}
 static gk_request_t *pending_recv; /* h_coll's receive, refused a wait */
 static int pending_word;
 static void h_coll(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
@@ -169,6 +183,9 @@ int main(void)
     CHECK_OK(gk_am_register(H_COLL, h_coll));
     CHECK_OK(gk_am_register(H_ECHO, h_echo));
     CHECK_OK(gk_am_register(H_SET, h_set));
+    CHECK_OK(gk_am_register(H_LOCK, h_lock));
+    mutex = gk_calloc(1, sizeof(gk_lock_t));
+    CHECK_NOT_NULL(mutex);
     answer = gk_calloc(1, sizeof(*answer));
     CHECK_NOT_NULL(answer);
     size_t max = gk_am_max_medium();
@@ -288,6 +305,17 @@ int main(void)
     CHECK_OK(gk_request_wait(&pending_recv, NULL));
     CHECK_EQ(pending_word, 997);
     CHECK_OK(gk_barrier());
+
+    /* A handler asking for a lock another PE holds. */
+    if (npes_ > 1 && me_ == 0) {
+        __atomic_store_n(answer, 0, __ATOMIC_RELAXED);
+        CHECK_OK(gk_lock_set(mutex));
+        CHECK_OK(gk_am_request_short(1, H_LOCK, a, 0));
+        CHECK_OK(gk_wait_until_u64(answer, GK_CMP_EQ, 1));
+        CHECK_OK(gk_lock_clear(mutex));
+    }
+    CHECK_OK(gk_barrier());
+    gk_free(mutex);
     gk_free(long_area);
     gk_free(answer);
     return gk_finalize() == GK_OK ? 0 : 1;
