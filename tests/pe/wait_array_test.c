@@ -26,44 +26,12 @@
  */
 #include <stdlib.h>
 
-#include "pe_check.h"
+#include "pe_turns.h"
 
 #define N_WORDS 6
 static const int left_out[N_WORDS] = {0, 1, 0, 0, 1, 0};
 static const size_t in_words[] = {0, 2, 3, 5};
 #define N_IN 4
-
-static int me, npes, right, left;
-static uint64_t *ready;  /* bumped by my right neighbour when it is about to wait */
-static uint64_t awaited; /* announcements I have waited for */
-static double longest_wait;
-
-static int phase_of(int pe)
-{
-    if (npes % 2 == 1 && pe == npes - 1)
-        return 2;
-    return pe % 2;
-}
-
-static void announce_wait(void)
-{
-    CHECK_OK(gk_atomic_add_u64(left, ready, 1));
-}
-
-static void await_announcement(void)
-{
-    awaited++;
-    CHECK_OK(gk_wait_until_u64(ready, GK_CMP_GE, awaited));
-}
-
-static void note_wait(double t0, const char *what)
-{
-    double took = gk_wtime() - t0;
-    if (took > longest_wait)
-        longest_wait = took;
-    if (took > 2.0)
-        PE_FAIL("%s: a wait took %.3f s (a lost wake-up?)", what, took);
-}
 
 enum kind { ANY, SOME, ALL, KINDS };
 

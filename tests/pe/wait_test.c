@@ -18,50 +18,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "pe_check.h"
-
-static int me, npes, right, left;
-static double longest_wait;
-
-/*
- * So that a wait really blocks, a PE is woken only after it has said it is
- * about to wait: it bumps `ready` on its left neighbour, then waits at once;
- * the neighbour waits for the bump before it writes. Neighbours must not
- * both wait at the same time, so PEs take turns by phase: even PEs, then
- * odd ones, then (when the PE count is odd) the last PE, whose neighbours
- * on both sides are even.
- */
-static uint64_t *ready;             /* on my PE: bumped by my right neighbour */
-static uint64_t awaited;            /* announcements I have waited for */
-
-static int phase_of(int pe)
-{
-    if (npes % 2 == 1 && pe == npes - 1)
-        return 2;
-    return pe % 2;
-}
-
-static void announce_wait(void)
-{
-    CHECK_OK(gk_atomic_add_u64(left, ready, 1));
-}
-
-static void await_announcement(void)
-{
-    awaited++;
-    CHECK_OK(gk_wait_until_u64(ready, GK_CMP_GE, awaited));
-}
-
-#define MAX_WAIT_S 2.0
-
-static void note_wait(double t0, const char *what)
-{
-    double took = pe_now() - t0;
-    if (took > longest_wait)
-        longest_wait = took;
-    if (took > MAX_WAIT_S)
-        PE_FAIL("%s: a wait took %.3f s (a lost wake-up?)", what, took);
-}
+#include "pe_turns.h"
 
 enum wake { WAKE_VALUE_PUT, WAKE_PUT_QUIET, WAKE_SWAP, WAKE_CSWAP, WAKES };
 static const gk_cmp_t cmps[6] = {GK_CMP_EQ, GK_CMP_NE, GK_CMP_GT,
