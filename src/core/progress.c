@@ -246,7 +246,8 @@ static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *
     d->next = NULL;
     d->has_payload = payload != NULL;
     d->msg = *msg;
-    memcpy(d->args, args, (size_t)msg->nargs * sizeof(uint64_t));
+    if (msg->nargs > 0) /* args may be NULL without them */
+        memcpy(d->args, args, (size_t)msg->nargs * sizeof(uint64_t));
     if (payload_bytes > 0)
         memcpy(d->payload, payload, payload_bytes);
     struct inbox_seen *seen = &inbox_seen[pe];
