@@ -51,7 +51,7 @@ int gk_ctx_destroy(gk_ctx_t *ctx)
     int status = gk__ctx_check(op, ctx);
     if (status != GK_OK)
         return status;
-    status = gk_quiet(); /* what was issued on it completes first */
+    status = gk__rt_quiet(); /* what was issued on it completes first */
     ctx->magic = 0;
     free(ctx);
     return status;

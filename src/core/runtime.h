@@ -15,6 +15,7 @@
 #include "mem/heap_alloc.h"
 #include "mem/segment.h"
 #include "net/net.h"
+#include "net/shm.h"
 #include "gasket.h"
 
 #define GK__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -190,19 +191,6 @@ static inline void gk__rt_notify_with_debt(struct gk__net_peer *peer, int pe, ui
 }
 
 /*
- * Completes this PE's operations before a release that is a seq_cst RMW
- * (a lock's): on mapped peers they are complete already and the RMW orders
- * them, so only a network transport has work here. After the RMW, call
- * gk__rt_flush_wakes_fenced() for the wake-ups the puts owe.
- */
-static inline int gk__rt_complete_before_rmw(void)
-{
-    if (GK__LIKELY(gk__rt.all_mapped))
-        return GK_OK;
-    return gk_quiet();
-}
-
-/*
  * Makes the owed wake-up checks right after a full fence or seq_cst RMW of
  * the caller's own (a quiet, a lock release): each owed PE's sleepers.
  * The usual case inline, one PE owed and nobody asleep there; the slow
@@ -232,6 +220,28 @@ static inline void gk__rt_flush_wakes(void)
         atomic_thread_fence(memory_order_seq_cst);
         gk__rt_flush_wakes_fenced();
     }
+}
+
+/* gk_quiet(): completes this PE's operations, and pays the wake-ups its
+ * puts owe (on mapped peers, one full fence does both). */
+static inline int gk__rt_quiet(void)
+{
+    gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
+    gk__rt_flush_wakes_fenced();
+    return GK_OK;
+}
+
+/*
+ * Completes this PE's operations before a release that is a seq_cst RMW
+ * (a lock's): on mapped peers they are complete already and the RMW orders
+ * them, so only a network transport has work here. After the RMW, call
+ * gk__rt_flush_wakes_fenced() for the wake-ups the puts owe.
+ */
+static inline int gk__rt_complete_before_rmw(void)
+{
+    if (GK__LIKELY(gk__rt.all_mapped))
+        return GK_OK;
+    return gk__rt_quiet();
 }
 
 #endif /* GK_CORE_RUNTIME_H */

@@ -103,9 +103,7 @@ int gk_handle_wait_all(gk_handle_t *handles, size_t count)
 
 int gk_quiet(void)
 {
-    gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
-    gk__rt_flush_wakes_fenced();
-    return GK_OK;
+    return gk__rt_quiet();
 }
 
 /* Ordering only: the owed wake-ups wait for the flag that usually follows. */
