@@ -32,11 +32,12 @@
  * inbox before each message it sends (two loads when empty), so a PE that
  * floods others takes in their replies as it goes.
  *
- * A PE that holds messages may sleep in a wait, as nobody else needs it
- * to: the owner of an inbox others hold messages for wakes the sleepers of
- * the node's PEs after each batch it consumes, and a holder about to sleep
- * first looks whether a target it holds for has room (deferred_room: the
- * wake-up protocol of base/wait.h, with the consumer as the poster).
+ * A PE that holds messages still sleeps in its waits, and is woken when
+ * they can go: the owner of an inbox others hold messages for wakes the
+ * sleepers of the node's PEs after each batch it consumes, and a holder
+ * about to sleep first looks whether a target it holds for has room
+ * (deferred_room: the wake-up protocol of base/wait.h, with the consumer
+ * as the poster).
  */
 #include "core/progress.h"
 
