@@ -54,47 +54,16 @@ static int bcast_check(const char *op, const void *dst, const void *src, size_t 
 
 /*
  * GK_COLL_CHECK=1: before anything moves, the PEs compare root, size and
- * radix and their local verdicts in one all-reduce (maxima of each value
- * and of its complement, which is the minimum), so disagreement is an
- * error on every PE. Without it a PE whose root differs waits for a parent
- * that never sends: the cost of the check is that all-reduce per call.
+ * radix (gk__coll_agree), so disagreement is an error on every PE. Without
+ * it a PE whose root differs waits for a parent that never sends: the cost
+ * of the check is that all-reduce per call.
  */
 static int bcast_agree(const char *op, size_t nbytes, int root, int radix, int local_status)
 {
-    enum { FAILED, ROOT, NOT_ROOT, BYTES, NOT_BYTES, RADIX, NOT_RADIX, N };
-    uint64_t mine[N] = {(uint64_t)-(int64_t)local_status,
-                        (uint64_t)(uint32_t)root,
-                        ~(uint64_t)(uint32_t)root,
-                        nbytes,
-                        ~(uint64_t)nbytes,
-                        (uint64_t)(uint32_t)radix,
-                        ~(uint64_t)(uint32_t)radix},
-             all[N];
-    int status = gk_allreduce(all, mine, N, GK_DTYPE_UINT64, GK_OP_MAX);
-    if (status != GK_OK)
-        return status;
-    if (local_status != GK_OK)
-        return local_status; /* it said why */
-    if (all[FAILED] != 0) {
-        gk__error("%s: failed on another PE (%s); nothing was sent", op,
-                  gk_strerror(-(int)all[FAILED]));
-        return -(int)all[FAILED];
-    }
-    const char *what = NULL;
-    uint64_t lo = 0, hi = 0, here = 0;
-    if (all[ROOT] != ~all[NOT_ROOT])
-        what = "roots", lo = ~all[NOT_ROOT], hi = all[ROOT], here = (uint64_t)root;
-    else if (all[BYTES] != ~all[NOT_BYTES])
-        what = "sizes", lo = ~all[NOT_BYTES], hi = all[BYTES], here = nbytes;
-    else if (all[RADIX] != ~all[NOT_RADIX])
-        what = "radices", lo = ~all[NOT_RADIX], hi = all[RADIX], here = (uint64_t)radix;
-    if (what == NULL)
-        return GK_OK;
-    gk__error("%s: the PEs passed different %s (from %llu to %llu; this PE %llu); nothing "
-              "was sent",
-              op, what, (unsigned long long)lo, (unsigned long long)hi,
-              (unsigned long long)here);
-    return GK_ERR_INVALID_ARG;
+    const struct gk__coll_arg args[] = {{"roots", (uint64_t)(uint32_t)root},
+                                        {"sizes", nbytes},
+                                        {"radices", (uint64_t)(uint32_t)radix}};
+    return gk__coll_agree(op, local_status, args, 3);
 }
 
 /* The collective part; status is this PE's own check. */

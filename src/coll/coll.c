@@ -3,6 +3,7 @@
  */
 #include "coll/coll.h"
 
+#include "base/log.h"
 #include "base/wait.h"
 #include "core/coll_check.h"
 #include "net/shm.h"
@@ -90,4 +91,35 @@ int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *se
     if (status == GK_OK && seen_p != NULL)
         *seen_p = atomic_load_explicit(w.word, memory_order_acquire);
     return status;
+}
+
+int gk__coll_agree(const char *op, int local_status, const struct gk__coll_arg *args, int n)
+{
+    uint64_t mine[1 + 2 * GK__COLL_AGREE_MAX_ARGS], all[1 + 2 * GK__COLL_AGREE_MAX_ARGS];
+    mine[0] = (uint64_t)-(int64_t)local_status;
+    for (int a = 0; a < n; a++) {
+        mine[1 + 2 * a] = args[a].value;
+        mine[2 + 2 * a] = ~args[a].value;
+    }
+    int status = gk_allreduce(all, mine, 1 + 2 * (size_t)n, GK_DTYPE_UINT64, GK_OP_MAX);
+    if (status != GK_OK)
+        return status;
+    if (local_status != GK_OK)
+        return local_status; /* it said why */
+    if (all[0] != 0) {
+        gk__error("%s: failed on another PE (%s); nothing was sent", op,
+                  gk_strerror(-(int)all[0]));
+        return -(int)all[0];
+    }
+    for (int a = 0; a < n; a++) {
+        uint64_t hi = all[1 + 2 * a], lo = ~all[2 + 2 * a];
+        if (lo == hi)
+            continue;
+        gk__error("%s: the PEs passed different %s (from %llu to %llu; this PE %llu); "
+                  "nothing was sent",
+                  op, args[a].what, (unsigned long long)lo, (unsigned long long)hi,
+                  (unsigned long long)args[a].value);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
 }

@@ -71,6 +71,24 @@ static inline struct gk__coll_scratch *gk__coll_mine(void)
 /* The segment offset of a field of the scratch. */
 #define GK__COLL_OFFSET(field) (GK__SEG_COLL_OFFSET + offsetof(struct gk__coll_scratch, field))
 
+/* An argument every PE must pass alike: its plural for messages, and this
+ * PE's value. */
+struct gk__coll_arg {
+    const char *what; /* "roots", "sizes" */
+    uint64_t value;
+};
+#define GK__COLL_AGREE_MAX_ARGS 4
+
+/*
+ * Before anything moves, the PEs compare their local verdicts and each of
+ * `n` arguments (at most GK__COLL_AGREE_MAX_ARGS) in one all-reduce: the
+ * maxima of each value and of its complement, which is the minimum. GK_OK
+ * on every PE, or the same failure on every PE: this PE's own (it said
+ * why), another PE's (logged as such), or GK_ERR_INVALID_ARG naming the
+ * first argument that differs, with its range and this PE's value.
+ */
+int gk__coll_agree(const char *op, int local_status, const struct gk__coll_arg *args, int n);
+
 /*
  * Waits until the word at segment offset `offset` in PE pe's memory has
  * reached `seq` (a consumed counter of the broadcast or the exchanges),

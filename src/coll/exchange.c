@@ -76,34 +76,13 @@ static int xchg_round(int to, const unsigned char *data, unsigned char *out, siz
 }
 
 /*
- * The PEs compare nbytes and their local verdicts in one all-reduce (the
- * maxima of each value and of its complement, which is the minimum) before
- * anything moves: a PE with another size would run another number of
- * steps, and the others would wait for ever.
+ * A PE with another size would run another number of steps, and the others
+ * would wait for ever: the PEs compare nbytes before anything moves.
  */
 static int xchg_agree(const char *op, size_t nbytes, int local_status)
 {
-    enum { FAILED, BYTES, NOT_BYTES, N };
-    uint64_t mine[N] = {(uint64_t)-(int64_t)local_status, nbytes, ~(uint64_t)nbytes},
-             all[N];
-    int status = gk_allreduce(all, mine, N, GK_DTYPE_UINT64, GK_OP_MAX);
-    if (status != GK_OK)
-        return status;
-    if (local_status != GK_OK)
-        return local_status; /* it said why */
-    if (all[FAILED] != 0) {
-        gk__error("%s: failed on another PE (%s); nothing was sent", op,
-                  gk_strerror(-(int)all[FAILED]));
-        return -(int)all[FAILED];
-    }
-    if (all[BYTES] != ~all[NOT_BYTES]) {
-        gk__error("%s: the PEs passed different nbytes (from %llu to %llu; this PE %zu); "
-                  "nothing was sent",
-                  op, (unsigned long long)~all[NOT_BYTES], (unsigned long long)all[BYTES],
-                  nbytes);
-        return GK_ERR_INVALID_ARG;
-    }
-    return GK_OK;
+    const struct gk__coll_arg args[] = {{"nbytes", nbytes}};
+    return gk__coll_agree(op, local_status, args, 1);
 }
 
 /* Do [a, a + alen) and [b, b + blen) share a byte? */
