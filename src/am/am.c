@@ -69,7 +69,7 @@ int gk_am_token_pe(const gk_am_token_t *token)
  * GK__AM_REPLY included). */
 static int am_prepare(const char *op, int pe, int handler, const void *payload,
                       size_t nbytes, const uint64_t *args, int nargs, unsigned kind,
-                      struct gk__ring_msg *msg)
+                      struct gk__net_am *msg)
 {
     if ((unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe(op, pe);
@@ -93,7 +93,7 @@ static int am_prepare(const char *op, int pe, int handler, const void *payload,
                   op, nbytes, (size_t)GK__RING_MAX_PAYLOAD);
         return GK_ERR_INVALID_ARG;
     }
-    msg->word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs, kind);
+    msg->word = gk__net_am_word(0, (unsigned)handler, (unsigned)nargs, kind);
     msg->nbytes = (kind & GK__AM_KIND_MASK) == GK__AM_SHORT ? 0 : nbytes;
     msg->dst_offset = 0;
     return GK_OK;
@@ -105,7 +105,7 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
 {
     if (GK__UNLIKELY(!gk__rt.initialized))
         return gk__rt_report_pe(op, 0);
-    struct gk__ring_msg msg;
+    struct gk__net_am msg;
     int status = am_prepare(op, pe, handler, payload, nbytes, args, nargs, kind, &msg);
     if (status != GK_OK)
         return status;

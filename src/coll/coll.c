@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/coll_check.h"
+#include "core/xfer.h"
 #include "net/shm.h"
 
 int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
@@ -14,17 +15,18 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t sender[2] = {gk__rt.coll_word, (uint64_t)gk__rt.my_pe};
     size_t sender_offset = signal_offset + offsetof(struct gk__coll_line, coll);
-    if (GK__LIKELY(peer->seg_base != NULL)) {
+    if (GK__LIKELY(peer->direct != NULL)) {
         gk__shm_copy_to(peer, data_offset, src, n);
         struct gk__coll_line *line =
-            (struct gk__coll_line *)(peer->seg_base + signal_offset);
+            (struct gk__coll_line *)(peer->direct + signal_offset);
         atomic_store_explicit(&line->coll, sender[0], memory_order_relaxed);
         atomic_store_explicit(&line->from_pe, sender[1], memory_order_relaxed);
         /* The exchange orders the copy before the signal and lets us use the
          * cheap wake-up check. */
-        atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + signal_offset), seq,
+        atomic_exchange_explicit((_Atomic uint64_t *)(peer->direct + signal_offset), seq,
                                  memory_order_seq_cst);
-        gk__wake_notify_after_rmw(&peer->header->wake, signal_offset, signal_offset + 8);
+        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, signal_offset,
+                                  signal_offset + 8);
         gk__rt_wake_done(pe, signal_offset, signal_offset + 8);
         return GK_OK;
     }
@@ -34,7 +36,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
     if (status == GK_OK)
         status = peer->transport->fence();
     if (status == GK_OK)
-        status = peer->transport->atomic(peer, GK__AMO_SET, 8, signal_offset, seq, 0, NULL);
+        status = gk__xfer_notify64(pe, GK__AMO_SET, signal_offset, seq, 0, NULL);
     return status;
 }
 
@@ -66,30 +68,42 @@ int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
         atomic_load_explicit(&line->coll, memory_order_relaxed));
 }
 
+/* A peer's word read through its transport: a load when it is mapped, a
+ * get otherwise (the last value read is kept in `seen`). */
 struct peer_word_wait {
-    const _Atomic uint64_t *word;
+    struct gk__net_peer *peer;
+    size_t offset;
     uint64_t seq;
+    uint64_t seen;
+    int status;
 };
 
 static int peer_word_reached(const void *arg)
 {
-    const struct peer_word_wait *w = arg;
-    return atomic_load_explicit(w->word, memory_order_acquire) >= w->seq;
+    struct peer_word_wait *w = (struct peer_word_wait *)arg;
+    if (w->peer->direct != NULL) {
+        w->seen = atomic_load_explicit((const _Atomic uint64_t *)(w->peer->direct + w->offset),
+                                       memory_order_acquire);
+    } else {
+        w->status = w->peer->transport->get(w->peer, &w->seen, w->offset, sizeof(w->seen));
+        if (w->status != GK_OK)
+            return 1;
+    }
+    return w->seen >= w->seq;
 }
 
 int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *seen_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->seg_base == NULL)
-        return GK_ERR_UNREACHABLE;
-    struct peer_word_wait w = {(const _Atomic uint64_t *)(peer->seg_base + offset), seq};
+    struct peer_word_wait w = {&gk__rt.peers[pe], offset, seq, 0, GK_OK};
     int status = GK_OK;
     if (!peer_word_reached(&w)) {
         gk__rt_flush_wakes();
         status = gk__wait_poll(peer_word_reached, &w);
     }
+    if (status == GK_OK)
+        status = w.status;
     if (status == GK_OK && seen_p != NULL)
-        *seen_p = atomic_load_explicit(w.word, memory_order_acquire);
+        *seen_p = w.seen;
     return status;
 }
 

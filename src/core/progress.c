@@ -71,7 +71,7 @@ static struct inbox_seen *inbox_seen;
 struct deferred {
     struct deferred *next;
     int has_payload; /* a medium message's, copied below */
-    struct gk__ring_msg msg;
+    struct gk__net_am msg;
     uint64_t args[GK__RING_MAX_ARGS];
     unsigned char payload[]; /* a medium message's msg.nbytes */
 };
@@ -112,7 +112,7 @@ int gk__progress_init_inbox(char *seg_base, int n_pes)
 }
 
 /* Rejects what a stray write or a bug could have left: never run it. */
-static void *am_check(const struct gk__ring_msg *msg, int valid)
+static void *am_check(const struct gk__net_am *msg, int valid)
 {
     unsigned kind = msg->flags & GK__AM_KIND_MASK;
     const char *why = NULL;
@@ -151,7 +151,7 @@ static void *am_check(const struct gk__ring_msg *msg, int valid)
  */
 static void prefetch_reply_slot(int src)
 {
-    const char *base = gk__rt.peers[src].seg_base;
+    const char *base = gk__rt.peers[src].direct;
     if (base == NULL)
         return;
     uint64_t ticket = atomic_load_explicit(&inbox_seen[src].next_ticket, memory_order_relaxed);
@@ -160,7 +160,7 @@ static void prefetch_reply_slot(int src)
 
 static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 {
-    const struct gk__ring_msg *msg = &slot->msg;
+    const struct gk__net_am *msg = &slot->msg;
     if (am_check(msg, valid) != NULL)
         return;
     unsigned kind = msg->flags & GK__AM_KIND_MASK;
@@ -181,7 +181,7 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 /* Messages deferred by handlers (top comment)                              */
 /* ------------------------------------------------------------------------ */
 
-static int try_push(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+static int try_push(int pe, const struct gk__net_am *msg, const uint64_t *args,
                     const void *payload)
 {
     return gk__ring_try_push(&gk__rt.peers[pe], msg, args, payload, &inbox_seen[pe].released,
@@ -199,7 +199,7 @@ static void deferred_flush_locked(int pe)
         if (seen->deferred_head == NULL)
             seen->deferred_tail = NULL;
         free(d);
-        atomic_fetch_sub_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
+        atomic_fetch_sub_explicit(&gk__ring_ctl(gk__rt.peers[pe].direct)->backlog, 1,
                                   memory_order_relaxed);
         atomic_fetch_sub_explicit(my_held(), 1, memory_order_relaxed);
         /* Release: a handler that reads 0 (acquire) takes its ticket after
@@ -233,7 +233,7 @@ static int deferred_drain(int pe)
     return deferred_flushed(&pe) ? GK_OK : gk__wait_poll(deferred_flushed, &pe);
 }
 
-static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+static int deferred_add(int pe, const struct gk__net_am *msg, const uint64_t *args,
                         const void *payload)
 {
     size_t payload_bytes = payload != NULL ? (size_t)msg->nbytes : 0;
@@ -260,7 +260,7 @@ static int deferred_add(int pe, const struct gk__ring_msg *msg, const uint64_t *
     seen->deferred_tail = d;
     atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(my_held(), 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&gk__ring_ctl(gk__rt.peers[pe].seg_base)->backlog, 1,
+    atomic_fetch_add_explicit(&gk__ring_ctl(gk__rt.peers[pe].direct)->backlog, 1,
                               memory_order_relaxed);
     pthread_mutex_unlock(&deferred_lock);
     return GK_OK;
@@ -281,7 +281,7 @@ static int deferred_room(void)
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0)
             continue;
-        const struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.peers[pe].seg_base);
+        const struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.peers[pe].direct);
         uint64_t tail = atomic_load_explicit(&ctl->tail, memory_order_acquire);
         if (tail < atomic_load_explicit(&ctl->released, memory_order_acquire) + GK__RING_SLOTS)
             return 1;
@@ -295,18 +295,47 @@ static void wake_holders(void)
 {
     atomic_thread_fence(memory_order_seq_cst); /* our releases, then their sleepers */
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
-        struct gk__seg_header *header = gk__rt.peers[pe].header;
-        if (header != NULL &&
-            atomic_load_explicit(&header->wake.sleepers, memory_order_relaxed) != 0)
-            gk__wake_all(&header->wake);
+        struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if (peer->direct != NULL && gk__shm_sleepers(peer))
+            gk__wake_all(&gk__shm_header(peer)->wake);
     }
+}
+
+/*
+ * To a peer that is not mapped here: its transport's send. One that
+ * queues (ucx) never says full; one that does is retried after progress,
+ * outside a handler only (the shm path above is the one with a queue of
+ * its own for handlers).
+ */
+static int am_send_remote(int pe, const struct gk__net_am *msg, const uint64_t *args,
+                          const void *payload)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->transport == NULL) {
+        gk__error("active messages to PE %d: no transport reaches it", pe);
+        return GK_ERR_UNREACHABLE;
+    }
+    int status;
+    while ((status = peer->transport->am_send(peer, msg, args, payload)) == GK__NET_AM_FULL) {
+        if (gk__in_handler) {
+            gk__error("active message to PE %d from a handler: its transport (%s) is full",
+                      pe, peer->transport->name);
+            return GK_ERR_UNSUPPORTED;
+        }
+        status = gk__progress();
+        if (status < 0)
+            return status;
+    }
+    return status;
 }
 
 /* From a handler: a free slot now, or the queue; never a wait. Behind
  * messages already queued for pe, so that order holds. */
-static int am_send_or_defer(int pe, const struct gk__ring_msg *msg, const uint64_t *args,
+static int am_send_or_defer(int pe, const struct gk__net_am *msg, const uint64_t *args,
                             const void *payload)
 {
+    if (gk__rt.peers[pe].direct == NULL) /* a transport that queues for us */
+        return am_send_remote(pe, msg, args, payload);
     if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_acquire) == 0 &&
         try_push(pe, msg, args, payload) == GK_OK)
         return GK_OK;
@@ -341,9 +370,16 @@ int gk__progress_quiesce(void)
             return status;
         while (gk__progress() > 0 || gk__inbox_ready()) {
         }
-        uint64_t mine[3] = {atomic_load_explicit(&ctl->tail, memory_order_acquire),
+        /* A message sent through a transport that queues (ucx) counts as
+         * sent when it leaves, and its ticket on our inbox as the same
+         * message arriving, not as another one sent. */
+        uint64_t mine[3] = {atomic_load_explicit(&ctl->tail, memory_order_acquire) -
+                                atomic_load_explicit(&gk__net_am_landed, memory_order_acquire) +
+                                atomic_load_explicit(&gk__net_am_sent, memory_order_acquire),
                             atomic_load_explicit(&ctl->released, memory_order_acquire),
-                            atomic_load_explicit(my_held(), memory_order_acquire)};
+                            atomic_load_explicit(my_held(), memory_order_acquire) +
+                                atomic_load_explicit(&gk__net_am_waiting,
+                                                     memory_order_acquire)};
         uint64_t sums[3];
         status = gk_allreduce(sums, mine, 3, GK_DTYPE_UINT64, GK_OP_SUM);
         if (status != GK_OK)
@@ -367,6 +403,11 @@ int gk__progress(void)
 {
     if (gk__in_handler || !gk__rt.initialized)
         return 0;
+    if (GK__UNLIKELY(gk__net_remote)) {
+        int status = gk__net_progress_remote(); /* lands its messages in our inbox */
+        if (status < 0)
+            return status;
+    }
     int threaded = gk__rt.threaded;
     if (threaded && atomic_flag_test_and_set_explicit(&consumer_busy, memory_order_acquire))
         return 0;
@@ -411,23 +452,23 @@ static int am_while_full(void)
     return gk__progress();
 }
 
-int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload)
+int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void *payload)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->seg_base == NULL) {
-        gk__error("active messages to PE %d: no transport reaches it", pe);
-        return GK_ERR_UNREACHABLE;
-    }
     msg->word |= (uint32_t)gk__rt.my_pe; /* src, a word's low half (msg's first word) */
     struct inbox_seen *seen = &inbox_seen[pe];
     if (gk__in_handler)
         return am_send_or_defer(pe, msg, args, payload);
+    if (peer->direct == NULL) {
+        gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
+        return am_send_remote(pe, msg, args, payload);
+    }
     int status = GK_OK;
     if (GK__UNLIKELY(atomic_load_explicit(&seen->n_deferred, memory_order_relaxed) != 0))
         status = deferred_drain(pe); /* they were sent first */
     else
         gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
-    _Atomic uint64_t *held = &gk__ring_ctl(peer->seg_base)->held;
+    _Atomic uint64_t *held = &gk__ring_ctl(peer->direct)->held;
     if (GK__UNLIKELY(atomic_load_explicit(held, memory_order_relaxed) > HELD_HIGH) &&
         status == GK_OK)
         status = gk__wait_poll(held_low, held); /* top comment */

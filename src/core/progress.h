@@ -52,7 +52,7 @@ gk_am_handler_t gk__am_handler(int index);
  * arguments. Outside a handler it waits for ring space while running this
  * PE's inbox; inside one it never waits (the message may be deferred).
  */
-int gk__am_send(int pe, struct gk__ring_msg *msg, const uint64_t *args, const void *payload);
+int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void *payload);
 
 /* Waits until every message deferred by this PE's handlers is sent
  * (outside a handler). */
@@ -87,6 +87,14 @@ static inline int gk__inbox_ready(void)
     return gk__rt.initialized && gk__ring_ready(gk__rt.my_seg.base);
 }
 
+/* Whether a spin loop should call gk__progress now: a message is ready,
+ * or a network transport needs driving (its messages reach the inbox only
+ * through its progress). */
+static inline int gk__progress_wanted(void)
+{
+    return gk__inbox_ready() || GK__UNLIKELY(gk__net_remote);
+}
+
 /*
  * Runs the inbox if a message is ready, else returns 0 at the cost of two
  * loads: spin loops call it at every poll, as the word they wait for may
@@ -95,7 +103,7 @@ static inline int gk__inbox_ready(void)
  */
 static inline int gk__progress_if_ready(void)
 {
-    return gk__inbox_ready() ? gk__progress() : 0;
+    return gk__progress_wanted() ? gk__progress() : 0;
 }
 
 /* gk__inbox_ready for base/wait.h's policy hook (a function pointer). */

@@ -133,15 +133,16 @@ static void rt_inline_open(void)
 {
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
-        rt_inline_peers[pe].seg_base = peer->seg_base;
+        rt_inline_peers[pe].seg_base = peer->direct;
         rt_inline_peers[pe].sleepers =
-            peer->header != NULL ? (const uint32_t *)&peer->header->wake.sleepers : NULL;
+            peer->direct != NULL ? (const uint32_t *)&gk__shm_header(peer)->wake.sleepers
+                                 : NULL;
     }
     gk__inline.heap = (uintptr_t)gk__rt.heap;
     gk__inline.heap_size = gk__rt.heap_size;
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = rt_inline_peers;
-    gk__inline.direct = gk__rt.all_mapped;
+    gk__inline.direct = !gk__net_remote;
     const char *inbox = gk__rt.my_seg.base;
     gk__inline.inbox_head = (const uint64_t *)&gk__ring_ctl(inbox)->head;
     gk__inline.inbox_seq = (const char *)&gk__ring_slot(inbox, 0)->seq;
@@ -163,7 +164,7 @@ static void rt_inline_close(void)
 
 void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
 {
-    gk__wake_if_watching(&gk__rt.peers[pe].header->wake, lo, hi);
+    gk__wake_if_watching(&gk__shm_header(&gk__rt.peers[pe])->wake, lo, hi);
 }
 
 /* Every way out of gk_init and gk_finalize passes here: the inline paths
@@ -174,7 +175,7 @@ static void rt_detach_peers(void)
     free(rt_inline_peers);
     rt_inline_peers = NULL;
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
-        if (pe != gk__rt.boot.rank && gk__rt.peers[pe].seg_base != NULL)
+        if (pe != gk__rt.boot.rank && gk__rt.peers[pe].transport == &gk__shm_transport)
             gk__shm_peer_detach(&gk__rt.peers[pe]);
     }
     free(gk__rt.peers);
@@ -190,10 +191,9 @@ static int rt_attach_peers(void)
         gk__error("out of memory for the table of %d PEs", boot->size);
         return GK_ERR_NOMEM;
     }
-    struct gk__net_peer *self = &gk__rt.peers[boot->rank];
-    self->seg_base = gk__rt.my_seg.base;
-    self->header = gk__rt.my_seg.header;
-    self->transport = &gk__shm_transport;
+    gk__net_reset();
+    gk__shm_peer_self(&gk__rt.peers[boot->rank], &gk__rt.my_seg);
+    gk__net_use(&gk__shm_transport);
     for (int pe = 0; pe < boot->size; pe++) {
         if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank])
             continue;
@@ -259,7 +259,6 @@ int gk__rt_init(const char *op)
     if (status != GK_OK)
         goto err_destroy_seg;
     status = rt_agree(rt_attach_peers());
-    gk__rt.all_mapped = status == GK_OK;
     /* Every PE of the node has mapped our segment (or given up): the name
      * has served its purpose. */
     gk__seg_unlink(boot->job_key, boot->rank);
@@ -463,6 +462,18 @@ int gk__rt_pool_give(size_t seg_offset)
 
 __thread struct gk__wake_debt gk__debt = {.pe = -1};
 
+/* Pays a wake-up owed to a peer, after a full fence: a look at a mapped
+ * peer's sleepers, or the peer's transport's wake-up. */
+static void rt_pay_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    if (peer->direct != NULL) {
+        if (gk__shm_sleepers(peer))
+            gk__wake_if_watching(&gk__shm_header(peer)->wake, lo, hi);
+    } else if (peer->transport != NULL) {
+        (void)peer->transport->wake(peer, lo, hi);
+    }
+}
+
 void gk__rt_flush_wakes_fenced_slow(void)
 {
     struct gk__wake_debt *debt = &gk__debt;
@@ -473,18 +484,11 @@ void gk__rt_flush_wakes_fenced_slow(void)
     uint64_t hi = pending == -2 ? UINT64_MAX : debt->hi;
     debt->pe = -1;
     if (pending >= 0) { /* one target (the usual case): no walk over all PEs */
-        struct gk__seg_header *header = gk__rt.peers[pending].header;
-        if (header != NULL &&
-            atomic_load_explicit(&header->wake.sleepers, memory_order_acquire) != 0)
-            gk__wake_if_watching(&header->wake, lo, hi);
+        rt_pay_wake(&gk__rt.peers[pending], lo, hi);
         return;
     }
-    for (int pe = 0; pe < gk__rt.n_pes; pe++) { /* -2: owed to every PE */
-        struct gk__net_peer *peer = &gk__rt.peers[pe];
-        if (peer->header != NULL &&
-            atomic_load_explicit(&peer->header->wake.sleepers, memory_order_acquire) != 0)
-            gk__wake_if_watching(&peer->header->wake, lo, hi);
-    }
+    for (int pe = 0; pe < gk__rt.n_pes; pe++) /* -2: owed to every PE */
+        rt_pay_wake(&gk__rt.peers[pe], lo, hi);
 }
 
 void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)
@@ -494,7 +498,5 @@ void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)
     debt->pe = -1;
     if (owed_lo >= lo && owed_hi <= hi)
         return; /* the caller's check covered it */
-    struct gk__wake *wake = &gk__rt.peers[pe].header->wake;
-    if (atomic_load_explicit(&wake->sleepers, memory_order_acquire) != 0)
-        gk__wake_if_watching(wake, owed_lo, owed_hi);
+    rt_pay_wake(&gk__rt.peers[pe], owed_lo, owed_hi);
 }

@@ -48,9 +48,6 @@ struct gk__runtime {
     /* Several threads may run gasket calls at once (GK_THREAD_MULTIPLE or
      * a progress thread): shared state must then be locked. */
     int threaded;
-    /* Every peer's segment is mapped here (so far always: off-node PEs need
-     * a network transport): operations complete when they return. */
-    int all_mapped;
     /* The collective-call check (core/coll_check.h): the outermost calls
      * made, the word published for the last one, and the first mismatch
      * found (PE clash_pe[i] in call clash_call[i]; [0] is the finder). */
@@ -187,7 +184,10 @@ static inline void gk__rt_notify_with_debt(struct gk__net_peer *peer, int pe, ui
             hi = debt->hi;
         debt->pe = -1;
     }
-    gk__wake_notify(&peer->header->wake, lo, hi);
+    if (GK__LIKELY(peer->direct != NULL))
+        gk__wake_notify(&gk__shm_header(peer)->wake, lo, hi);
+    else
+        (void)peer->transport->wake(peer, lo, hi);
 }
 
 /*
@@ -203,9 +203,8 @@ static inline void gk__rt_flush_wakes_fenced(void)
     if (pe == -1)
         return;
     if (pe >= 0) {
-        const struct gk__seg_header *header = gk__rt.peers[pe].header;
-        if (header == NULL ||
-            atomic_load_explicit(&header->wake.sleepers, memory_order_acquire) == 0) {
+        const struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if (peer->direct != NULL && !gk__shm_sleepers(peer)) {
             gk__debt.pe = -1;
             return;
         }
@@ -226,8 +225,22 @@ static inline void gk__rt_flush_wakes(void)
  * puts owe (on mapped peers, one full fence does both). */
 static inline int gk__rt_quiet(void)
 {
-    gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
+    int status = GK_OK;
+    if (GK__UNLIKELY(gk__net_remote))
+        status = gk__net_quiet_all(); /* shm's quiet among them: the fence */
+    else
+        gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
     gk__rt_flush_wakes_fenced();
+    return status;
+}
+
+/* gk_fence(): orders this PE's earlier operations to each peer before its
+ * later ones. */
+static inline int gk__rt_fence(void)
+{
+    if (GK__UNLIKELY(gk__net_remote))
+        return gk__net_fence_all();
+    gk__shm_fence();
     return GK_OK;
 }
 
@@ -239,9 +252,9 @@ static inline int gk__rt_quiet(void)
  */
 static inline int gk__rt_complete_before_rmw(void)
 {
-    if (GK__LIKELY(gk__rt.all_mapped))
+    if (GK__LIKELY(!gk__net_remote))
         return GK_OK;
-    return gk__rt_quiet();
+    return gk__net_quiet_all();
 }
 
 #endif /* GK_CORE_RUNTIME_H */

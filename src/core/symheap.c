@@ -280,7 +280,7 @@ void *gk_ptr(const void *addr, int pe)
     if (!gk__rt.initialized || (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return NULL;
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    if (offset >= gk__rt.heap_size || gk__rt.peers[pe].seg_base == NULL)
+    if (offset >= gk__rt.heap_size || gk__rt.peers[pe].direct == NULL)
         return NULL;
-    return gk__rt.peers[pe].seg_base + GK__SEG_HEAP_OFFSET + offset;
+    return gk__rt.peers[pe].direct + GK__SEG_HEAP_OFFSET + offset;
 }

@@ -22,8 +22,12 @@
  */
 enum gk__xfer_wake { GK__XFER_DEFER_WAKE, GK__XFER_NO_WAKE };
 
-static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *src,
-                               size_t nbytes, enum gk__xfer_wake wake)
+/* How a put's source may be reused: on return, or after the next quiet. */
+enum gk__xfer_src { GK__XFER_SRC_FREE, GK__XFER_SRC_HELD };
+
+static inline int gk__xfer_put_src(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__xfer_wake wake,
+                                   enum gk__xfer_src src_use)
 {
     size_t offset = 0;
     int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
@@ -35,17 +39,30 @@ static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *sr
     if (GK__UNLIKELY(nbytes == 0))
         return GK_OK; /* buffers may be NULL; memcpy must not see them */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
+    if (GK__LIKELY(peer->direct != NULL)) {
         gk__shm_copy_to(peer, offset, src, nbytes);
-        if (wake == GK__XFER_DEFER_WAKE)
-            gk__rt_defer_wake(pe, offset, offset + nbytes);
-        return GK_OK;
+    } else {
+        status = src_use == GK__XFER_SRC_HELD ? peer->transport->put_nbi(peer, offset, src, nbytes)
+                                              : peer->transport->put(peer, offset, src, nbytes);
+        if (GK__UNLIKELY(status != GK_OK))
+            return status;
     }
-    return peer->transport->put(peer, offset, src, nbytes);
+    if (wake == GK__XFER_DEFER_WAKE)
+        gk__rt_defer_wake(pe, offset, offset + nbytes);
+    return GK_OK;
 }
 
-static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *src,
-                               size_t nbytes)
+static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes, enum gk__xfer_wake wake)
+{
+    return gk__xfer_put_src(op, pe, dst, src, nbytes, wake, GK__XFER_SRC_FREE);
+}
+
+/* A get complete on return (GK__XFER_DST_NOW) or at the next quiet. */
+enum gk__xfer_dst { GK__XFER_DST_NOW, GK__XFER_DST_AT_QUIET };
+
+static inline int gk__xfer_get_dst(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__xfer_dst dst_use)
 {
     size_t offset = 0;
     int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
@@ -60,11 +77,35 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
      * whose wake-up it still owes: pay it now (one branch when none). */
     gk__rt_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
+    if (GK__LIKELY(peer->direct != NULL)) {
         gk__shm_get(peer, dst, offset, nbytes);
         return GK_OK;
     }
-    return peer->transport->get(peer, dst, offset, nbytes);
+    return dst_use == GK__XFER_DST_AT_QUIET ? peer->transport->get_nbi(peer, dst, offset, nbytes)
+                                            : peer->transport->get(peer, dst, offset, nbytes);
+}
+
+static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes)
+{
+    return gk__xfer_get_dst(op, pe, dst, src, nbytes, GK__XFER_DST_NOW);
+}
+
+/*
+ * A 64-bit atomic on an internal word of pe's segment that may end a wait
+ * there (a barrier or collective flag, a semaphore count, a lock word),
+ * then pe's wake-up check for it: a mapped peer's transport makes the
+ * check with the atomic, another gets the transport's wake-up after it.
+ */
+static inline int gk__xfer_notify64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                    uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    int status = peer->transport->atomic(peer, op, 8, seg_offset, operand, compare, old_p);
+    if (status == GK_OK && peer->direct == NULL)
+        status = peer->transport->wake(peer, seg_offset, seg_offset + 8);
+    gk__rt_wake_done(pe, seg_offset, seg_offset + 8);
+    return status;
 }
 
 /* A 64-bit atomic on a word given by its segment offset (internal words:

@@ -173,7 +173,7 @@ static void status_set(struct gk_request *req, int source, int tag, size_t nbyte
 
 static int send_short(int pe, int handler, const uint64_t *args, int nargs)
 {
-    struct gk__ring_msg msg = {.word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs,
+    struct gk__net_am msg = {.word = gk__net_am_word(0, (unsigned)handler, (unsigned)nargs,
                                                          GK__AM_SHORT)};
     return gk__am_send(pe, &msg, args, NULL);
 }
@@ -186,7 +186,7 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
     if (n == 0)
         return GK_OK;
     if (in_heap) {
-        memcpy(dst, gk__rt.peers[source].seg_base + GK__SEG_HEAP_OFFSET + addr, n);
+        memcpy(dst, gk__rt.peers[source].direct + GK__SEG_HEAP_OFFSET + addr, n);
         return GK_OK;
     }
     if ((pid_t)pid == getpid()) {
@@ -230,7 +230,7 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE ||
                 gk__rt.config.rndv == GK__RNDV_BOTH;
     if (piped && !in_heap && (pid_t)pid != getpid() &&
-        gk__rt.peers[source].seg_base != NULL) {
+        gk__rt.peers[source].direct != NULL) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
         err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);
     }
@@ -414,7 +414,7 @@ static void h_go(gk_am_token_t *token, void *payload, size_t nbytes, const uint6
 static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
                        const uint64_t *args, int nargs)
 {
-    struct gk__ring_msg msg = {.word = gk__ring_msg_word(0, (unsigned)handler, (unsigned)nargs,
+    struct gk__net_am msg = {.word = gk__net_am_word(0, (unsigned)handler, (unsigned)nargs,
                                                          GK__AM_MEDIUM),
                                .nbytes = nbytes};
     return gk__am_send(pe, &msg, args, payload);

@@ -370,7 +370,7 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
                   receiver, nbytes, chunk, src_bytes);
         return -1;
     }
-    char *seg_base = gk__rt.peers[receiver].seg_base;
+    char *seg_base = gk__rt.peers[receiver].direct;
     if (seg_base == NULL)
         return -1; /* not on this node: msg.c never asks then */
     struct pipe_ctl *ctl = pipe_ctl(seg_base);

@@ -1,19 +1,40 @@
 /*
- * net.h: the transport interface. The runtime chooses a transport for each
- * peer at start-up and keeps it in that peer's struct gk__net_peer; the
- * features (rma, sync) are written once against this interface. Addresses on
- * the peer are offsets into its segment (mem/segment.h), so the interface is
- * the same for a mapped neighbour and for a PE across the network.
+ * net.h: the contract between the features and a transport. The runtime
+ * chooses a transport for each peer at start-up (shm for a peer whose
+ * segment can be mapped here, ucx for one on another host) and keeps it in
+ * that peer's struct gk__net_peer; the features are written once against
+ * this interface. Addresses on a peer are offsets into its segment
+ * (mem/segment.h): the same layout on every PE, mapped here or registered
+ * with the network, so one offset names the same word everywhere.
  *
- * Today there is one transport, shm (shm.h): the peer's segment is mapped
- * here, so its operations are plain copies and CPU atomics, and they are
- * complete when they return. Its operations are also offered as inline
- * functions that the features call directly when peer->seg_base is set: the
- * fast path pays no indirect call.
+ * Completion. put returns when its source may be reused; put_nbi may
+ * return before (the source must stay untouched until quiet); get and a
+ * fetching atomic return complete; a non-fetching atomic, like a put, is
+ * complete at the next quiet (or flush of its peer). fence orders every
+ * earlier put, atomic and active message to each peer before every later
+ * one to the same peer. A transport whose peers carry
+ * GK__NET_CAP_DONE_ON_RETURN completes everything before returning, so its
+ * fence and quiet are memory fences.
+ *
+ * Wake-ups. A PE that waits for a word of its segment sleeps on its own
+ * futex (base/wait.h). After a write that may end such a wait (a signal,
+ * a semaphore post, a lock grant, a collective's flag), the writer calls
+ * wake(peer, lo, hi) for the segment range it wrote; the transport
+ * delivers the wake-up after the write (shm: a look at the peer's sleepers
+ * after a fence; ucx: a small message that the target's progress turns
+ * into the same look).
+ *
+ * Atomicity domain. The words that off-node peers update with the
+ * transport's atomics (semaphores, lock words, signal words, the user's
+ * atomics, barrier and collective flags) are also updated here with CPU
+ * atomics. That is sound only while every transport's atomics are CPU
+ * atomics at the target: GK__NET_CAP_CPU_ATOMICS. The ucx transport asks
+ * UCX for that (its atomic mode "cpu") and refuses to start otherwise.
  */
 #ifndef GK_NET_NET_H
 #define GK_NET_NET_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,34 +52,136 @@ enum gk__amo_op {
     GK__AMO_FETCH_XOR
 };
 
+/* What a peer's transport can do; features pick their path by these. */
+enum gk__net_cap {
+    /* The peer's segment is mapped here at peer->direct: loads, stores
+     * and CPU atomics reach it (the inline fast paths). */
+    GK__NET_CAP_LOAD_STORE = 1u << 0,
+    /* The transport's atomics are CPU atomics at the target, so the target
+     * may update the same words with its own CPU atomics. */
+    GK__NET_CAP_CPU_ATOMICS = 1u << 1,
+    /* Every operation is complete when it returns. */
+    GK__NET_CAP_DONE_ON_RETURN = 1u << 2,
+};
+
+/*
+ * An active message as it travels: three words, then nargs arguments and
+ * nbytes of payload (medium), or a payload already put at dst_offset
+ * (long). Both transports carry it unchanged; on arrival it lands in the
+ * target's inbox (shm_ring.h), where the progress engine runs it.
+ */
+struct gk__net_am {
+    union {
+        struct {
+            uint32_t src;     /* sending PE */
+            uint16_t handler; /* handler index */
+            uint8_t nargs;
+            uint8_t flags; /* the sender's kind bits (core/progress.h) */
+        };
+        uint64_t word; /* the four fields above */
+    };
+    uint64_t nbytes;     /* payload bytes (in the message, or at dst_offset) */
+    uint64_t dst_offset; /* long messages: where the payload went (heap offset) */
+};
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "gk__net_am_word's packing");
+
+/* The first word of a message. */
+static inline uint64_t gk__net_am_word(uint32_t src, unsigned handler, unsigned nargs,
+                                       unsigned flags)
+{
+    return (uint64_t)src | (uint64_t)(uint16_t)handler << 32 | (uint64_t)(uint8_t)nargs << 48 |
+           (uint64_t)(uint8_t)flags << 56;
+}
+
+#define GK__NET_AM_MAX_ARGS 16
+#define GK__NET_AM_MAX_PAYLOAD ((size_t)4096)
+
+/* gk__net_transport.am_send's answer when a message cannot go without
+ * waiting (the target's inbox is full); nothing was sent. */
+#define GK__NET_AM_FULL 1
+
 struct gk__net_peer;
 
 struct gk__net_transport {
     const char *name;
-    /* Copies n bytes to/from the peer's segment at `offset`. */
+    /* Copies n bytes to the peer's segment at `offset`; returns when src
+     * may be reused. */
     int (*put)(struct gk__net_peer *peer, size_t offset, const void *src, size_t n);
+    /* The same, but src must stay untouched until the next quiet. */
+    int (*put_nbi)(struct gk__net_peer *peer, size_t offset, const void *src, size_t n);
+    /* Copies n bytes from the peer's segment; complete on return. */
     int (*get)(struct gk__net_peer *peer, void *dst, size_t offset, size_t n);
+    /* The same, complete (dst written) at the next quiet. */
+    int (*get_nbi)(struct gk__net_peer *peer, void *dst, size_t offset, size_t n);
     /*
-     * Applies `op` to the 4- or 8-byte word at `offset`: operand is the value
-     * (the desired value for CSWAP), compare the expected value for CSWAP.
-     * The old value goes to *result_p (NULL for the non-fetching use).
+     * Applies `op` to the 4- or 8-byte word at `offset`: operand is the
+     * value (the desired value for CSWAP), compare the expected value for
+     * CSWAP. With result_p, the old value, complete on return; without,
+     * complete at quiet and ordered by fence, as a put.
      */
-    int (*atomic)(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
-                  size_t offset, uint64_t operand, uint64_t compare,
-                  uint64_t *result_p);
-    /* Orders earlier operations before later ones to each peer. */
+    int (*atomic)(struct gk__net_peer *peer, enum gk__amo_op op, size_t width, size_t offset,
+                  uint64_t operand, uint64_t compare, uint64_t *result_p);
+    /* Wakes the peer if it sleeps watching its segment range [lo, hi);
+     * ordered after this PE's earlier operations to the peer. */
+    int (*wake)(struct gk__net_peer *peer, uint64_t lo, uint64_t hi);
+    /*
+     * Sends an active message (msg->src set). A long one's payload must
+     * already be at dst_offset, ordered before (fence). Messages of one
+     * sender reach one target in the order sent. GK__NET_AM_FULL: it could
+     * not go without waiting; the caller retries after progress.
+     */
+    int (*am_send)(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                   const uint64_t *args, const void *payload);
+    /* Completes every operation issued to this peer. */
+    int (*flush)(struct gk__net_peer *peer);
+    /* Orders and completes across all of this transport's peers. */
     int (*fence)(void);
-    /* Completes every operation issued so far. */
     int (*quiet)(void);
+    /* Moves this transport's operations and deliveries on; the number of
+     * events handled (0: nothing happened), or a negative status. */
+    int (*progress)(void);
 };
 
 struct gk__net_peer {
-    /* shm: the peer's segment mapped here (NULL when the peer is off-node). */
-    char *seg_base;
-    struct gk__seg_header *header;
+    /* GK__NET_CAP_LOAD_STORE: the peer's segment, mapped here; else NULL. */
+    char *direct;
+    unsigned caps; /* enum gk__net_cap */
     const struct gk__net_transport *transport;
-    /* Our own mapping record, to undo it. */
-    struct gk__seg seg;
+    void *priv; /* the transport's own state for this peer */
 };
+
+static inline int gk__net_mapped(const struct gk__net_peer *peer)
+{
+    return peer->direct != NULL;
+}
+
+/*
+ * The transports in use by this PE, each once (at most two today); the
+ * runtime adds each transport it assigns to a peer. Fence, quiet and
+ * progress of the whole PE go to each of them.
+ */
+#define GK__NET_MAX_TRANSPORTS 4
+extern const struct gk__net_transport *gk__net_used[GK__NET_MAX_TRANSPORTS];
+extern int gk__net_n_used;
+/* Non-zero when a transport other than shm is in use: its operations do
+ * not complete on return, and waits must drive its progress. */
+extern int gk__net_remote;
+
+/*
+ * Active messages through transports that queue them (not shm): sent by
+ * this PE, landed in this PE's inbox, and arrived but waiting for room in
+ * it. The progress engine's count of messages in flight (gk_finalize's
+ * quiescence) adds them to its inbox's tickets.
+ */
+extern _Atomic uint64_t gk__net_am_sent;
+extern _Atomic uint64_t gk__net_am_landed;
+extern _Atomic uint64_t gk__net_am_waiting;
+
+void gk__net_use(const struct gk__net_transport *transport);
+void gk__net_reset(void);
+int gk__net_fence_all(void);
+int gk__net_quiet_all(void);
+/* Progress of every transport but shm (which needs none). */
+int gk__net_progress_remote(void);
 
 #endif /* GK_NET_NET_H */

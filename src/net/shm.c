@@ -4,7 +4,10 @@
  */
 #include "net/shm.h"
 
+#include <stdlib.h>
+
 #include "gasket.h"
+#include "net/shm_ring.h"
 
 static int shm_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
@@ -58,7 +61,7 @@ static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
                       size_t offset, uint64_t operand, uint64_t compare,
                       uint64_t *result_p)
 {
-    void *word = peer->seg_base + offset;
+    void *word = peer->direct + offset;
     uint64_t old = 0;
     if (width == 4) {
         uint32_t old32 = 0;
@@ -70,7 +73,7 @@ static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
         return GK_ERR_INVALID_ARG;
     }
     if (op != GK__AMO_FETCH)
-        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + width);
+        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + width);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;
@@ -82,35 +85,70 @@ static int shm_fence(void)
     return GK_OK;
 }
 
+static int shm_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    gk__wake_notify(&gk__shm_header(peer)->wake, lo, hi);
+    return GK_OK;
+}
+
+/* Per peer, the sender's side of its inbox for messages sent through the
+ * table (shm_ring.h's caches). The progress engine keeps its own for its
+ * inline sends; both are valid caches of the same ring. */
+struct shm_peer {
+    struct gk__seg seg; /* our mapping of it, to undo */
+    _Atomic uint64_t released_seen;
+    _Atomic uint64_t next_ticket;
+};
+
+static int shm_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                       const uint64_t *args, const void *payload)
+{
+    struct shm_peer *sp = peer->priv;
+    return gk__ring_try_push(peer, msg, args, payload, &sp->released_seen, &sp->next_ticket);
+}
+
+static int shm_flush(struct gk__net_peer *peer)
+{
+    (void)peer;
+    gk__shm_quiet();
+    return GK_OK;
+}
+
 const struct gk__net_transport gk__shm_transport = {
     .name = "shm",
     .put = shm_put,
+    .put_nbi = shm_put,
     .get = shm_get,
+    .get_nbi = shm_get,
     .atomic = shm_atomic,
+    .wake = shm_wake,
+    .am_send = shm_am_send,
+    .flush = shm_flush,
     .fence = shm_fence,
     .quiet = shm_fence,
+    .progress = NULL, /* everything is done on return */
 };
 
 uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer)
 {
-    if (peer->header == NULL)
+    if (peer->direct == NULL)
         return 0;
-    return atomic_load_explicit(&peer->header->coll_now, memory_order_acquire);
+    return atomic_load_explicit(&gk__shm_header(peer)->coll_now, memory_order_acquire);
 }
 
 unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq)
 {
-    if (peer->header == NULL)
+    if (peer->direct == NULL)
         return 0;
-    return atomic_load_explicit(&peer->header->coll_kinds[seq % GK__SEG_COLL_HISTORY],
+    return atomic_load_explicit(&gk__shm_header(peer)->coll_kinds[seq % GK__SEG_COLL_HISTORY],
                                 memory_order_acquire);
 }
 
 int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p)
 {
-    if (peer->header == NULL)
+    if (peer->direct == NULL)
         return 0;
-    const struct gk__seg_header *header = peer->header;
+    const struct gk__seg_header *header = gk__shm_header(peer);
     uint64_t pe = atomic_load_explicit(&header->coll_clash_pe, memory_order_acquire);
     if (pe == 0)
         return 0;
@@ -119,22 +157,44 @@ int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t
     return 1;
 }
 
+static const unsigned shm_caps =
+    GK__NET_CAP_LOAD_STORE | GK__NET_CAP_CPU_ATOMICS | GK__NET_CAP_DONE_ON_RETURN;
+
+void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg)
+{
+    static struct shm_peer self; /* nothing to undo: the runtime owns my_seg */
+    peer->direct = my_seg->base;
+    peer->caps = shm_caps;
+    peer->transport = &gk__shm_transport;
+    peer->priv = &self;
+}
+
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size)
 {
-    int status = gk__seg_attach(job_key, pe, heap_size, &peer->seg);
-    if (status != GK_OK)
+    struct shm_peer *sp = calloc(1, sizeof(*sp));
+    if (sp == NULL)
+        return GK_ERR_NOMEM;
+    int status = gk__seg_attach(job_key, pe, heap_size, &sp->seg);
+    if (status != GK_OK) {
+        free(sp);
         return status;
-    peer->seg_base = peer->seg.base;
-    peer->header = peer->seg.header;
+    }
+    peer->direct = sp->seg.base;
+    peer->caps = shm_caps;
     peer->transport = &gk__shm_transport;
+    peer->priv = sp;
     return GK_OK;
 }
 
 void gk__shm_peer_detach(struct gk__net_peer *peer)
 {
-    gk__seg_detach(&peer->seg);
-    peer->seg_base = NULL;
-    peer->header = NULL;
+    struct shm_peer *sp = peer->priv;
+    if (sp != NULL)
+        gk__seg_detach(&sp->seg);
+    free(sp);
+    peer->direct = NULL;
+    peer->caps = 0;
     peer->transport = NULL;
+    peer->priv = NULL;
 }

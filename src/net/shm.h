@@ -13,6 +13,12 @@
 
 extern const struct gk__net_transport gk__shm_transport;
 
+/* A mapped peer's segment header: the first bytes of its mapping. */
+static inline struct gk__seg_header *gk__shm_header(const struct gk__net_peer *peer)
+{
+    return (struct gk__seg_header *)(void *)peer->direct;
+}
+
 /*
  * The copy alone (small ones inline, base/copy.h). Its wake-up check is the caller's business: a signaling
  * put's signal does it; a plain put leaves it owed (core/xfer.h).
@@ -20,7 +26,7 @@ extern const struct gk__net_transport gk__shm_transport;
 static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
                                    const void *src, size_t n)
 {
-    gk__copy_small(peer->seg_base + offset, src, n);
+    gk__copy_small(peer->direct + offset, src, n);
 }
 
 /* A copy and its wake-up check at once (the transport table's put). */
@@ -28,13 +34,13 @@ static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
                                const void *src, size_t n)
 {
     gk__shm_copy_to(peer, offset, src, n);
-    gk__wake_notify(&peer->header->wake, offset, offset + n);
+    gk__wake_notify(&gk__shm_header(peer)->wake, offset, offset + n);
 }
 
 static inline void gk__shm_get(struct gk__net_peer *peer, void *dst, size_t offset,
                                size_t n)
 {
-    gk__copy_small(dst, peer->seg_base + offset, n);
+    gk__copy_small(dst, peer->direct + offset, n);
 }
 
 /*
@@ -66,19 +72,19 @@ static inline void gk__shm_quiet(void)
 static inline uint64_t gk__shm_cas64(struct gk__net_peer *peer, size_t offset,
                                      uint64_t expected, uint64_t desired)
 {
-    uint64_t *word = (uint64_t *)(peer->seg_base + offset);
+    uint64_t *word = (uint64_t *)(peer->direct + offset);
     __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_SEQ_CST,
                                 __ATOMIC_SEQ_CST);
-    gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
+    gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
     return expected; /* the old value, whether or not it matched */
 }
 
 static inline uint64_t gk__shm_fadd64(struct gk__net_peer *peer, size_t offset,
                                       uint64_t delta)
 {
-    uint64_t old = __atomic_fetch_add((uint64_t *)(peer->seg_base + offset), delta,
+    uint64_t old = __atomic_fetch_add((uint64_t *)(peer->direct + offset), delta,
                                       __ATOMIC_SEQ_CST);
-    gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
+    gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
     return old;
 }
 
@@ -94,9 +100,18 @@ uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer);
 unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq);
 int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p);
 
-/* Maps the segments of the PEs on this node (attach), or unmaps them. */
+/* Makes `peer` this PE itself, on its own segment. */
+void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg);
+/* Maps the segment of a PE on this node (attach), or unmaps it. */
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size);
 void gk__shm_peer_detach(struct gk__net_peer *peer);
+
+/* Whether the peer's wake-up word says a PE sleeps there (the cheap test
+ * before a look at who watches what). */
+static inline int gk__shm_sleepers(const struct gk__net_peer *peer)
+{
+    return atomic_load_explicit(&gk__shm_header(peer)->wake.sleepers, memory_order_acquire) != 0;
+}
 
 #endif /* GK_NET_SHM_H */

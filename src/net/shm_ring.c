@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/wait.h"
+#include "net/shm.h"
 #include "gasket.h"
 
 /* Where a slot's payload lives: after its arguments if it fits, else in
@@ -26,7 +27,7 @@ static char *ring_payload(char *seg_base, uint64_t ticket, struct gk__ring_slot 
  * slot from another lap) is caught, not executed. The arguments and the
  * payload are the sender's data, like a put's, and are not covered.
  */
-static uint64_t ring_check(uint64_t ticket, const struct gk__ring_msg *msg)
+static uint64_t ring_check(uint64_t ticket, const struct gk__net_am *msg)
 {
     uint64_t h = msg->word ^ (msg->nbytes * 0x9e3779b97f4a7c15ULL) ^ (msg->dst_offset << 1) ^
                  (ticket * 0xff51afd7ed558ccdULL) ^ GK__RING_MAGIC;
@@ -51,10 +52,10 @@ void gk__ring_init(char *seg_base)
  * Fills ticket's slot (free: its previous lap is released) and publishes
  * it, then wakes the peer if it sleeps.
  */
-static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct gk__ring_msg *msg,
+static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct gk__net_am *msg,
                       const uint64_t *args, const void *payload)
 {
-    struct gk__ring_slot *slot = gk__ring_slot(peer->seg_base, ticket);
+    struct gk__ring_slot *slot = gk__ring_slot(peer->direct, ticket);
 #if defined(__SANITIZE_THREAD__)
     /* ThreadSanitizer cannot see the consumer (another process) order the
      * producer of ticket - N before us; the slot's sequence word, which
@@ -72,7 +73,7 @@ static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct g
     slot->msg.dst_offset = dst_offset;
     gk__copy_args(slot->args, args, msg->nargs);
     if (payload != NULL && msg->nbytes > 0)
-        gk__copy_small(ring_payload(peer->seg_base, ticket, slot, msg->nargs, msg->nbytes),
+        gk__copy_small(ring_payload(peer->direct, ticket, slot, msg->nargs, msg->nbytes),
                        payload, msg->nbytes);
     slot->check = ring_check(ticket, msg);
     /* Publish with a seq_cst exchange: it is the full fence the wake-up
@@ -80,8 +81,8 @@ static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct g
      * target waits in some wait of its own, watching some word: every
      * message wakes every sleeper, which then runs its inbox. */
     atomic_exchange_explicit(&slot->seq, ticket + 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&peer->header->wake.sleepers, memory_order_seq_cst) != 0)
-        gk__wake_all(&peer->header->wake);
+    if (atomic_load_explicit(&gk__shm_header(peer)->wake.sleepers, memory_order_seq_cst) != 0)
+        gk__wake_all(&gk__shm_header(peer)->wake);
 }
 
 /* Only ever raise the sender's cache of `released` (other threads of ours
@@ -97,11 +98,11 @@ static void ring_remember_released(_Atomic uint64_t *released_seen, uint64_t rel
     }
 }
 
-int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+int gk__ring_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
 {
-    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->direct);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
     atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     /* Our slot is free once ticket - N is released: ask the consumer's
@@ -126,11 +127,11 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
     return GK_OK;
 }
 
-int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
                       const uint64_t *args, const void *payload,
                       _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
 {
-    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->seg_base);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->direct);
     uint64_t ticket = atomic_load_explicit(&ctl->tail, memory_order_relaxed);
     uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
     /* Take ticket only while its slot is free; a producer that took a

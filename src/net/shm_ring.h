@@ -60,8 +60,8 @@
 #define GK__RING_HEADERS_AT GK__RING_CTL_SIZE
 #define GK__RING_BLOCKS_AT                                                     \
     (GK__RING_HEADERS_AT + (GK__RING_SLOTS * GK__RING_HEADER_SIZE + 4095) / 4096 * 4096)
-#define GK__RING_MAX_ARGS 16
-#define GK__RING_MAX_PAYLOAD GK__RING_BLOCK_SIZE
+#define GK__RING_MAX_ARGS GK__NET_AM_MAX_ARGS
+#define GK__RING_MAX_PAYLOAD GK__NET_AM_MAX_PAYLOAD
 #define GK__RING_MAGIC 0x676b524eu /* "gkRN" */
 
 struct gk__ring_ctl {
@@ -79,47 +79,19 @@ struct gk__ring_ctl {
     uint32_t n_slots;
 };
 
-/*
- * What a message says, apart from its arguments and payload: three words.
- * Senders build it and the ring copies it a word at a time: fields
- * written one by one and read back as words would stall store forwarding
- * on the message path.
- */
-struct gk__ring_msg {
-    union {
-        struct {
-            uint32_t src;     /* sending PE */
-            uint16_t handler; /* handler index */
-            uint8_t nargs;
-            uint8_t flags; /* the sender's kind bits (core/progress.h) */
-        };
-        uint64_t word; /* the four fields above */
-    };
-    uint64_t nbytes;     /* payload bytes (in the slot, or at dst_offset) */
-    uint64_t dst_offset; /* long messages: where the payload went (heap offset) */
-};
-_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "gk__ring_msg_word's packing");
-
-/* The first word of a message. */
-static inline uint64_t gk__ring_msg_word(uint32_t src, unsigned handler, unsigned nargs,
-                                         unsigned flags)
-{
-    return (uint64_t)src | (uint64_t)(uint16_t)handler << 32 | (uint64_t)(uint8_t)nargs << 48 |
-           (uint64_t)(uint8_t)flags << 56;
-}
-
 struct gk__ring_slot {
     _Atomic uint64_t seq;
     uint64_t check;
-    struct gk__ring_msg msg;
+    struct gk__net_am msg;
     uint64_t args[GK__RING_MAX_ARGS];
     /* Room for a small payload, which starts right after the nargs used. */
-    unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__ring_msg) -
+    unsigned char inline_room[GK__RING_HEADER_SIZE - 16 - sizeof(struct gk__net_am) -
                               GK__RING_MAX_ARGS * sizeof(uint64_t)];
 };
 _Static_assert(sizeof(struct gk__ring_slot) == GK__RING_HEADER_SIZE, "slot header");
 _Static_assert((GK__RING_SLOTS & (GK__RING_SLOTS - 1)) == 0, "ticket % slots is a mask");
 _Static_assert(sizeof(struct gk__ring_ctl) <= GK__RING_CTL_SIZE, "ring control");
+_Static_assert(GK__NET_AM_MAX_PAYLOAD == GK__RING_BLOCK_SIZE, "a medium payload fits a block");
 _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__SEG_INBOX_SIZE,
                "the inbox fits its part of the segment");
 
@@ -134,18 +106,18 @@ void gk__ring_init(char *seg_base);
  * (0 at start; any thread of the sender may share it); *next_ticket is
  * set to the ticket after this message's, a guess at the next one's slot.
  */
-int gk__ring_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+int gk__ring_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
                   const uint64_t *args, const void *payload, int (*while_full)(void),
                   _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
 
 /* gk__ring_try_push's answer when no slot is free: nothing was sent. */
-#define GK__RING_FULL 1
+#define GK__RING_FULL GK__NET_AM_FULL
 
 /*
  * As gk__ring_push, but never waits: GK_OK once sent, GK__RING_FULL when
  * the slot the next ticket needs is still taken.
  */
-int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__ring_msg *msg,
+int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
                       const uint64_t *args, const void *payload,
                       _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
 

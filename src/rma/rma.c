@@ -6,8 +6,8 @@
  * non-blocking forms are the blocking ones and their handles are born
  * complete (GK_HANDLE_NULL); fence is a release fence (no instruction on
  * x86) and quiet one full fence plus the wake-up checks that puts owe
- * (core/xfer.h). A network transport will return real handles from a
- * request pool and make quiet wait.
+ * (core/xfer.h). On a network transport the non-blocking forms leave
+ * their buffers to the transport until quiet or the handle completes.
  */
 #include "base/log.h"
 #include "core/runtime.h"
@@ -37,21 +37,38 @@ int gk_get(int pe, void *dst, const void *src, size_t nbytes)
 
 int gk_put_nbi(int pe, void *dst, const void *src, size_t nbytes)
 {
-    return rma_put("gk_put_nbi", pe, dst, src, nbytes);
+    return gk__xfer_put_src("gk_put_nbi", pe, dst, src, nbytes, GK__XFER_DEFER_WAKE,
+                            GK__XFER_SRC_HELD);
 }
 
 int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes)
 {
-    return rma_get("gk_get_nbi", pe, dst, src, nbytes);
+    return gk__xfer_get_dst("gk_get_nbi", pe, dst, src, nbytes, GK__XFER_DST_AT_QUIET);
+}
+
+/*
+ * Handles. On a mapped peer an operation is complete on return and its
+ * handle is GK_HANDLE_NULL. On another transport the handle names the
+ * target PE, and completing it flushes that peer: the operation and any
+ * issued before it to the same PE are then complete.
+ */
+#define RMA_HANDLE_PEER_TAG 0x676b4800ull /* "gkH": a handle on PE (low 32 bits) */
+
+static gk_handle_t rma_handle_for(int pe)
+{
+    if (GK__LIKELY(gk__rt.peers[pe].direct != NULL))
+        return GK_HANDLE_NULL;
+    return (gk_handle_t){(RMA_HANDLE_PEER_TAG << 32) | (uint32_t)pe};
 }
 
 int gk_put_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *handle_p)
 {
     if (GK__UNLIKELY(handle_p == NULL))
         return gk__rt_report_null("gk_put_nb", "handle_p", 1);
-    int status = rma_put("gk_put_nb", pe, dst, src, nbytes);
+    int status = gk__xfer_put_src("gk_put_nb", pe, dst, src, nbytes, GK__XFER_DEFER_WAKE,
+                                  GK__XFER_SRC_HELD);
     if (status == GK_OK)
-        *handle_p = GK_HANDLE_NULL;
+        *handle_p = rma_handle_for(pe);
     return status;
 }
 
@@ -59,35 +76,56 @@ int gk_get_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *ha
 {
     if (GK__UNLIKELY(handle_p == NULL))
         return gk__rt_report_null("gk_get_nb", "handle_p", 1);
-    int status = rma_get("gk_get_nb", pe, dst, src, nbytes);
+    int status = gk__xfer_get_dst("gk_get_nb", pe, dst, src, nbytes, GK__XFER_DST_AT_QUIET);
     if (status == GK_OK)
-        *handle_p = GK_HANDLE_NULL;
+        *handle_p = rma_handle_for(pe);
     return status;
 }
 
-/* Only complete handles exist today; anything else was never issued. */
-static int rma_check_handle(const char *op, const gk_handle_t *handle)
+/* GK_OK for a handle gasket issued (*pe_p: its PE, or -1 when complete). */
+static int rma_check_handle(const char *op, const gk_handle_t *handle, int *pe_p)
 {
     if (GK__UNLIKELY(handle == NULL))
         return gk__rt_report_null(op, "handle", 1);
-    if (GK__UNLIKELY(handle->opaque != 0)) {
-        gk__error("%s: handle %#llx was not issued by gasket", op,
-                  (unsigned long long)handle->opaque);
-        return GK_ERR_INVALID_ARG;
+    *pe_p = -1;
+    if (GK__LIKELY(handle->opaque == 0))
+        return GK_OK;
+    uint32_t pe = (uint32_t)handle->opaque;
+    if (handle->opaque >> 32 == RMA_HANDLE_PEER_TAG && pe < (uint32_t)gk__rt.n_pes &&
+        gk__rt.peers[pe].direct == NULL) {
+        *pe_p = (int)pe;
+        return GK_OK;
     }
-    return GK_OK;
+    gk__error("%s: handle %#llx was not issued by gasket", op,
+              (unsigned long long)handle->opaque);
+    return GK_ERR_INVALID_ARG;
+}
+
+/* A flush waits for the network only, never for another PE's program, so
+ * waiting and testing a handle both complete it. */
+static int rma_complete_handle(const char *op, gk_handle_t *handle)
+{
+    int pe = -1;
+    int status = rma_check_handle(op, handle, &pe);
+    if (status == GK_OK && pe >= 0) {
+        struct gk__net_peer *peer = &gk__rt.peers[pe];
+        status = peer->transport->flush(peer);
+    }
+    if (status == GK_OK)
+        *handle = GK_HANDLE_NULL;
+    return status;
 }
 
 int gk_handle_wait(gk_handle_t *handle)
 {
-    return rma_check_handle("gk_handle_wait", handle);
+    return rma_complete_handle("gk_handle_wait", handle);
 }
 
 int gk_handle_test(gk_handle_t *handle, int *done_p)
 {
-    int status = rma_check_handle("gk_handle_test", handle);
-    if (status == GK_OK && done_p == NULL)
-        status = gk__rt_report_null("gk_handle_test", "done_p", 1);
+    if (GK__UNLIKELY(done_p == NULL))
+        return gk__rt_report_null("gk_handle_test", "done_p", 1);
+    int status = rma_complete_handle("gk_handle_test", handle);
     if (status == GK_OK)
         *done_p = 1;
     return status;
@@ -97,7 +135,7 @@ int gk_handle_wait_all(gk_handle_t *handles, size_t count)
 {
     int status = gk__rt_check_local("gk_handle_wait_all", "handles", handles, count);
     for (size_t i = 0; status == GK_OK && i < count; i++)
-        status = rma_check_handle("gk_handle_wait_all", &handles[i]);
+        status = rma_complete_handle("gk_handle_wait_all", &handles[i]);
     return status;
 }
 
@@ -109,8 +147,7 @@ int gk_quiet(void)
 /* Ordering only: the owed wake-ups wait for the flag that usually follows. */
 int gk_fence(void)
 {
-    gk__shm_fence();
-    return GK_OK;
+    return gk__rt_fence();
 }
 
 /*
@@ -126,13 +163,16 @@ int gk_fence(void)
         if (GK__UNLIKELY(status != GK_OK))                                     \
             return status;                                                     \
         struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
-        if (GK__LIKELY(peer->seg_base != NULL)) {                              \
-            __atomic_store_n((uint##bits##_t *)(peer->seg_base + offset),      \
+        if (GK__LIKELY(peer->direct != NULL)) {                                \
+            __atomic_store_n((uint##bits##_t *)(peer->direct + offset),        \
                              value, __ATOMIC_RELAXED);                         \
-            gk__rt_notify_with_debt(peer, pe, offset, offset + sizeof(value));  \
-            return GK_OK;                                                      \
+        } else {                                                               \
+            status = peer->transport->put(peer, offset, &value, sizeof(value)); \
+            if (GK__UNLIKELY(status != GK_OK))                                 \
+                return status;                                                 \
         }                                                                      \
-        return peer->transport->put(peer, offset, &value, sizeof(value));      \
+        gk__rt_notify_with_debt(peer, pe, offset, offset + sizeof(value));     \
+        return GK_OK;                                                          \
     }                                                                          \
     int gk_get_u##bits(int pe, const uint##bits##_t *src,                      \
                        uint##bits##_t *value_p)                                \
@@ -147,9 +187,9 @@ int gk_fence(void)
         if (GK__UNLIKELY(status != GK_OK))                                     \
             return status;                                                     \
         struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
-        if (GK__LIKELY(peer->seg_base != NULL)) {                              \
+        if (GK__LIKELY(peer->direct != NULL)) {                                \
             *value_p = __atomic_load_n(                                        \
-                (const uint##bits##_t *)(peer->seg_base + offset),             \
+                (const uint##bits##_t *)(peer->direct + offset),               \
                 __ATOMIC_RELAXED);                                             \
             return GK_OK;                                                      \
         }                                                                      \

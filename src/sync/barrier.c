@@ -27,6 +27,7 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/xfer.h"
 #include "net/shm.h"
 
 #define BARRIER_EPOCH_SHIFT 16
@@ -48,16 +49,17 @@ static int barrier_signal(int pe, int round, uint64_t mark)
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     size_t offset = offsetof(struct gk__seg_header, barrier_flag) +
                     (size_t)round * sizeof(struct gk__seg_flag);
-    if (GK__LIKELY(peer->seg_base != NULL)) {
+    if (GK__LIKELY(peer->direct != NULL)) {
         /* An exchange, not a store: one locked instruction that is both the
          * quiet of earlier operations and the fence of the wake-up check. */
-        atomic_exchange_explicit((_Atomic uint64_t *)(peer->seg_base + offset), mark,
+        atomic_exchange_explicit((_Atomic uint64_t *)(peer->direct + offset), mark,
                                  memory_order_seq_cst);
-        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + 8);
+        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
         gk__rt_wake_done(pe, offset, offset + 8);
         return GK_OK;
     }
-    return peer->transport->atomic(peer, GK__AMO_SET, 8, offset, mark, 0, NULL);
+    /* barrier_run completed this PE's operations before the first round. */
+    return gk__xfer_notify64(pe, GK__AMO_SET, offset, mark, 0, NULL);
 }
 
 /* Inside a collective call: gk__coll_enter() has numbered it. */
@@ -72,6 +74,13 @@ static int barrier_run(void)
     struct gk__seg_header *mine = gk__rt.my_seg.header;
     if (n == 1)
         gk__shm_quiet(); /* no round, so no exchange: fence here */
+    if (GK__UNLIKELY(gk__net_remote)) {
+        /* A network transport's operations complete at its quiet, not by
+         * the rounds' exchanges. */
+        int status = gk__net_quiet_all();
+        if (status != GK_OK)
+            return status;
+    }
     int round = 0;
     for (int distance = 1; distance < n; distance <<= 1, round++) {
         int status = barrier_signal((me + distance) % n, round, mark);

@@ -155,11 +155,11 @@ static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
         return GK_ERR_PE;
     }
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__UNLIKELY(peer->seg_base == NULL)) {
+    if (GK__UNLIKELY(peer->direct == NULL)) {
         gk__error("%s: PE %d is not reachable for semaphores yet", op, pe);
         return GK_ERR_UNREACHABLE;
     }
-    struct sem_cell *cell = (struct sem_cell *)(peer->seg_base + offset);
+    struct sem_cell *cell = (struct sem_cell *)(peer->direct + offset);
     ref->pe = pe;
     ref->collective = collective;
     ref->generation = generation;
@@ -254,7 +254,7 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
                 break;
         }
     }
-    gk__wake_notify_after_rmw(&gk__rt.peers[ref->pe].header->wake, ref->offset,
+    gk__wake_notify_after_rmw(&gk__shm_header(&gk__rt.peers[ref->pe])->wake, ref->offset,
                               ref->offset + sizeof(uint64_t));
     gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
     return GK_OK;

@@ -134,20 +134,22 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 static int notify_put(int pe, size_t offset, uint64_t value)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->seg_base != NULL)) {
-        __atomic_exchange_n((uint64_t *)(peer->seg_base + offset), value, __ATOMIC_SEQ_CST);
-        gk__wake_notify_after_rmw(&peer->header->wake, offset, offset + sizeof(value));
+    if (GK__LIKELY(peer->direct != NULL)) {
+        __atomic_exchange_n((uint64_t *)(peer->direct + offset), value, __ATOMIC_SEQ_CST);
+        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + sizeof(value));
         return GK_OK;
     }
     int status = peer->transport->fence();
     if (status == GK_OK)
         status = peer->transport->put(peer, offset, &value, sizeof(value));
+    if (status == GK_OK)
+        status = peer->transport->wake(peer, offset, offset + sizeof(value));
     return status;
 }
 
 static _Atomic uint64_t *my_slot(const struct gk__rwlock_site *site, uint64_t index)
 {
-    return (_Atomic uint64_t *)(gk__rt.peers[gk__rt.my_pe].seg_base +
+    return (_Atomic uint64_t *)(gk__rt.peers[gk__rt.my_pe].direct +
                                 site->waitfor_offset) +
            index;
 }
@@ -171,8 +173,8 @@ static int u64_nonzero(const void *word)
  * waits), then sleeps. */
 static int wait_local_unspun(const void *word, unsigned extra_yields)
 {
-    size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].seg_base);
-    struct gk__wake *wake = &gk__rt.peers[gk__rt.my_pe].header->wake;
+    size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].direct);
+    struct gk__wake *wake = &gk__shm_header(&gk__rt.peers[gk__rt.my_pe])->wake;
     return gk__wait_for_spun(wake, offset, u64_nonzero, word, extra_yields, 1);
 }
 
@@ -257,7 +259,7 @@ static void tell_next_in_line(const struct gk__rwlock_site *site,
     uint64_t next = atomic_load_explicit(&node->next, memory_order_relaxed);
     if (next == 0)
         return;
-    char *base = gk__rt.peers[(next & FIELD_MASK) - 1].seg_base;
+    char *base = gk__rt.peers[(next & FIELD_MASK) - 1].direct;
     if (base != NULL) /* (a node's PEs are all mapped) */
         atomic_store_explicit((_Atomic uint64_t *)(base + site->node_offset +
                                                    offsetof(struct gk__rwlock_node,

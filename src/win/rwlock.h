@@ -98,13 +98,13 @@ static inline uint64_t gk__rwlock_sole_writer_word(uint64_t h, uint64_t me)
 /* My queue node for this lock, in my own segment. */
 static inline struct gk__rwlock_node *gk__rwlock_my_node(const struct gk__rwlock_site *site)
 {
-    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].seg_base + site->node_offset);
+    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].direct + site->node_offset);
 }
 
 /* The lock word, where the owner's segment is mapped here; else NULL. */
 static inline _Atomic uint64_t *gk__rwlock_word(const struct gk__rwlock_site *site)
 {
-    char *base = gk__rt.peers[site->owner_pe].seg_base;
+    char *base = gk__rt.peers[site->owner_pe].direct;
     return base != NULL ? (_Atomic uint64_t *)(base + site->word_offset) : NULL;
 }
 
@@ -131,7 +131,7 @@ static inline void gk__rwlock_prefetch_node(const struct gk__rwlock_site *site,
     uint64_t pe = pe_plus_one - 1; /* 0 (no guess) becomes ~0 */
     if (pe >= (uint64_t)gk__rt.n_pes)
         return;
-    const char *base = gk__rt.peers[pe].seg_base;
+    const char *base = gk__rt.peers[pe].direct;
     if (base != NULL)
         gk__prefetch_for_write(base + site->node_offset + field);
 }
