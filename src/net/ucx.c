@@ -317,6 +317,7 @@ static void ucx_release(void)
         ucp_cleanup(u->context);
     u->context = NULL;
     pthread_mutex_destroy(&u->held_lock);
+    pthread_mutex_destroy(&u->progress_lock);
     u->joined = 0;
     u->n_remote = 0;
 }
@@ -330,6 +331,7 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
                           .my_pe = my_pe};
     atomic_init(&u->epoch, 1);
     pthread_mutex_init(&u->held_lock, NULL);
+    pthread_mutex_init(&u->progress_lock, NULL);
     u->ucx_peers = calloc((size_t)u->n_pes, sizeof(*u->ucx_peers));
     int status = u->ucx_peers != NULL ? GK_OK : GK_ERR_NOMEM;
     if (status != GK_OK)
@@ -667,7 +669,10 @@ static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
     ucx_issued(p);
     /* UCX keeps a message it could not send at once, and it needs our
      * buffers until it does: usually it copied them and returned NULL. */
-    return gk__ucx_wait(req, "active message", p->pe);
+    status = gk__ucx_wait(req, "active message", p->pe);
+    if (status == GK_OK) /* the progress engine's quiescence counts it */
+        atomic_fetch_add_explicit(&gk__net_am_sent, 1, memory_order_release);
+    return status;
 }
 
 static int ucx_flush(struct gk__net_peer *peer)

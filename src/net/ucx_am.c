@@ -25,10 +25,14 @@
 #include "gasket.h"
 #include "net/shm_ring.h"
 
+/* The progress engine's quiescence counts these (net.h: gk__net_am_landed). */
 static int ucx_inbox_push(const struct gk__net_am *msg, const uint64_t *args, const void *data)
 {
-    return gk__ring_try_push(gk__ucx.self, msg, args, data, &gk__ucx.self_released,
-                             &gk__ucx.self_next);
+    int status = gk__ring_try_push(gk__ucx.self, msg, args, data, &gk__ucx.self_released,
+                                   &gk__ucx.self_next);
+    if (status == GK_OK)
+        atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
+    return status;
 }
 
 /* Queues a message behind those held; held_lock taken. */
@@ -54,6 +58,7 @@ static int ucx_hold_locked(const struct gk__net_am *msg, const uint64_t *args, c
         gk__ucx.held_head = h;
     gk__ucx.held_tail = h;
     atomic_fetch_add_explicit(&gk__ucx.n_held, 1, memory_order_release);
+    atomic_fetch_add_explicit(&gk__net_am_waiting, 1, memory_order_release);
     return GK_OK;
 }
 
@@ -70,6 +75,7 @@ int gk__ucx_held_drain(void)
         if (gk__ucx.held_head == NULL)
             gk__ucx.held_tail = NULL;
         atomic_fetch_sub_explicit(&gk__ucx.n_held, 1, memory_order_release);
+        atomic_fetch_sub_explicit(&gk__net_am_waiting, 1, memory_order_release);
         free(h);
         moved++;
     }

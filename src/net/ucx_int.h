@@ -82,6 +82,8 @@ struct gk__ucx {
     struct gk__ucx_held *held_head, *held_tail;
     _Atomic uint64_t n_held;
 
+    /* Held by the thread that drives the worker (ucx_progress.c). */
+    pthread_mutex_t progress_lock;
     /* The progress thread. */
     pthread_t thread;
     int thread_running;

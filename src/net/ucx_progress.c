@@ -29,7 +29,14 @@
 
 int gk__ucx_progress(void)
 {
-    int events = (int)ucp_worker_progress(gk__ucx.worker);
+    /* One thread drives the worker at a time; the others have nothing
+     * to add (whatever they wait for, the driver completes). */
+    if (pthread_mutex_trylock(&gk__ucx.progress_lock) != 0)
+        return 0;
+    int events = 0;
+    while (ucp_worker_progress(gk__ucx.worker) != 0)
+        events++;
+    pthread_mutex_unlock(&gk__ucx.progress_lock);
     return events + gk__ucx_held_drain();
 }
 
@@ -82,8 +89,10 @@ static void *ucx_thread_main(void *arg)
 {
     struct gk__ucx *u = &gk__ucx;
     while (!atomic_load_explicit(&u->thread_stop, memory_order_acquire)) {
+        pthread_mutex_lock(&u->progress_lock);
         while (ucp_worker_progress(u->worker) != 0) {
         }
+        pthread_mutex_unlock(&u->progress_lock);
         gk__ucx_held_drain();
         ucs_status_t st = ucp_worker_arm(u->worker);
         if (st == UCS_ERR_BUSY)
