@@ -109,11 +109,24 @@ static int ucx_context_create(int n_pes)
                   ucs_status_string(st));
         return GK_ERR_UNSUPPORTED;
     }
+    /* The worker's lock a mutex, not a spinlock: the progress thread and
+     * the application's may share a core, and a spinner would spin out
+     * its time slice while the holder waits for the core. */
+    if (getenv("UCX_USE_MT_MUTEX") == NULL) {
+        st = ucp_config_modify(config, "USE_MT_MUTEX", "y");
+        if (st != UCS_OK) {
+            ucp_config_release(config);
+            return gk__ucx_status(st, "making UCX's worker lock a mutex (USE_MT_MUTEX)", -1);
+        }
+    }
     ucp_params_t params = {
-        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                      UCP_PARAM_FIELD_REQUEST_SIZE | UCP_PARAM_FIELD_REQUEST_INIT,
         .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
                     UCP_FEATURE_WAKEUP,
         .estimated_num_eps = (size_t)n_pes,
+        .request_size = sizeof(struct gk__ucx_req),
+        .request_init = gk__ucx_req_init,
     };
     st = ucp_init(&params, config, &gk__ucx.context);
     ucp_config_release(config);
@@ -416,7 +429,7 @@ static inline struct gk__ucx_peer *ucx_peer(const struct gk__net_peer *peer)
 
 static int ucx_flush_peer(struct gk__ucx_peer *p)
 {
-    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_ep_flush_nbx(p->ep, &param), "flush", p->pe);
     if (status == GK_OK)
         atomic_store_explicit(&p->pending, 0, memory_order_relaxed);
@@ -454,7 +467,7 @@ static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, si
     int status = ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
-    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
     ucx_issued(p);
     return gk__ucx_wait(req, "put", p->pe);
@@ -482,7 +495,7 @@ static int ucx_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n
     int status = ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
-    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     return gk__ucx_wait(ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param),
                         "get", p->pe);
 }
@@ -557,7 +570,9 @@ static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
         reply.u64 = operand;
     }
     ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | (fetch ? UCP_OP_ATTR_FIELD_REPLY_BUFFER : 0),
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | UCP_OP_ATTR_FIELD_CALLBACK |
+                        (fetch ? UCP_OP_ATTR_FIELD_REPLY_BUFFER : 0),
+        .cb.send = gk__ucx_req_done,
         .datatype = ucp_dt_make_contig(width),
         .reply_buffer = fetch ? &reply : NULL,
     };
@@ -620,8 +635,11 @@ static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
     if (!ucx_in_flight(p)) {
         /* Nothing to wait for: straight out, from this stack. */
         struct gk__ucx_wake_header range = {lo, hi};
-        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                     .flags = UCP_AM_SEND_FLAG_EAGER};
+        ucp_request_param_t param = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+            .flags = UCP_AM_SEND_FLAG_EAGER,
+            .cb.send = gk__ucx_req_done,
+        };
         return gk__ucx_wait(
             ucp_am_send_nbx(p->ep, GK__UCX_AM_WAKE, &range, sizeof(range), NULL, 0, &param),
             "wake-up", p->pe);
@@ -662,8 +680,11 @@ static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
     size_t data_len = payload != NULL ? (size_t)msg->nbytes : 0;
     /* Eager only: a rendezvous message's data would arrive after later
      * messages, and messages keep their order. */
-    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
-                                 .flags = UCP_AM_SEND_FLAG_EAGER};
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = gk__ucx_req_done,
+    };
     ucs_status_ptr_t req =
         ucp_am_send_nbx(p->ep, GK__UCX_AM_MSG, &header, header_len, payload, data_len, &param);
     ucx_issued(p);
@@ -690,7 +711,7 @@ static int ucx_quiet(void)
 {
     struct gk__ucx *u = &gk__ucx;
     uint64_t upto = atomic_fetch_add_explicit(&u->epoch, 1, memory_order_relaxed);
-    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
     if (status != GK_OK)
         return status;

@@ -44,6 +44,14 @@ struct gk__ucx_peer {
     _Atomic uint64_t pending;
 };
 
+/* Our part of every UCX request (the context's request_size): its
+ * completion, set by gk__ucx_req_done, which a waiter may sleep on. */
+struct gk__ucx_req {
+    _Atomic uint32_t done; /* a futex word */
+    _Atomic uint32_t sleeping;
+    ucs_status_t status;
+};
+
 /* An active message that found this PE's inbox full, kept in order. */
 struct gk__ucx_held {
     struct gk__ucx_held *next;
@@ -86,7 +94,7 @@ struct gk__ucx {
     pthread_mutex_t progress_lock;
     /* The progress thread. */
     pthread_t thread;
-    int thread_running;
+    _Atomic int thread_running; /* then it alone drives the worker */
     _Atomic int thread_stop;
 };
 
@@ -95,8 +103,10 @@ extern struct gk__ucx gk__ucx;
 /* GK_OK, or logs `what` with UCX's reason and returns an error. */
 int gk__ucx_status(ucs_status_t status, const char *what, int pe);
 /* Waits for a request UCX returned (NULL: done; an error pointer: failed)
- * and frees it; progresses the worker meanwhile. */
+ * and frees it. The operation's callback must be gk__ucx_req_done. */
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
+void gk__ucx_req_init(void *request);
+void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data);
 /* Progress: the worker, then the held messages. Events handled. */
 int gk__ucx_progress(void);
 /* The UCP active-message handlers (ucx_am.c). */

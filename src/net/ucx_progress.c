@@ -1,6 +1,6 @@
 /*
- * ucx_progress.c: how the UCX transport moves on: waits for the requests
- * UCX returns, the transport's progress call, and the progress thread.
+ * ucx_progress.c: how the UCX transport moves on: the progress thread,
+ * the transport's progress call, and waits for the requests UCX returns.
  *
  * The progress thread makes this PE a passive target: UCX's TCP transport
  * emulates remote memory access and atomics with messages that the
@@ -10,44 +10,100 @@
  * spinning and no timer, so an idle PE costs nothing. gk__ucx_close wakes
  * it with ucp_worker_signal.
  *
- * A thread that waits for a request of its own (a get, a fetching atomic,
- * a flush) drives the worker itself, spinning, then yielding, then
- * sleeping in poll() too, as every wait in gasket does (base/wait.h); the
- * sleep is bounded by GK_SLEEP_MS, so a wait checks now and then that the
- * job is alive.
+ * While the thread runs it alone drives the worker; the application's
+ * threads only post operations and wait for them. Where PEs outnumber
+ * cores (or a PE is bound to one core, as with gasket-run --bind) a PE's
+ * two threads share a core, and two drivers would take turns at the
+ * worker's lock and the network's sockets, each turn a context switch.
+ * A waiting thread therefore watches its request's completion word,
+ * which the request's callback sets on the driving thread: spinning,
+ * then yielding, then sleeping on the word as a futex, as every wait in
+ * gasket does (base/wait.h). Without the thread (GK_UCX_PROGRESS_THREAD=0)
+ * the waiting thread drives the worker itself and sleeps in poll().
  */
 #include "net/ucx_int.h"
 
 #include <errno.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "base/wait.h"
 #include "gasket.h"
 
-int gk__ucx_progress(void)
+/* Drives the worker until it is idle; one thread at a time. */
+static int ucx_drive(void)
 {
-    /* One thread drives the worker at a time; the others have nothing
-     * to add (whatever they wait for, the driver completes). */
     if (pthread_mutex_trylock(&gk__ucx.progress_lock) != 0)
-        return 0;
+        return 0; /* another thread drives it: nothing to add */
     int events = 0;
     while (ucp_worker_progress(gk__ucx.worker) != 0)
         events++;
     pthread_mutex_unlock(&gk__ucx.progress_lock);
+    return events;
+}
+
+int gk__ucx_progress(void)
+{
+    int events = 0;
+    if (!atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed))
+        events = ucx_drive();
     return events + gk__ucx_held_drain();
 }
 
-/* Sleeps until the worker has an event (or `timeout_ms` passes). */
-static void ucx_sleep(int timeout_ms)
+/* ------------------------------------------------------------------------ */
+/* Requests                                                                 */
+/* ------------------------------------------------------------------------ */
+
+void gk__ucx_req_init(void *request)
 {
+    struct gk__ucx_req *r = request;
+    atomic_init(&r->done, 0);
+    atomic_init(&r->sleeping, 0);
+    r->status = UCS_OK;
+}
+
+/* The callback of every request that is waited for: on the driving
+ * thread, once, before UCX marks the request complete. */
+void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data)
+{
+    struct gk__ucx_req *r = request;
+    r->status = status;
+    atomic_store_explicit(&r->done, 1, memory_order_seq_cst);
+    /* Pairs with the waiter's sleeping = 1 then done check (seq_cst both):
+     * either we see the sleeper, or it sees done. */
+    if (atomic_load_explicit(&r->sleeping, memory_order_seq_cst))
+        syscall(SYS_futex, &r->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void ucx_req_sleep(struct gk__ucx_req *r, unsigned sleep_ms)
+{
+    atomic_store_explicit(&r->sleeping, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&r->done, memory_order_seq_cst) == 0) {
+        struct timespec ts = {(time_t)(sleep_ms / 1000), (long)(sleep_ms % 1000) * 1000000L};
+        syscall(SYS_futex, &r->done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+    }
+    atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
+}
+
+/* Sleeps until the worker has an event (or `timeout_ms` passes): the wait
+ * of a thread that drives the worker itself. */
+static void ucx_worker_sleep(int timeout_ms)
+{
+    if (pthread_mutex_trylock(&gk__ucx.progress_lock) != 0) {
+        sched_yield(); /* another thread drives: it will complete ours */
+        return;
+    }
     ucs_status_t st = ucp_worker_arm(gk__ucx.worker);
+    pthread_mutex_unlock(&gk__ucx.progress_lock);
     if (st == UCS_ERR_BUSY)
-        return; /* events already wait */
+        return; /* events wait already */
     if (st != UCS_OK) {
-        /* Cannot sleep on it: give the CPU away instead. */
         sched_yield();
         return;
     }
@@ -58,13 +114,15 @@ static void ucx_sleep(int timeout_ms)
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
 {
     if (request == NULL)
-        return GK_OK;
+        return GK_OK; /* done at once: no callback comes */
     if (UCS_PTR_IS_ERR(request))
         return gk__ucx_status(UCS_PTR_STATUS(request), what, pe);
+    struct gk__ucx_req *r = request;
     const struct gk__wait_policy *policy = &gk__wait_policy;
-    ucs_status_t st;
-    for (unsigned polls = 0; (st = ucp_request_check_status(request)) == UCS_INPROGRESS;) {
-        if (gk__ucx_progress() > 0)
+    unsigned sleep_ms = policy->sleep_ms ? policy->sleep_ms : 1;
+    for (unsigned polls = 0; !atomic_load_explicit(&r->done, memory_order_acquire);) {
+        int threaded = atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed);
+        if (!threaded && ucx_drive() > 0)
             continue;
         polls++;
         if (polls <= policy->spin_count) {
@@ -72,18 +130,28 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
         } else if (polls <= policy->spin_count + policy->yield_count) {
             sched_yield();
         } else {
-            ucx_sleep((int)(policy->sleep_ms ? policy->sleep_ms : 1));
-            if (policy->check_alive != NULL && policy->check_alive() != GK_OK) {
-                /* The job ends; UCX may still write into the request. */
-                ucp_request_cancel(gk__ucx.worker, request);
-                ucp_request_free(request);
+            if (threaded)
+                ucx_req_sleep(r, sleep_ms);
+            else
+                ucx_worker_sleep((int)sleep_ms);
+            if (!atomic_load_explicit(&r->done, memory_order_acquire) &&
+                policy->check_alive != NULL && policy->check_alive() != GK_OK) {
+                /* The job ends. The request is left to UCX, never
+                 * freed: its callback may still come. */
                 return GK_ERR_UNREACHABLE;
             }
         }
     }
-    ucp_request_free(request);
+    ucs_status_t st = r->status;
+    /* Ready for its next use: UCX does not initialize a recycled request. */
+    gk__ucx_req_init(r);
+    ucp_request_free(r);
     return gk__ucx_status(st, what, pe);
 }
+
+/* ------------------------------------------------------------------------ */
+/* The progress thread                                                      */
+/* ------------------------------------------------------------------------ */
 
 static void *ucx_thread_main(void *arg)
 {
@@ -92,9 +160,9 @@ static void *ucx_thread_main(void *arg)
         pthread_mutex_lock(&u->progress_lock);
         while (ucp_worker_progress(u->worker) != 0) {
         }
+        ucs_status_t st = ucp_worker_arm(u->worker);
         pthread_mutex_unlock(&u->progress_lock);
         gk__ucx_held_drain();
-        ucs_status_t st = ucp_worker_arm(u->worker);
         if (st == UCS_ERR_BUSY)
             continue;
         if (st != UCS_OK) {
@@ -117,22 +185,24 @@ static void *ucx_thread_main(void *arg)
 int gk__ucx_thread_start(void)
 {
     atomic_store_explicit(&gk__ucx.thread_stop, 0, memory_order_relaxed);
+    /* Before the thread drives: from now on application threads do not. */
+    atomic_store_explicit(&gk__ucx.thread_running, 1, memory_order_relaxed);
     int err = pthread_create(&gk__ucx.thread, NULL, ucx_thread_main, NULL);
     if (err != 0) {
+        atomic_store_explicit(&gk__ucx.thread_running, 0, memory_order_relaxed);
         gk__error("starting the UCX progress thread failed: %s", strerror(err));
         return GK_ERR_SYSTEM;
     }
-    gk__ucx.thread_running = 1;
     return GK_OK;
 }
 
 void gk__ucx_thread_stop(void)
 {
-    if (!gk__ucx.thread_running)
+    if (!atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed))
         return;
     atomic_store_explicit(&gk__ucx.thread_stop, 1, memory_order_release);
     /* ucp_worker_signal wakes a poll() that is under way or about to be. */
     ucp_worker_signal(gk__ucx.worker);
     pthread_join(gk__ucx.thread, NULL);
-    gk__ucx.thread_running = 0;
+    atomic_store_explicit(&gk__ucx.thread_running, 0, memory_order_relaxed);
 }
