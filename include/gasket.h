@@ -223,8 +223,10 @@ GK_API size_t gk_heap_free(void);
 
 /**
  * A pointer through which this PE may load and store PE `pe`'s copy of the
- * symmetric object at `addr`, or NULL when none exists (the PE is on another
- * node, `pe` is invalid, or `addr` is not a symmetric address).
+ * symmetric object at `addr`, or NULL when none exists: `pe` is invalid,
+ * `addr` is not a symmetric address, or PE `pe`'s heap is not mapped here
+ * (it is on another node, or GK_NET_INDIRECT=1 reaches the PEs of this
+ * node as if they were). For the calling PE's own objects it is `addr`.
  */
 GK_API void *gk_ptr(const void *addr, int pe);
 
