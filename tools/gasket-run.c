@@ -15,6 +15,9 @@
  * The PEs die with the launcher (PR_SET_PDEATHSIG), so a killed launcher
  * leaves no orphans; a small clean-up helper outlives it just long enough
  * to remove the job's shared-memory names, so it leaves no segments either.
+ * With --hosts the PEs run on simulated hosts (gasket_run_hosts.c), each
+ * with a /dev/shm of its own that vanishes with its last PE, and neither
+ * the helper nor the launcher's own clean-up is needed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,6 +68,9 @@ static void usage(FILE *to)
             "  --bind         pin PE r to the r-th allowed CPU (modulo their number)\n"
             "  --timeout S    stop the job after S seconds and exit 124; 0: no limit\n"
             "                 (default: $GASKET_RUN_TIMEOUT, else none)\n"
+            "  --hosts K      spread the PEs over K simulated hosts (1 to N) in blocks,\n"
+            "                 each with its own hostname, IPC and /dev/shm, talking\n"
+            "                 over loopback (needs root: CAP_SYS_ADMIN)\n"
             "  -h, --help     this text\n"
             "  --version      the version\n",
             RUN_MAX_PES);
@@ -168,7 +174,8 @@ static int nofile_raised;
 
 static int raise_fd_limit(const struct run_job *job)
 {
-    rlim_t need = 32 + (rlim_t)job->npes * (job->tag ? 3 : 1);
+    rlim_t need =
+        32 + (rlim_t)job->npes * (job->tag ? 3 : 1) + (rlim_t)job->hosts * RUN_HOST_NS;
     if (getrlimit(RLIMIT_NOFILE, &original_nofile) != 0)
         return 0;
     if (original_nofile.rlim_cur == RLIM_INFINITY || original_nofile.rlim_cur >= need)
@@ -349,7 +356,8 @@ static void janitor_tell(int fd, pid_t pid)
 
 struct start_plan {
     pid_t launcher;
-    int *cpus; /* --bind: the CPUs we may use, in order */
+    const char *cwd; /* --hosts: the PEs' working directory, kept in their host */
+    int *cpus;       /* --bind: the CPUs we may use, in order */
     int n_cpus;
     int janitor_fd;
     int node_cpus; /* CPUs the job may use here (our affinity); 0: unknown */
@@ -362,6 +370,8 @@ static void child_exec(struct run_job *job, const struct start_plan *plan, int r
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != plan->launcher)
         _exit(127);
+    if (job->hosts > 0 && run_host_enter(job, rank, plan->cwd) != 0)
+        _exit(126);
     /* The program starts with the signal state the launcher started with,
      * not ours (handlers, SIGPIPE ignored, signals blocked around fork). */
     for (size_t i = 0; i < N_HANDLED; i++)
@@ -402,8 +412,26 @@ static void child_exec(struct run_job *job, const struct start_plan *plan, int r
     snprintf(value, sizeof(value), "%d", GK__LAUNCHER_PROTOCOL);
     setenv("GK_LAUNCHER_PROTOCOL", value, 1);
     if (plan->node_cpus > 0) { /* the PEs' own affinity may be one CPU (--bind) */
-        snprintf(value, sizeof(value), "%d", plan->node_cpus);
+        int cpus = plan->node_cpus;
+        /* Simulated hosts share this machine's CPUs: each gets its PEs'
+         * share, so a host is oversubscribed when the machine is. */
+        if (job->hosts > 0) {
+            int64_t share =
+                (int64_t)cpus * run_host_pes(job, run_host_of(job, rank)) / job->npes;
+            cpus = share > 0 ? (int)share : 1;
+        }
+        snprintf(value, sizeof(value), "%d", cpus);
         setenv("GK_NODE_CPUS", value, 1);
+    }
+    if (job->hosts > 0) {
+        snprintf(value, sizeof(value), "%d", run_host_of(job, rank));
+        setenv("GASKET_RUN_HOST", value, 1);
+        snprintf(value, sizeof(value), "%d", job->hosts);
+        setenv("GASKET_RUN_HOSTS", value, 1);
+        /* Traffic between simulated hosts stays on loopback; UCX would
+         * otherwise also offer the machine's real interfaces. */
+        if (job->hosts > 1)
+            setenv("UCX_NET_DEVICES", "lo", 0);
     }
     execvp(argv[0], argv);
     int err = errno;
@@ -464,7 +492,10 @@ err:
 
 static int start_pes(struct run_job *job, int janitor_fd, char **argv)
 {
-    struct start_plan plan = {getpid(), NULL, 0, janitor_fd, 0};
+    struct start_plan plan = {getpid(), NULL, NULL, 0, janitor_fd, 0};
+    char cwd[PATH_MAX];
+    if (job->hosts > 0 && getcwd(cwd, sizeof(cwd)) != NULL)
+        plan.cwd = cwd;
     cpu_set_t allowed;
     /* The runtime compares the node's PEs with this to tell an
      * oversubscribed node (a container's cpuset, taskset) from a big one. */
@@ -494,6 +525,8 @@ static int start_pes(struct run_job *job, int janitor_fd, char **argv)
         status = start_one(job, &plan, rank, argv);
     sigprocmask(SIG_SETMASK, &old, NULL);
     free(plan.cpus);
+    /* The hosts live on in their PEs, and end with them. */
+    run_hosts_release(job);
     return status;
 }
 
@@ -536,6 +569,7 @@ static int parse_args(int argc, char **argv, struct run_job *job, int *prog_p)
         }
         job->timeout_text = env_timeout;
     }
+    const char *hosts_text = NULL;
     int arg = 1;
     for (; arg < argc; arg++) {
         const char *opt = argv[arg], *value;
@@ -569,6 +603,12 @@ static int parse_args(int argc, char **argv, struct run_job *job, int *prog_p)
                 return 2;
             }
             job->npes = (int)n;
+        } else if (option_value(argc, argv, &arg, NULL, "--hosts", &value)) {
+            if (value == NULL) {
+                run_error("--hosts needs a number of hosts");
+                return 2;
+            }
+            hosts_text = value; /* checked against -n, which may come later */
         } else if (option_value(argc, argv, &arg, NULL, "--timeout", &value)) {
             if (value == NULL || parse_seconds(value, &job->timeout_s) != 0) {
                 run_error("--timeout %s is not valid: expected a number of seconds "
@@ -587,6 +627,18 @@ static int parse_args(int argc, char **argv, struct run_job *job, int *prog_p)
         run_error("-n N is required");
         usage(stderr);
         return 2;
+    }
+    if (hosts_text != NULL) {
+        char *end;
+        errno = 0;
+        long k = strtol(hosts_text, &end, 10);
+        if (errno != 0 || end == hosts_text || *end != '\0' || k < 1 || k > job->npes) {
+            run_error("--hosts %s is not valid: expected a number of hosts from 1 to %d "
+                      "(-n %d)",
+                      hosts_text, job->npes, job->npes);
+            return 2;
+        }
+        job->hosts = (int)k;
     }
     if (arg >= argc) {
         run_error("no program to run");
@@ -635,8 +687,14 @@ int main(int argc, char **argv)
         }
     }
 
+    if (job.hosts > 0 && run_hosts_start(&job) != 0) {
+        run_release(&job);
+        return 1;
+    }
+    /* With --hosts the segments are in the hosts' own /dev/shm, out of our
+     * reach and gone with their PEs. */
     int janitor_fd = -1;
-    pid_t janitor = janitor_start(&job, &janitor_fd);
+    pid_t janitor = job.hosts > 0 ? 0 : janitor_start(&job, &janitor_fd);
     if (janitor < 0)
         run_error("cannot start the clean-up helper: %s; going on without it",
                   strerror(errno));
@@ -648,7 +706,8 @@ int main(int argc, char **argv)
             run_stop_job(&job, 1); /* the PEs started so far */
         code = run_loop(&job);
     }
-    unlink_segments(&job);
+    if (job.hosts == 0)
+        unlink_segments(&job);
     if (janitor > 0) {
         janitor_tell(janitor_fd, 0);
         close(janitor_fd);

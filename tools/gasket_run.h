@@ -1,8 +1,9 @@
 /*
- * gasket_run.h: the state gasket-run's two halves share. gasket-run.c owns
+ * gasket_run.h: the state gasket-run's parts share. gasket-run.c owns
  * the command line, starting the PEs and the clean-up helper; gasket_run_loop.c
  * owns the event loop: the bootstrap service, output forwarding, noticing
- * and reporting a failed PE, and stopping the job.
+ * and reporting a failed PE, and stopping the job; gasket_run_hosts.c owns
+ * the simulated hosts of --hosts.
  */
 #ifndef GASKET_RUN_H
 #define GASKET_RUN_H
@@ -19,6 +20,7 @@
  * unless its exit is reaped first and reported instead. */
 #define RUN_EOF_GRACE_MS 1000
 #define RUN_LINE_MAX 4096 /* a longer output line is forwarded in pieces */
+#define RUN_HOST_NS 3     /* namespaces per simulated host: UTS, IPC, mount */
 
 /*
  * One ALLGATHER round. PEs' blobs arrive one by one into the collecting
@@ -53,7 +55,7 @@ struct run_pe {
     int sock; /* launcher's end, nonblocking, or -1 once closed */
     int said_hello, finalized;
     int64_t lost_at_ns; /* its end of the socket closed before FINALIZE; 0: not */
-    int in_exchange; /* its blob is in the collecting exchange */
+    int in_exchange;    /* its blob is in the collecting exchange */
     /* The message being read: header, then payload. */
     struct gk__lmsg_header rx_header;
     size_t rx_header_got;
@@ -69,6 +71,8 @@ struct run_pe {
 struct run_job {
     int npes;
     int tag, bind;
+    int hosts;                /* --hosts K; 0: the PEs run in the launcher's namespaces */
+    int *host_ns;             /* RUN_HOST_NS descriptors per host, until the PEs are in */
     double timeout_s;         /* 0: none */
     const char *timeout_text; /* as the user wrote it, for the message */
     char key[33];
@@ -95,7 +99,22 @@ void run_stop_job(struct run_job *job, int exit_code);
 /* Serves the job until every PE has been reaped; returns its exit status. */
 int run_loop(struct run_job *job);
 
-/* Frees what the loop left (sockets, buffers, exchanges). */
+/* Frees what the loop left (sockets, buffers, exchanges) and the hosts. */
 void run_release(struct run_job *job);
+
+/* --hosts: the host PE `rank` runs on, and how many PEs `host` has. */
+int run_host_of(const struct run_job *job, int rank);
+int run_host_pes(const struct run_job *job, int host);
+
+/* Makes the job->hosts simulated hosts' namespaces, held in job->host_ns;
+ * on failure says why and returns -1, nothing left running. */
+int run_hosts_start(struct run_job *job);
+
+/* In PE `rank`'s child, before exec: enters its host, keeping `cwd` as its
+ * working directory. Says why and returns -1 on failure. */
+int run_host_enter(const struct run_job *job, int rank, const char *cwd);
+
+/* Closes the hosts' namespaces; they live on while PEs are in them. */
+void run_hosts_release(struct run_job *job);
 
 #endif /* GASKET_RUN_H */

@@ -740,6 +740,7 @@ int run_loop(struct run_job *job)
 
 void run_release(struct run_job *job)
 {
+    run_hosts_release(job);
     if (job->pes == NULL)
         return;
     for (int r = 0; r < job->npes; r++) {

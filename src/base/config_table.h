@@ -34,6 +34,10 @@
       "1: every broadcast first has the PEs agree on its root, size and "      \
       "radix and on their argument checks (one all-reduce), so PEs that "      \
       "disagree get an error instead of a hang; gk_allreduce always checks")   \
+    X(NET_INDIRECT, uint, net_indirect, "0",                                   \
+      "testing: 1 reaches the other PEs of this node only through the "        \
+      "transport interface, as if they were on other hosts (no direct loads "  \
+      "or stores, no inline paths), to test the off-node code paths")          \
     X(RNDV, rndv, rndv, "auto",                                                \
       "how a two-sided message larger than the eager limit, sent from "        \
       "memory outside the symmetric heap, travels: auto (the sender copies "   \

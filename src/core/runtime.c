@@ -181,7 +181,7 @@ static void rt_detach_peers(void)
     free(rt_inline_peers);
     rt_inline_peers = NULL;
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
-        if (pe != gk__rt.boot.rank && gk__rt.peers[pe].transport == &gk__shm_transport)
+        if (pe != gk__rt.boot.rank)
             gk__shm_peer_detach(&gk__rt.peers[pe]);
     }
     free(gk__rt.peers);
@@ -208,6 +208,10 @@ static int rt_attach_peers(void)
                                          gk__rt.heap_size);
         if (status != GK_OK)
             return status;
+        if (gk__rt.config.net_indirect) {
+            gk__shm_peer_hide(&gk__rt.peers[pe]);
+            gk__net_use(&gk__shm_indirect_transport);
+        }
     }
     return GK_OK;
 }

@@ -157,6 +157,80 @@ int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t
     return 1;
 }
 
+/*
+ * The indirect form (GK_NET_INDIRECT=1, for tests): the same copies and
+ * CPU atomics on the same mapping, kept private, so the features take the
+ * paths they take to a peer on another host. It has a progress function,
+ * so the runtime treats it as a network transport too.
+ */
+static struct gk__net_peer shm_unhidden(const struct gk__net_peer *peer)
+{
+    struct gk__net_peer mapped = *peer;
+    mapped.direct = ((struct shm_peer *)peer->priv)->seg.base;
+    return mapped;
+}
+
+static int shm_ind_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
+{
+    struct gk__net_peer mapped = shm_unhidden(peer);
+    gk__shm_copy_to(&mapped, offset, src, n); /* the wake-up is the caller's, as ucx's */
+    return GK_OK;
+}
+
+static int shm_ind_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
+{
+    struct gk__net_peer mapped = shm_unhidden(peer);
+    gk__shm_get(&mapped, dst, offset, n);
+    return GK_OK;
+}
+
+static int shm_ind_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                          size_t offset, uint64_t operand, uint64_t compare, uint64_t *result_p)
+{
+    struct gk__net_peer mapped = shm_unhidden(peer);
+    return shm_atomic(&mapped, op, width, offset, operand, compare, result_p);
+}
+
+static int shm_ind_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    struct gk__net_peer mapped = shm_unhidden(peer);
+    return shm_wake(&mapped, lo, hi);
+}
+
+static int shm_ind_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                           const uint64_t *args, const void *payload)
+{
+    struct gk__net_peer mapped = shm_unhidden(peer);
+    return shm_am_send(&mapped, msg, args, payload);
+}
+
+static int shm_ind_progress(void)
+{
+    return 0;
+}
+
+const struct gk__net_transport gk__shm_indirect_transport = {
+    .name = "shm-indirect",
+    .put = shm_ind_put,
+    .put_nbi = shm_ind_put,
+    .get = shm_ind_get,
+    .get_nbi = shm_ind_get,
+    .atomic = shm_ind_atomic,
+    .wake = shm_ind_wake,
+    .am_send = shm_ind_am_send,
+    .flush = shm_flush,
+    .fence = shm_fence,
+    .quiet = shm_fence,
+    .progress = shm_ind_progress,
+};
+
+void gk__shm_peer_hide(struct gk__net_peer *peer)
+{
+    peer->direct = NULL;
+    peer->caps = GK__NET_CAP_CPU_ATOMICS | GK__NET_CAP_DONE_ON_RETURN;
+    peer->transport = &gk__shm_indirect_transport;
+}
+
 static const unsigned shm_caps =
     GK__NET_CAP_LOAD_STORE | GK__NET_CAP_CPU_ATOMICS | GK__NET_CAP_DONE_ON_RETURN;
 
@@ -189,6 +263,8 @@ int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
 
 void gk__shm_peer_detach(struct gk__net_peer *peer)
 {
+    if (peer->transport != &gk__shm_transport && peer->transport != &gk__shm_indirect_transport)
+        return;
     struct shm_peer *sp = peer->priv;
     if (sp != NULL)
         gk__seg_detach(&sp->seg);

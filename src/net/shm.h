@@ -12,6 +12,8 @@
 #include "net/net.h"
 
 extern const struct gk__net_transport gk__shm_transport;
+/* The same on a mapping kept private (GK_NET_INDIRECT, for tests). */
+extern const struct gk__net_transport gk__shm_indirect_transport;
 
 /* A mapped peer's segment header: the first bytes of its mapping. */
 static inline struct gk__seg_header *gk__shm_header(const struct gk__net_peer *peer)
@@ -106,6 +108,9 @@ void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg);
 int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                         size_t heap_size);
 void gk__shm_peer_detach(struct gk__net_peer *peer);
+/* Turns an attached peer into one reached only through the transport
+ * table (gk__shm_indirect_transport). */
+void gk__shm_peer_hide(struct gk__net_peer *peer);
 
 /* Whether the peer's wake-up word says a PE sleeps there (the cheap test
  * before a look at who watches what). */

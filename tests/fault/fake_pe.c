@@ -30,11 +30,17 @@
  *   bigtag    sends 256 KiB blobs and writes 512 KiB of output before it
  *             reads the answer (deadlocks a launcher that blocks on a PE)
  *   bind      checks it is pinned to CPU (rank mod n) of the launcher's set
+ *   hosts     under --hosts K: checks that PEs of one simulated host share
+ *             a hostname, IPC and mount namespaces and /dev/shm, that PEs
+ *             of different hosts share none of these, and that all share
+ *             the launcher's network namespace; and the environment the
+ *             launcher gives them (host, its CPUs, UCX); then ok
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,6 +216,110 @@ static void check_binding(void)
     fflush(stdout);
 }
 
+/* What a PE of a simulated host sees of it, exchanged between the PEs. */
+struct host_card {
+    int32_t host;
+    char hostname[64];
+    char ns[4][48]; /* uts, ipc, mnt, net: "uts:[4026532177]" */
+};
+
+static const char *const host_ns_names[4] = {"uts", "ipc", "mnt", "net"};
+
+static void ns_link(pid_t pid, const char *ns, char *link, size_t size)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+    ssize_t n = readlink(path, link, size - 1);
+    if (n < 0)
+        die(path);
+    link[n] = '\0';
+}
+
+static int host_failures;
+
+static void host_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void host_fail(const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "fake_pe PE %d: %s\n", rank, line);
+    host_failures++;
+}
+
+/* The placement is gasket-run's contract: PE r on host r*K/N. */
+static void check_hosts(void)
+{
+    int hosts = (int)env_long("GASKET_RUN_HOSTS");
+    int mine = (int)env_long("GASKET_RUN_HOST");
+    if (hosts < 1 || mine != rank * hosts / npes)
+        host_fail("GASKET_RUN_HOST=%d with %d hosts, expected %d", mine, hosts,
+                  hosts < 1 ? -1 : rank * hosts / npes);
+    /* The hosts share the launcher's CPUs: each gets its PEs' share. */
+    cpu_set_t launcher_cpus;
+    if (sched_getaffinity(getppid(), sizeof(launcher_cpus), &launcher_cpus) != 0)
+        die("sched_getaffinity");
+    int host_pes = 0;
+    for (int r = 0; r < npes; r++)
+        host_pes += r * hosts / npes == mine;
+    long cpus = CPU_COUNT(&launcher_cpus) * host_pes / npes;
+    if (env_long("GK_NODE_CPUS") != (cpus > 0 ? cpus : 1))
+        host_fail("GK_NODE_CPUS=%ld, expected %ld (%d of %d PEs on %d CPUs)",
+                  env_long("GK_NODE_CPUS"), cpus > 0 ? cpus : 1, host_pes, npes,
+                  CPU_COUNT(&launcher_cpus));
+    const char *ucx = getenv("UCX_NET_DEVICES");
+    if ((hosts > 1) != (ucx != NULL && strcmp(ucx, "lo") == 0))
+        host_fail("UCX_NET_DEVICES is %s with %d hosts", ucx != NULL ? ucx : "unset",
+                  hosts);
+
+    struct host_card card, *all = calloc((size_t)npes, sizeof(card));
+    memset(&card, 0, sizeof(card));
+    card.host = mine;
+    if (all == NULL || gethostname(card.hostname, sizeof(card.hostname) - 1) != 0)
+        die("gethostname");
+    for (int i = 0; i < 4; i++)
+        ns_link(getpid(), host_ns_names[i], card.ns[i], sizeof(card.ns[i]));
+    char want[64];
+    snprintf(want, sizeof(want), "gk-host%d", mine);
+    if (strcmp(card.hostname, want) != 0)
+        host_fail("hostname %s, expected %s", card.hostname, want);
+    /* Our /dev/shm is not the launcher's; the network is. */
+    for (int i = 0; i < 4; i++) {
+        char launcher_ns[48];
+        ns_link(getppid(), host_ns_names[i], launcher_ns, sizeof(launcher_ns));
+        if ((strcmp(launcher_ns, card.ns[i]) == 0) != (i == 3))
+            host_fail("%s namespace %s, the launcher's %s", host_ns_names[i], card.ns[i],
+                      launcher_ns);
+    }
+
+    /* Every PE created its segment before the first exchange. */
+    send_msg(GK__LMSG_ALLGATHER, &card, sizeof(card));
+    recv_answer(all, sizeof(card));
+    for (int r = 0; r < npes; r++) {
+        int same = r * hosts / npes == mine;
+        if (all[r].host != r * hosts / npes)
+            host_fail("PE %d says it is on host %d, expected %d", r, all[r].host,
+                      r * hosts / npes);
+        if ((strcmp(all[r].hostname, card.hostname) == 0) != same)
+            host_fail("hostname %s, PE %d's %s", card.hostname, r, all[r].hostname);
+        for (int i = 0; i < 4; i++)
+            if ((strcmp(all[r].ns[i], card.ns[i]) == 0) != (same || i == 3))
+                host_fail("%s namespace %s, PE %d's %s", host_ns_names[i], card.ns[i], r,
+                          all[r].ns[i]);
+        char path[160];
+        snprintf(path, sizeof(path), "/dev/shm" GK_SHM_NAME_FORMAT, getenv("GK_JOB_KEY"),
+                 r);
+        if ((access(path, F_OK) == 0) != same)
+            host_fail("PE %d's segment %s is %s", r, path,
+                      same ? "missing" : "visible from another host");
+    }
+    free(all);
+    if (host_failures > 0)
+        exit(93);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "ok";
@@ -238,6 +348,8 @@ int main(int argc, char **argv)
     fault_ready(rank);
     if (strcmp(mode, "bind") == 0)
         check_binding();
+    if (strcmp(mode, "hosts") == 0)
+        check_hosts();
 
     if (strcmp(mode, "hang") == 0)
         block_forever();

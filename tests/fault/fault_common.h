@@ -5,6 +5,10 @@
  *   - each PE leaves its pid in $FAULT_DIR/pid.<rank>, so the script can
  *     check afterwards that no PE outlived the job, and the job's key in
  *     $FAULT_DIR/key, so it can tell the job's /dev/shm names from others';
+ *   - under gasket-run --hosts, each PE leaves its host and that host's
+ *     namespaces in $FAULT_DIR/ns.<rank>, so the script can check that the
+ *     PEs ran where they should and that no host outlived the job (a
+ *     host's /dev/shm lives as long as its namespaces);
  *   - a PE that is mid-run writes "ready <rank>" to $FAULT_FIFO, so the
  *     script signals the launcher only once every PE is running (it blocks
  *     reading the FIFO instead of sleeping);
@@ -51,6 +55,23 @@ static void fault_note_pid(int rank)
     if (key != NULL) {
         snprintf(text, sizeof(text), "%s\n", key);
         fault_write_file("key", text);
+    }
+    const char *host = getenv("GASKET_RUN_HOST");
+    if (host != NULL) {
+        /* "host=1 uts:[4026532177] ipc:[4026532178] mnt:[4026532176]" */
+        char line[256];
+        int len = snprintf(line, sizeof(line), "host=%s", host);
+        static const char *const ns[] = {"uts", "ipc", "mnt"};
+        for (int i = 0; i < 3; i++) {
+            char path[64], link[64];
+            snprintf(path, sizeof(path), "/proc/self/ns/%s", ns[i]);
+            ssize_t n = readlink(path, link, sizeof(link) - 1);
+            link[n > 0 ? n : 0] = '\0';
+            len += snprintf(line + len, sizeof(line) - (size_t)len, " %s", link);
+        }
+        snprintf(line + len, sizeof(line) - (size_t)len, "\n");
+        snprintf(name, sizeof(name), "ns.%d", rank);
+        fault_write_file(name, line);
     }
 }
 

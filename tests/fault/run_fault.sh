@@ -10,8 +10,19 @@
 # say "ready" on $FAULT_FIFO (fault_common.h). Nothing here sleeps to wait
 # for the PEs: the script blocks on the FIFO; it only polls, briefly, for a
 # PE's death or the clean-up after a launcher killed with SIGKILL.
+#
+# FAULT_LAUNCHER_ARGS (e.g. "--hosts 2") go before the launcher's other
+# options in every job the case starts. With --hosts the PEs' segments are
+# in their simulated hosts' own /dev/shm, which lives as long as the host's
+# namespaces: the PEs note theirs (ns.<rank>), and the script checks that
+# PEs of one host shared them, PEs of different hosts did not, none was the
+# script's own, and that after the job no launcher, PE or descriptor is left
+# in or on any of them. The cases hosts.N.K run fake_pe's own check of the
+# hosts at -n N --hosts K. Where --hosts cannot work (no CAP_SYS_ADMIN) a
+# case that needs it is skipped (77); hosts-noroot checks the refusal.
 set -u
 launcher=$1; prog=$2; case_name=$3
+launcher_args=${FAULT_LAUNCHER_ARGS:-}
 kind=$(basename "$prog")
 work=$(mktemp -d)
 out=$work/out; err=$work/err; lpid=
@@ -30,14 +41,26 @@ fail() {
 }
 pid_of() { cat "$FAULT_DIR/pid.$1" 2>/dev/null || echo none; }
 
-run() { "$launcher" "$@" >"$out" 2>"$err"; status=$?; end=$(now_ns); }
+# shellcheck disable=SC2086 # launcher_args: words on purpose
+run() { "$launcher" $launcher_args "$@" >"$out" 2>"$err"; status=$?; end=$(now_ns); }
+
+# Skips the case (77) when this machine cannot make simulated hosts.
+need_hosts() {
+  "$launcher" -n 1 --hosts 1 true >/dev/null 2>"$work/probe" && return
+  if grep -q 'needs root (CAP_SYS_ADMIN)' "$work/probe"; then
+    echo "skip [$kind $case_name]: $(cat "$work/probe")"; exit 77
+  fi
+  fail "gasket-run --hosts 1 failed: $(cat "$work/probe")"
+}
+case "$launcher_args $case_name" in *--hosts*|*hosts.*) need_hosts ;; esac
 
 # Starts the launcher in the background, waits until N PEs are mid-run,
 # then sends it signal SIG; the clock starts at the signal.
 run_then_signal() {
   local sig=$1 n=$2 line; shift 2
   mkfifo "$work/fifo"; exec 3<>"$work/fifo"
-  FAULT_FIFO=$work/fifo "$launcher" "$@" >"$out" 2>"$err" & lpid=$!
+  # shellcheck disable=SC2086
+  FAULT_FIFO=$work/fifo "$launcher" $launcher_args "$@" >"$out" 2>"$err" & lpid=$!
   for ((i = 0; i < n; i++)); do
     read -r -t 10 -u 3 line || fail "only $i of $n PEs said they were ready"
   done
@@ -55,6 +78,7 @@ usage_check() {
 }
 
 expect_status=; expect_line=; quiet=0; limit_ms=5000; lines_ok=
+hosts=$(sed -En 's/.*--hosts[= ]*([0-9]+).*/\1/p' <<<"$launcher_args")
 start=$(now_ns)
 case $case_name in
   kill|nofin|abort|exit3|gkabort|late3|leave|badmagic|badtype|huge|badlen|kill-with-child|segv)
@@ -73,8 +97,10 @@ case $case_name in
     run -n 4 "$prog" gkabort0 ;;
   shm-full)
     # A heap 1 GiB larger than /dev/shm has free: refused before any page
-    # is taken, however large /dev/shm is.
+    # is taken, however large /dev/shm is. A simulated host's /dev/shm is
+    # as large as this one, and empty.
     free_bytes=$(( $(stat -f -c '%a * %S' /dev/shm) ))
+    [ -z "$hosts" ] || free_bytes=$(( $(stat -f -c '%b * %S' /dev/shm) ))
     heap=$(( free_bytes + (1 << 30) ))
     GK_HEAP_SIZE=$heap run -n 4 "$prog" shm-full ;;
   oversub)    run -n 32 "$prog" ok; quiet=1 ;;
@@ -101,6 +127,29 @@ case $case_name in
     usage_check 127 'cannot run no-such-program-here: No such file or directory' \
                 -n 2 no-such-program-here
     status=0; end=$(now_ns) ;;
+  hosts.*)
+    IFS=. read -r _ n k <<<"$case_name"
+    run -n "$n" --hosts "$k" "$prog" hosts; quiet=1 ;;
+  hosts-usage)
+    usage_check 2 '^gasket-run: --hosts 5 is not valid: expected a number of hosts from 1 to 4 \(-n 4\)$' -n 4 --hosts 5 "$prog"
+    usage_check 2 '^gasket-run: --hosts 0 is not valid: expected a number of hosts from 1 to 2 \(-n 2\)$' --hosts 0 -n 2 "$prog"
+    usage_check 2 '^gasket-run: --hosts 2x is not valid' --hosts=2x -n 2 "$prog"
+    usage_check 2 '^gasket-run: --hosts -1 is not valid' --hosts=-1 -n 2 "$prog"
+    usage_check 2 '^gasket-run: --hosts  is not valid' --hosts= -n 2 "$prog"
+    usage_check 2 '^gasket-run: --hosts needs a number of hosts$' -n 2 --hosts
+    usage_check 2 '^gasket-run: -n N is required$' --hosts 2 "$prog"
+    usage_check 0 '^  --hosts K ' --help
+    [ -z "$(ls "$FAULT_DIR")" ] || fail "a refused job started PEs: $(ls "$FAULT_DIR")"
+    status=0; end=$(now_ns) ;;
+  hosts-noroot)
+    # As root, without CAP_SYS_ADMIN: the capability --hosts needs.
+    drop=
+    if [ "$(id -u)" = 0 ]; then
+      command -v setpriv >/dev/null || { echo "skip: no setpriv to drop CAP_SYS_ADMIN"; exit 77; }
+      drop="setpriv --bounding-set -sys_admin"
+    fi
+    $drop "$launcher" -n 2 --hosts 2 "$prog" ok >"$out" 2>"$err"; status=$?; end=$(now_ns)
+    [ -z "$(ls "$FAULT_DIR")" ] || fail "a refused job started PEs: $(ls "$FAULT_DIR")" ;;
   usage)
     usage_check 2 '^gasket-run: -n 0 is not valid: expected a number of PEs from 1 to 4096$' -n 0 "$prog"
     usage_check 2 '^gasket-run: -n 4097 is not valid' -n 4097 "$prog"
@@ -142,7 +191,8 @@ case $case_name in
   badtype) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0x676b6c6d, type 9, 0 bytes\); stopping the job$" ;;
   huge)    expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) sent a malformed bootstrap message \(magic 0x676b6c6d, type 2, 1073741824 bytes\); stopping the job$" ;;
   badlen)  expect_status=1;   expect_line='^gasket-run: PE (1 sent 16 bytes to an exchange where PE [023] sent 4|[023] sent 4 bytes to an exchange where PE 1 sent 16); stopping the job$' ;;
-  ok|plain|oversub|bind|tag|bigtag|wrapped) expect_status=0 ;;
+  ok|plain|oversub|bind|tag|bigtag|wrapped|hosts.*) expect_status=0 ;;
+  hosts-noroot) expect_status=1; expect_line='^gasket-run: --hosts needs root \(CAP_SYS_ADMIN\) to give each simulated host its own namespaces: unshare\(CLONE_NEWUTS\|CLONE_NEWIPC\|CLONE_NEWNS\) failed: Operation not permitted$' ;;
   late3)   expect_status=3; quiet=1 ;;
   timeout) expect_status=124; expect_line="^gasket-run: job exceeded --timeout $t s; stopping the job$"; limit_ms=$(( ${t%.*} * 1000 + 1500 )) ;;
   timeout-env) expect_status=124; expect_line='^gasket-run: job exceeded --timeout 0.5 s; stopping the job$'; limit_ms=2000 ;;
@@ -153,7 +203,7 @@ case $case_name in
   launcher-killed) expect_status=137 ;;
   bad-n)   expect_status=2;   expect_line='^gasket-run: -n 0 is not valid: expected a number of PEs from 1 to 4096$' ;;
   no-program) expect_status=127; expect_line='^gasket-run: cannot run /nonexistent/program: No such file or directory$' ;;
-  usage|not-executable) expect_status=0 ;;
+  usage|not-executable|hosts-usage) expect_status=0 ;;
 esac
 
 [ "$status" = "$expect_status" ] || fail "exit status $status, expected $expect_status"
@@ -196,12 +246,59 @@ case "$kind:$case_name" in
     [ "$(grep -c 'bound to CPU' "$out")" -eq 4 ] || fail "not every PE checked its binding" ;;
   fault_pe:shm-full)
     # Every PE says how much it wanted and how much there was (each logs
-    # before the exchange that lets any of them fail, and exit).
+    # before the exchange that lets any of them fail, and exit). A node is
+    # a simulated host under --hosts (K of 1, 2 or 4).
+    node_pes=$(( 4 / ${hosts:-1} ))
     each=$(( heap + (4 << 20) )) # the runtime's 4 MiB before the heap
-    each_mib=$(( (each + (1 << 20) - 1) >> 20 )) need_mib=$(( (4 * each + (1 << 20) - 1) >> 20 ))
-    said=$(grep -Ec "^gasket\[PE [0-3]\] error: the 4 PEs of this node need $need_mib MiB of /dev/shm \($each_mib MiB each for GK_HEAP_SIZE=$heap\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
+    each_mib=$(( (each + (1 << 20) - 1) >> 20 )) need_mib=$(( (node_pes * each + (1 << 20) - 1) >> 20 ))
+    if [ "$node_pes" = 1 ]; then
+      said=$(grep -Ec "^gasket\[PE [0-3]\] error: this PE needs $each_mib MiB of /dev/shm \(GK_HEAP_SIZE=$heap and the runtime's 4 MiB\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
+    else
+      said=$(grep -Ec "^gasket\[PE [0-3]\] error: the $node_pes PEs of this node need $need_mib MiB of /dev/shm \($each_mib MiB each for GK_HEAP_SIZE=$heap\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
+    fi
     [ "$said" -eq 4 ] || fail "$said of 4 PEs said how much /dev/shm they needed and had" ;;
 esac
+
+# Under --hosts: the PEs of a host shared its namespaces, other hosts' PEs
+# and this script did not.
+host_ids=
+for f in "$FAULT_DIR"/ns.*; do
+  [ -e "$f" ] || continue
+  read -r host ids <"$f"
+  [ -n "$ids" ] || fail "$f is empty"
+  for g in "$FAULT_DIR"/ns.*; do
+    read -r other other_ids <"$g"
+    [ "$host" = "$other" ] && [ "$ids" != "$other_ids" ] &&
+      fail "${f##*/} and ${g##*/} are on $host but in different namespaces"
+    [ "$host" != "$other" ] && [ "$ids" = "$other_ids" ] &&
+      fail "${f##*/} ($host) and ${g##*/} ($other) are in the same namespaces"
+  done
+  for id in $ids; do
+    [ "$id" != "$(readlink "/proc/$$/ns/${id%%:*}")" ] || fail "${f##*/} ran in this script's $id"
+    host_ids="$host_ids$id"$'\n'
+  done
+done
+[ -z "$hosts" ] || [ -n "$host_ids" ] ||
+  [ -z "$(ls "$FAULT_DIR"/pid.* 2>/dev/null)" ] || fail "PEs under --hosts noted no namespaces"
+# What is still in or on a simulated host: the launcher (or a child of it
+# that set a host up), a PE; a descriptor of a host's namespace. Processes
+# the PEs started may outlive the job (kill-with-child) and are no concern
+# here, as without --hosts.
+host_leftovers() {
+  [ -n "$host_ids" ] || return 0
+  local p comm id
+  for p in /proc/[0-9]*; do
+    comm=$(cat "$p/comm" 2>/dev/null) || continue
+    case $comm in gasket-run|fake_pe|fault_pe) ;; *) continue ;; esac
+    for id in $(readlink "$p/ns/uts" "$p/ns/ipc" "$p/ns/mnt" 2>/dev/null); do
+      if grep -qxF -e "$id" <<<"$host_ids"; then echo " ${p#/proc/} ($comm) in $id"; break; fi
+    done
+  done
+  find /proc/[0-9]*/fd -mindepth 1 -maxdepth 1 \( -lname 'uts:*' -o -lname 'ipc:*' -o -lname 'mnt:*' \) \
+       -printf '%h %l\n' 2>/dev/null | while read -r dir id; do
+    if grep -qxF -e "$id" <<<"$host_ids"; then echo " ${dir%/fd} holds $id open"; fi
+  done
+}
 
 key=$(cat "$FAULT_DIR/key" 2>/dev/null || echo no-job)
 # No PE may outlive the job. After a launcher killed with SIGKILL the PEs
@@ -223,9 +320,11 @@ while :; do
   new=$(comm -13 <(echo "$shm_before") <(shm_list) | grep . || true)
   others=$(echo "$new" | grep -v "^gk-$key-" || true)
   new=$(echo "$new" | grep "^gk-$key-" || true)
-  [ -z "$alive" ] && [ -z "$new" ] && break
+  in_host=$(host_leftovers)
+  [ -z "$alive" ] && [ -z "$new" ] && [ -z "$in_host" ] && break
   if [ "$case_name" != launcher-killed ] || [ "$(now_ns)" -gt "$deadline" ]; then
     [ -z "$alive" ] || fail "PEs still running after the job ended:$alive"
+    [ -z "$in_host" ] || fail "simulated hosts outlived the job:$in_host"
     fail "left in /dev/shm: $new"
   fi
   sleep 0.02
