@@ -13,7 +13,10 @@
 #include "pe_check.h"
 
 #define REMOTE_OPS 3000 /* per other PE, per counter */
-#define OWNER_CAP 16      /* PE 0 makes at most this many times REMOTE_OPS per other PE */
+/* PE 0 keeps within this many updates per update the others made (plus
+ * a start), so that its updates are spread over theirs. */
+#define OWNER_RATIO 16
+#define OWNER_START 1000
 
 int main(void)
 {
@@ -23,7 +26,7 @@ int main(void)
     uint64_t *c = gk_calloc(4, sizeof(uint64_t));
     uint32_t *c32 = gk_calloc(2, sizeof(uint32_t));
     /* Which old values fetch-add returned: a bit each, on PE 0. */
-    size_t max_olds = (size_t)(OWNER_CAP + 1) * REMOTE_OPS * (size_t)npes;
+    size_t max_olds = (size_t)(OWNER_RATIO + 1) * REMOTE_OPS * (size_t)npes + OWNER_START;
     uint64_t *seen = gk_calloc(max_olds / 64 + 1, sizeof(uint64_t));
     CHECK_TRUE(c != NULL && c32 != NULL && seen != NULL);
     for (int pe = 0; pe < npes; pe++)
@@ -53,13 +56,14 @@ int main(void)
     } else {
         /* The owner, on its own words, until the others are done. */
         uint64_t done = 0;
-        uint64_t cap = (uint64_t)OWNER_CAP * REMOTE_OPS * (uint64_t)(npes - 1);
         while (done < (uint64_t)npes - 1) {
             /* The others' operations need this PE's progress only where
              * it has no progress thread; gk_poll drives it then. */
             CHECK_OK(gk_poll());
             CHECK_OK(gk_atomic_fetch_u64(0, &c[3], &done));
-            if (owner_ops >= cap)
+            uint64_t now = 0;
+            CHECK_OK(gk_atomic_fetch_u64(0, &c[2], &now));
+            if (owner_ops >= OWNER_RATIO * (now - owner_ops) + OWNER_START)
                 continue;
             CHECK_OK(gk_atomic_fetch_add_u64(0, &c[0], 1, &old));
             if (old >= max_olds)
