@@ -17,8 +17,13 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
     gk__rt_flush_wakes(); /* an atomic may be a poll: see gk__xfer_get */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     status = peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
-    if (op != GK__AMO_FETCH)
-        gk__rt_wake_done(pe, offset, offset + width); /* the atomic checked */
+    if (op != GK__AMO_FETCH) {
+        /* A peer not mapped here is woken by its transport, after the
+         * atomic (net.h, "Wake-ups"); a mapped one's atomic checked. */
+        if (status == GK_OK && peer->direct == NULL)
+            status = peer->transport->wake(peer, offset, offset + width);
+        gk__rt_wake_done(pe, offset, offset + width);
+    }
     return status;
 }
 
