@@ -50,14 +50,15 @@
       "attach), pieces (medium active messages, where cross-memory attach is " \
       "not allowed)")                                                          \
     X(UCX_PROGRESS_THREAD, tristate, ucx_progress_thread, "auto",              \
-      "auto, 0 or 1: a thread that drives UCX while the PE computes, so that " \
-      "other PEs' puts, gets and atomics to it (which UCX's TCP transport "    \
-      "carries out at the target) and their active messages move on; it "      \
-      "sleeps while nothing arrives (auto: on when some PE is reached "        \
-      "through UCX)")                                                          \
+      "auto, 0 or 1: a thread that drives UCX while the PE computes or "       \
+      "sleeps, so that other PEs' puts, gets and atomics to it (which UCX's "  \
+      "TCP transport carries out at the target) and their active messages "   \
+      "move on; it sleeps while nothing arrives (auto: on when some PE is "    \
+      "reached through UCX). With 0 they move only while the PE calls "        \
+      "gasket, and wait up to GK_SLEEP_MS while it sleeps in a wait")         \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
-      "1 (for testing): reach every other PE through UCX, even on this node, " \
-      "instead of mapping its segment")
+      "testing: 1 reaches every other PE through UCX, even on this node (no "  \
+      "mapping of its segment), to test the UCX transport on one machine")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \
