@@ -407,11 +407,19 @@ void gk__ucx_close(void)
     if (u->worker == NULL)
         return;
     /* Complete what is ours in flight, then let every PE stop taking a
-     * vanishing peer for a failure before any connection goes. */
+     * vanishing peer for a failure before any connection goes. Others'
+     * last operations to us (the reply to a barrier's atomic) may still
+     * need our worker while we wait in that barrier, which does not
+     * drive it: the progress thread does, started for it if it was off. */
     gk__ucx_transport.quiet();
     atomic_store_explicit(&u->closing, 1, memory_order_release);
-    if (u->joined)
+    if (u->joined) {
+        if (!atomic_load_explicit(&u->thread_running, memory_order_relaxed) &&
+            gk__ucx_thread_start() != GK_OK)
+            gk__warn("closing UCX without its progress thread: a PE still waiting for this "
+                     "one may wait until the job's time limit");
         gk__boot_barrier(u->boot);
+    }
     gk__ucx_thread_stop();
     /* Wake-ups sent from flush callbacks: their buffers go at completion. */
     gk__ucx_transport.quiet();

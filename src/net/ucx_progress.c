@@ -111,6 +111,11 @@ static void ucx_worker_sleep(int timeout_ms)
     poll(&pfd, 1, timeout_ms);
 }
 
+/* Set while a wait asks whether the job is alive: the check may itself
+ * wait for a request of ours (a peer's collective word, read through
+ * UCX), and that wait must not ask again. */
+static _Thread_local int ucx_checking_alive;
+
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
 {
     if (request == NULL)
@@ -135,10 +140,14 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
             else
                 ucx_worker_sleep((int)sleep_ms);
             if (!atomic_load_explicit(&r->done, memory_order_acquire) &&
-                policy->check_alive != NULL && policy->check_alive() != GK_OK) {
-                /* The job ends. The request is left to UCX, never
-                 * freed: its callback may still come. */
-                return GK_ERR_UNREACHABLE;
+                policy->check_alive != NULL && !ucx_checking_alive) {
+                ucx_checking_alive = 1;
+                int alive = policy->check_alive();
+                ucx_checking_alive = 0;
+                /* The job ends. The request is left to UCX, never freed:
+                 * its callback may still come. */
+                if (alive != GK_OK)
+                    return alive;
             }
         }
     }
