@@ -10,16 +10,19 @@
  * spinning and no timer, so an idle PE costs nothing. gk__ucx_close wakes
  * it with ucp_worker_signal.
  *
- * While the thread runs it alone drives the worker; the application's
- * threads only post operations and wait for them. Where PEs outnumber
- * cores (or a PE is bound to one core, as with gasket-run --bind) a PE's
- * two threads share a core, and two drivers would take turns at the
- * worker's lock and the network's sockets, each turn a context switch.
- * A waiting thread therefore watches its request's completion word,
- * which the request's callback sets on the driving thread: spinning,
- * then yielding, then sleeping on the word as a futex, as every wait in
- * gasket does (base/wait.h). Without the thread (GK_UCX_PROGRESS_THREAD=0)
- * the waiting thread drives the worker itself and sleeps in poll().
+ * One thread drives the worker at a time (progress_lock): two drivers
+ * would take turns at the worker's lock and the network's sockets, each
+ * turn a context switch where a PE's threads share a core (more PEs than
+ * cores, or gasket-run --bind). A thread that waits for a request of its
+ * own (a get, a fetching atomic, a flush) drives the worker itself while
+ * it spins and yields, holding the drive for that whole time: the answer
+ * it waits for then costs no thread wake-up, and the progress thread,
+ * woken by the same event, waits for the drive instead of contending.
+ * Past that it lets go and sleeps on its request's completion word, a
+ * futex that the request's callback sets on whichever thread drives (or,
+ * without the progress thread, in poll() on the worker's descriptor), as
+ * every wait in gasket sleeps (base/wait.h). The application's other
+ * calls into progress (its spin loops) leave the worker to the thread.
  */
 #include "net/ucx_int.h"
 
@@ -125,16 +128,24 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
     struct gk__ucx_req *r = request;
     const struct gk__wait_policy *policy = &gk__wait_policy;
     unsigned sleep_ms = policy->sleep_ms ? policy->sleep_ms : 1;
+    unsigned busy = policy->spin_count + policy->yield_count;
+    /* While it spins and yields, the waiter drives the worker itself,
+     * holding the drive for the whole time (top comment). */
+    int driving = busy > 0 && pthread_mutex_trylock(&gk__ucx.progress_lock) == 0;
     for (unsigned polls = 0; !atomic_load_explicit(&r->done, memory_order_acquire);) {
         int threaded = atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed);
-        if (!threaded && ucx_drive() > 0)
+        if (driving ? ucp_worker_progress(gk__ucx.worker) != 0 : !threaded && ucx_drive() > 0)
             continue;
         polls++;
         if (polls <= policy->spin_count) {
             gk__cpu_relax();
-        } else if (polls <= policy->spin_count + policy->yield_count) {
+        } else if (polls <= busy) {
             sched_yield();
         } else {
+            if (driving) {
+                pthread_mutex_unlock(&gk__ucx.progress_lock);
+                driving = 0;
+            }
             if (threaded)
                 ucx_req_sleep(r, sleep_ms);
             else
@@ -151,6 +162,8 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
             }
         }
     }
+    if (driving)
+        pthread_mutex_unlock(&gk__ucx.progress_lock);
     ucs_status_t st = r->status;
     /* Ready for its next use: UCX does not initialize a recycled request. */
     gk__ucx_req_init(r);
