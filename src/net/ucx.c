@@ -40,10 +40,31 @@ struct gk__ucx gk__ucx = {.efd = -1};
 
 #define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* What UCX says of an operation whose peer went away (or of a request
+ * that an endpoint's failure cancelled). */
+static int ucx_peer_gone(ucs_status_t status)
+{
+    switch (status) {
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_NOT_CONNECTED:
+    case UCS_ERR_IO_ERROR:
+    case UCS_ERR_CANCELED:
+    case UCS_ERR_REJECTED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int gk__ucx_status(ucs_status_t status, const char *what, int pe)
 {
     if (status == UCS_OK)
         return GK_OK;
+    if (pe >= 0 && ucx_peer_gone(status) && gk__ucx.joined &&
+        !atomic_load_explicit(&gk__ucx.closing, memory_order_acquire))
+        gk__ucx_peer_failed(pe, status);
     if (pe >= 0)
         gk__error("%s to PE %d failed: %s", what, pe, ucs_status_string(status));
     else
@@ -60,19 +81,28 @@ const char *gk__ucx_version(void)
 /* Failures                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* How long a PE that lost a peer leaves the launcher to end the job. */
+#define UCX_FAILURE_GRACE_MS 1000
+
 /*
  * A connection to a peer failed: the peer died or its host went away. The
- * job cannot go on (the peer's memory is gone), so end it as gk_abort
- * does, through the bootstrap. From the closing barrier on, a peer that
- * goes away is only finishing first.
+ * job cannot go on (the peer's memory is gone), so it ends, as gk_abort
+ * ends it, through the bootstrap. But the launcher usually knows first
+ * (it watches the PEs it started) and its report names the PE that died
+ * and how, where ours would only name a lost connection: so the first
+ * thread here gives it a moment before it asks for the end itself, and
+ * the others wait for that.
  */
-static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+void gk__ucx_peer_failed(int pe, ucs_status_t status)
 {
-    const struct gk__ucx_peer *peer = arg;
-    if (atomic_load_explicit(&gk__ucx.closing, memory_order_acquire))
-        return;
-    gk__error("PE %d: the network connection failed (%s)", peer->pe, ucs_status_string(status));
+    static atomic_flag reporting = ATOMIC_FLAG_INIT;
+    if (atomic_flag_test_and_set(&reporting)) {
+        for (;;)
+            pause();
+    }
     struct gk__boot *boot = gk__ucx.boot;
+    poll(NULL, 0, UCX_FAILURE_GRACE_MS);
+    gk__error("PE %d: the network connection failed (%s)", pe, ucs_status_string(status));
     boot->ops->abort(boot, 1, "a network connection failed");
     /* The launcher now stops every PE; let its report name the failure. */
     if (boot->fd >= 0) {
@@ -80,6 +110,15 @@ static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
         poll(&pfd, 1, 2000);
     }
     _exit(gk__boot_abort_status(1));
+}
+
+/* From the closing barrier on, a peer that goes away is only finishing
+ * first. */
+static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    const struct gk__ucx_peer *peer = arg;
+    if (!atomic_load_explicit(&gk__ucx.closing, memory_order_acquire))
+        gk__ucx_peer_failed(peer->pe, status);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -100,8 +100,11 @@ struct gk__ucx {
 
 extern struct gk__ucx gk__ucx;
 
-/* GK_OK, or logs `what` with UCX's reason and returns an error. */
+/* GK_OK, or logs `what` with UCX's reason and returns an error; a peer
+ * that went away ends the job (gk__ucx_peer_failed). */
 int gk__ucx_status(ucs_status_t status, const char *what, int pe);
+/* Ends the job: the connection to `pe` failed. */
+void gk__ucx_peer_failed(int pe, ucs_status_t status) __attribute__((noreturn, cold));
 /* Waits for a request UCX returned (NULL: done; an error pointer: failed)
  * and frees it. The operation's callback must be gk__ucx_req_done. */
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
