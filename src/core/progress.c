@@ -55,9 +55,14 @@
  *    that finds the room, or the owner's release came after, and then the
  *    owner sees our bit (set, complete, before we announced) and our
  *    announcement, and wakes us;
- *  - a sender outside a handler reads the target's `held` with a get every
- *    HELD_CHECK_EVERY messages, not each one (a round trip on a network),
- *    so such a target holds at most that many more than HELD_HIGH.
+ *  - a sender outside a handler reads the target's `held` with a get, not
+ *    at each message (a get there is a round trip, served by the target's
+ *    progress thread where the network has no remote memory access):
+ *    every HELD_CHECK_MIN messages while the target holds any, and half
+ *    as often after each look that finds it holding none, down to every
+ *    HELD_CHECK_MAX. So such a target holds at most about HELD_HIGH +
+ *    HELD_CHECK_MAX messages more per sender, and one that holds none,
+ *    the usual case, costs a get per HELD_CHECK_MAX messages.
  */
 #include "core/progress.h"
 
@@ -86,9 +91,11 @@ struct inbox_seen {
      * count is read without it, as the send path's cheap test). */
     _Atomic uint64_t n_deferred;
     struct deferred *deferred_head, *deferred_tail;
-    /* A peer not mapped here: messages sent to it outside handlers, which
-     * read its held count every HELD_CHECK_EVERY (top comment). */
+    /* A peer not mapped here: messages sent to it outside handlers since
+     * its held count was read, and how many may go before the next read
+     * (top comment; 0: HELD_CHECK_MIN). */
     _Atomic uint32_t sent_unchecked;
+    _Atomic uint32_t held_check_every;
 };
 static struct inbox_seen *inbox_seen;
 
@@ -103,7 +110,8 @@ struct deferred {
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
 #define HELD_HIGH 256
 #define HELD_LOW 64
-#define HELD_CHECK_EVERY 32u
+#define HELD_CHECK_MIN 32u
+#define HELD_CHECK_MAX 1024u
 
 /* A word of an inbox's control block, as an offset into its segment (for
  * peers reached through their transport). */
@@ -450,13 +458,21 @@ static int remote_held_low(const void *arg)
     return remote_held(*(const int *)arg) <= HELD_LOW;
 }
 
-/* The HELD_HIGH rule for such a peer, looked at every HELD_CHECK_EVERY
- * messages (top comment). */
+/* The HELD_HIGH rule for such a peer, looked at now and then (top
+ * comment). Threads of this PE may share the counts: they are estimates. */
 static int remote_held_wait(int pe)
 {
-    uint32_t sent = atomic_fetch_add_explicit(&inbox_seen[pe].sent_unchecked, 1,
-                                              memory_order_relaxed);
-    if (sent % HELD_CHECK_EVERY != 0 || remote_held(pe) <= HELD_HIGH)
+    struct inbox_seen *seen = &inbox_seen[pe];
+    uint32_t every = atomic_load_explicit(&seen->held_check_every, memory_order_relaxed);
+    if (every == 0)
+        every = HELD_CHECK_MIN;
+    if (atomic_fetch_add_explicit(&seen->sent_unchecked, 1, memory_order_relaxed) + 1 < every)
+        return GK_OK;
+    atomic_store_explicit(&seen->sent_unchecked, 0, memory_order_relaxed);
+    uint64_t held = remote_held(pe);
+    every = held != 0 ? HELD_CHECK_MIN : every < HELD_CHECK_MAX / 2 ? 2 * every : HELD_CHECK_MAX;
+    atomic_store_explicit(&seen->held_check_every, every, memory_order_relaxed);
+    if (held <= HELD_HIGH)
         return GK_OK;
     return gk__wait_poll(remote_held_low, &pe);
 }
