@@ -33,7 +33,8 @@ static int parse_number(const char *text, unsigned long long *value_p)
 
 int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opts_p)
 {
-    struct bench_opts opts = {.name = NULL, .iters = 0, .warmup = -1, .max_size = 0,
+    struct bench_opts opts = {.name = NULL, .iters = 0, .warmup = -1, .min_size = 0,
+                              .max_size = 0,
                               .digits = 2, .n_args = 0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -43,7 +44,8 @@ int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opt
             exit(0);
         }
         if (strcmp(arg, "--iters") == 0 || strcmp(arg, "--warmup") == 0 ||
-            strcmp(arg, "--max-size") == 0 || strcmp(arg, "--digits") == 0) {
+            strcmp(arg, "--min-size") == 0 || strcmp(arg, "--max-size") == 0 ||
+            strcmp(arg, "--digits") == 0) {
             if (i + 1 >= argc || parse_number(argv[i + 1], &value) != 0) {
                 fprintf(stderr, "%s: %s needs a number\n", argv[0], arg);
                 goto err_usage;
@@ -61,6 +63,8 @@ int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opt
                     goto err_usage;
                 }
                 opts.warmup = (long)value;
+            } else if (strcmp(arg, "--min-size") == 0) {
+                opts.min_size = (size_t)value;
             } else if (strcmp(arg, "--max-size") == 0) {
                 if (value < 1) {
                     fprintf(stderr, "%s: --max-size must be at least 1\n", argv[0]);
@@ -144,6 +148,17 @@ size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi)
     if (opts->max_size != 0 && opts->max_size < last)
         last = opts->max_size;
     return last < lo ? lo : last;
+}
+
+size_t bench_first_size(const struct bench_opts *opts, size_t lo, size_t hi)
+{
+    size_t first = lo, last = bench_last_size(opts, lo, hi);
+    if (first < opts->min_size) {
+        first = lo != 0 ? lo : 1;
+        while (first < opts->min_size && first * 2 <= last)
+            first *= 2;
+    }
+    return first;
 }
 
 void bench_header(const char *name, const char *impl, int npes, const char *note,

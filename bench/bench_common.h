@@ -20,11 +20,13 @@
 #define BENCH_MAX_ARGS 8
 
 /* The command line every program takes: NAME [--iters N] [--warmup N]
- * [--max-size BYTES] [--digits D] [extra positional arguments]. */
+ * [--min-size BYTES] [--max-size BYTES] [--digits D] [extra positional
+ * arguments]. */
 struct bench_opts {
     const char *name; /* the benchmark to run */
     long iters;       /* --iters: base count for small messages; 0: default */
     long warmup;      /* --warmup: base warm-up count; -1: default */
+    size_t min_size;  /* --min-size: start every sweep here; 0: no limit */
     size_t max_size;  /* --max-size: end every sweep here; 0: no limit */
     int digits;       /* --digits: decimals of latencies (2, as OSU) */
     int n_args;       /* positional arguments after NAME */
@@ -60,8 +62,14 @@ long bench_bw_loops(const struct bench_opts *opts, size_t size);
  * (but never below lo, so each sweep prints at least one row). */
 size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi);
 
+/* The first size of that sweep: the first of lo, 2 lo, 4 lo ... (1, 2, 4 ...
+ * after a lo of 0) that reaches --min-size, or the sweep's last one if none
+ * does, so that each sweep still prints a row. */
+size_t bench_first_size(const struct bench_opts *opts, size_t lo, size_t hi);
+
 #define BENCH_FOR_SIZES(opts, size, lo, hi)                                    \
-    for (size_t size = (lo), size##_last_ = bench_last_size((opts), (lo), (hi));    \
+    for (size_t size = bench_first_size((opts), (lo), (hi)),                   \
+                size##_last_ = bench_last_size((opts), (lo), (hi));            \
          size <= size##_last_; size *= 2)
 
 /*

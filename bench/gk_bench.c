@@ -2,7 +2,7 @@
  * gk-bench: gasket's micro-benchmarks, OSU style, one driver for all:
  *
  *   gasket-run -n 2 --bind build/bench/gk-bench NAME [--iters N] [--warmup N]
- *                                                     [--max-size BYTES] [--digits D]
+ *                            [--min-size BYTES] [--max-size BYTES] [--digits D]
  *
  * Point-to-point benchmarks run between PEs 0 and 1 (other PEs wait in the
  * barriers); barrier and the collectives use every PE. Latencies are
@@ -22,7 +22,7 @@
 
 static const char usage[] =
     "usage: gasket-run -n 2 [--bind] gk-bench NAME [--iters N] [--warmup N]\n"
-    "                                       [--max-size BYTES] [--digits D]\n"
+    "                    [--min-size BYTES] [--max-size BYTES] [--digits D]\n"
     "  put_lat        gk_put + gk_quiet, 1 B to 4 MiB (us)\n"
     "  get_lat        gk_get + gk_quiet, 1 B to 4 MiB (us)\n"
     "  put_bw         windows of 64 gk_put_nbi, then gk_quiet (MB/s)\n"
@@ -48,11 +48,16 @@ static const char usage[] =
     "                 not part of `all`: it needs GK_THREAD_MULTIPLE)\n"
     "  lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat: window lock,\n"
     "                 one put / one get / eight gets, unlock, 8 B to 64 KiB (us)\n"
+    "  lock_xget_lat  exclusive window lock, one get, unlock, 8 B to 64 KiB (us)\n"
     "  lock_contended every PE: PE 0's exclusive lock, update, unlock (us per\n"
     "                 acquisition; # longest wait)\n"
     "  overlap        % of a locked put / get hidden behind computation\n"
+    "  passive_busy   lock + put + unlock and lock + get + unlock, 8 B and 1 MiB,\n"
+    "                 while PE 1 waits in a barrier (_idle) and while it computes\n"
+    "                 50 ms without calling gasket (_busy) (us)\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
-    "scale down with the size); --digits the decimals of latencies (2).\n";
+    "scale down with the size); --min-size and --max-size bound the sizes;\n"
+    "--digits the decimals of latencies (2).\n";
 
 int bench_me, bench_npes;
 unsigned char *bench_sym, *bench_priv;
@@ -433,8 +438,10 @@ static const struct {
     {"lock_get_lat", bench_lock_get_lat},
     {"lock_get8_lat", bench_lock_get8_lat},
     {"lock_all_get_lat", bench_lock_all_get_lat},
+    {"lock_xget_lat", bench_lock_xget_lat},
     {"lock_contended", bench_lock_contended},
     {"overlap", bench_overlap},
+    {"passive_busy", bench_passive_busy},
 };
 #define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 

@@ -37,7 +37,9 @@ void bench_lock_put_lat(const struct bench_opts *opts, const char *name);
 void bench_lock_get_lat(const struct bench_opts *opts, const char *name);
 void bench_lock_get8_lat(const struct bench_opts *opts, const char *name);
 void bench_lock_all_get_lat(const struct bench_opts *opts, const char *name);
+void bench_lock_xget_lat(const struct bench_opts *opts, const char *name);
 void bench_lock_contended(const struct bench_opts *opts, const char *name);
 void bench_overlap(const struct bench_opts *opts, const char *name);
+void bench_passive_busy(const struct bench_opts *opts, const char *name);
 
 #endif /* GK_BENCH_GK_BENCH_H */

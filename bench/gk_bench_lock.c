@@ -6,6 +6,7 @@
  *   lock_get_lat      shared lock on PE 1, one get, unlock
  *   lock_get8_lat     shared lock, eight gets, unlock
  *   lock_all_get_lat  lock_all, one get from PE 1, unlock_all
+ *   lock_xget_lat     exclusive lock on PE 1, one get, unlock
  *   lock_contended    every PE takes PE 0's exclusive lock, adds one to a
  *                     word (get, put), unlocks: one row "8 us", the job's
  *                     microseconds per acquisition, and a # line with the
@@ -14,6 +15,12 @@
  *                     bytes, a calibrated computation about as long as the
  *                     epoch, unlock; the % of the transfer hidden behind the
  *                     computation (100: all of it; bench_overlap_measure())
+ *   passive_busy      lock + put + unlock (exclusive) and lock + get + unlock
+ *                     (shared), 8 B and 1 MiB, timed while PE 1 waits in a
+ *                     barrier (tables passive_put_idle, passive_get_idle)
+ *                     and while it computes for 50 ms without calling gasket
+ *                     (passive_put_busy, passive_get_busy): what passive
+ *                     target access costs when the target makes no progress
  *
  * The MPI peer (peers/mpi_lock_peer.c) prints the same tables with MPI-3
  * windows, for osc/sm, osc/rdma and MPICH.
@@ -37,7 +44,7 @@ static gk_win_t *lock_window(size_t size, void **base_p)
     return win;
 }
 
-enum lock_kind { LK_PUT, LK_GET, LK_GET8, LK_ALL_GET };
+enum lock_kind { LK_PUT, LK_GET, LK_GET8, LK_ALL_GET, LK_XGET };
 
 static void lock_epoch(gk_win_t *win, enum lock_kind kind, size_t size)
 {
@@ -49,7 +56,9 @@ static void lock_epoch(gk_win_t *win, enum lock_kind kind, size_t size)
         break;
     case LK_GET:
     case LK_GET8:
-        bench_check(gk_win_lock(win, 1, GK_LOCK_SHARED, 0), "gk_win_lock");
+    case LK_XGET:
+        bench_check(gk_win_lock(win, 1, kind == LK_XGET ? GK_LOCK_EXCLUSIVE : GK_LOCK_SHARED, 0),
+                    "gk_win_lock");
         for (int i = 0; i < (kind == LK_GET8 ? 8 : 1); i++)
             bench_check(gk_win_get(win, 1, (size_t)i * size, bench_priv + (size_t)i * size,
                                    size),
@@ -72,7 +81,8 @@ static void lock_lat(const struct bench_opts *opts, const char *name, enum lock_
     gk_win_t *win = lock_window(8 * LOCK_MAX_MSG, &base);
     static const char *const units[] = {
         "us per exclusive lock + gk_win_put + unlock", "us per shared lock + gk_win_get + unlock",
-        "us per shared lock + 8 gk_win_get + unlock", "us per lock_all + gk_win_get + unlock_all"};
+        "us per shared lock + 8 gk_win_get + unlock", "us per lock_all + gk_win_get + unlock_all",
+        "us per exclusive lock + gk_win_get + unlock"};
     if (bench_me == 0)
         bench_header(name, "gasket", bench_npes, NULL, units[kind]);
     BENCH_FOR_SIZES(opts, size, 8, LOCK_MAX_MSG) {
@@ -99,6 +109,7 @@ void bench_lock_all_get_lat(const struct bench_opts *o, const char *n)
 {
     lock_lat(o, n, LK_ALL_GET);
 }
+void bench_lock_xget_lat(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_XGET); }
 
 void bench_lock_contended(const struct bench_opts *opts, const char *name)
 {
@@ -189,6 +200,104 @@ void bench_overlap(const struct bench_opts *opts, const char *name)
             printf("%-12zu %.1f\n", size,
                    bench_overlap_measure(overlap_epoch, &c, bench_iters(opts, size, 5000)));
             fflush(stdout);
+        }
+    }
+    bench_check(gk_barrier(), "gk_barrier");
+    bench_check(gk_win_free(win), "gk_win_free");
+}
+
+/*
+ * passive_busy. Each trial starts at a barrier. PE 1 then either waits in
+ * the next barrier (idle: it runs gasket's progress) or computes for
+ * PASSIVE_BUSY_US before entering it, making no gasket call meanwhile
+ * (busy). PE 0 lets PASSIVE_START_US pass, so that PE 1 is surely in its
+ * computation, then times epochs one by one until PASSIVE_WINDOW_US after
+ * the start (at least one); an epoch that needs PE 1's help takes until
+ * its computation ends, and the table shows it. Idle and busy trials
+ * alternate, so a drift of the machine touches both alike. A row is the
+ * median over every epoch timed.
+ */
+#define PASSIVE_BUSY_US 50000.0
+#define PASSIVE_START_US 5000.0
+#define PASSIVE_WINDOW_US 35000.0
+#define PASSIVE_TRIALS 10
+#define PASSIVE_MAX_EPOCHS 64 /* per trial */
+
+struct passive_samples {
+    double us[PASSIVE_TRIALS * PASSIVE_MAX_EPOCHS];
+    int n;
+};
+
+static int passive_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void passive_trial(const struct overlap_ctx *c, int busy, struct passive_samples *out)
+{
+    bench_check(gk_barrier(), "gk_barrier");
+    double start = bench_now_us();
+    if (bench_me == 1 && busy) {
+        while (bench_now_us() - start < PASSIVE_BUSY_US)
+            bench_compute(1000);
+    } else if (bench_me == 0) {
+        while (bench_now_us() - start < PASSIVE_START_US)
+            ;
+        int n = 0;
+        do {
+            double t0 = bench_now_us();
+            overlap_epoch((void *)c, 0);
+            double t1 = bench_now_us();
+            if (out != NULL && out->n < PASSIVE_TRIALS * PASSIVE_MAX_EPOCHS)
+                out->us[out->n++] = t1 - t0;
+        } while (++n < PASSIVE_MAX_EPOCHS && bench_now_us() - start < PASSIVE_WINDOW_US);
+    }
+    bench_check(gk_barrier(), "gk_barrier");
+}
+
+void bench_passive_busy(const struct bench_opts *opts, const char *name)
+{
+    if (!bench_need_two(name))
+        return;
+    static const size_t sizes[] = {8, (size_t)1 << 20};
+    enum { N_SIZES = sizeof(sizes) / sizeof(sizes[0]) };
+    /* [is_get][busy][size] */
+    static struct passive_samples samples[2][2][N_SIZES];
+    memset(samples, 0, sizeof(samples));
+    void *base = NULL;
+    gk_win_t *win = lock_window(sizes[N_SIZES - 1], &base);
+    for (int is_get = 0; is_get < 2; is_get++) {
+        for (int s = 0; s < N_SIZES; s++) {
+            if (sizes[s] < opts->min_size || (opts->max_size != 0 && sizes[s] > opts->max_size))
+                continue;
+            struct overlap_ctx c = {win, sizes[s], is_get};
+            passive_trial(&c, 0, NULL); /* warm-up */
+            for (int t = 0; t < PASSIVE_TRIALS; t++) {
+                int busy_first = t % 2;
+                passive_trial(&c, busy_first, &samples[is_get][busy_first][s]);
+                passive_trial(&c, !busy_first, &samples[is_get][!busy_first][s]);
+            }
+        }
+    }
+    if (bench_me == 0) {
+        static const char *const tables[2][2] = {{"passive_put_idle", "passive_put_busy"},
+                                                 {"passive_get_idle", "passive_get_busy"}};
+        for (int is_get = 0; is_get < 2; is_get++) {
+            for (int busy = 0; busy < 2; busy++) {
+                bench_header(tables[is_get][busy], "gasket", bench_npes,
+                             busy ? "PE 1 computes 50 ms without calling gasket"
+                                  : "PE 1 waits in gk_barrier",
+                             is_get ? "us per shared lock + gk_win_get + unlock (median)"
+                                    : "us per exclusive lock + gk_win_put + unlock (median)");
+                for (int s = 0; s < N_SIZES; s++) {
+                    struct passive_samples *p = &samples[is_get][busy][s];
+                    if (p->n == 0)
+                        continue;
+                    qsort(p->us, (size_t)p->n, sizeof(p->us[0]), passive_cmp);
+                    bench_row_lat(opts, sizes[s], p->us[p->n / 2]);
+                }
+            }
         }
     }
     bench_check(gk_barrier(), "gk_barrier");

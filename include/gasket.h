@@ -1004,10 +1004,16 @@ GK_API int gk_poll(void);
  * in MPI's non-overtaking order between a pair of PEs. Messages up to
  * gk_msg_eager_limit() bytes are copied eagerly; larger ones use a
  * rendezvous in which the receiver copies the data straight from the
- * sender's buffer (one copy). A message longer than the receive buffer
- * completes the receive with GK_ERR_TRUNCATE in its status (the buffer
- * holds the first `capacity` bytes). Receives need the receiver's progress
- * (any blocking call or gk_poll()); one-sided operations never do.
+ * sender's buffer (one copy), which needs nothing of the sender. The
+ * exception: from a PE on another node, a large message whose buffer lies
+ * outside the symmetric heap travels in pieces that the sender's progress
+ * engine sends, so its receive also waits for the sender's progress (any
+ * blocking call or gk_poll() there, or its progress thread); send from the
+ * symmetric heap where that matters (docs/PROGRESS.md). A message longer
+ * than the receive buffer completes the receive with GK_ERR_TRUNCATE in its
+ * status (the buffer holds the first `capacity` bytes). Receives need the
+ * receiver's progress (any blocking call or gk_poll()); one-sided
+ * operations never do.
  */
 #define GK_ANY_SOURCE (-1)
 #define GK_ANY_TAG (-1)

@@ -7,7 +7,7 @@
  *   mpirun.mpich -n 2 mpi-lock-peer-mpich NAME [options]
  *
  * lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat,
- * lock_contended and overlap, as in gk_bench_lock.c (MPI_Win_lock,
+ * lock_xget_lat, lock_contended and overlap, as in gk_bench_lock.c (MPI_Win_lock,
  * MPI_Put/MPI_Get, MPI_Win_unlock; MPI_Win_lock_all for lock_all).
  */
 #include <mpi.h>
@@ -26,7 +26,8 @@
 
 static const char usage[] =
     "usage: mpirun -n 2 --bind-to core [--mca osc sm|rdma] mpi-lock-peer NAME [options]\n"
-    "  lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat, lock_contended,\n"
+    "  lock_put_lat, lock_get_lat, lock_get8_lat, lock_all_get_lat, lock_xget_lat,\n"
+    "  lock_contended,\n"
     "  overlap (see bench/gk_bench_lock.c)\n";
 
 static int me, npes;
@@ -44,7 +45,7 @@ static MPI_Win window(size_t size, void **base_p)
     return win;
 }
 
-enum lock_kind { LK_PUT, LK_GET, LK_GET8, LK_ALL_GET };
+enum lock_kind { LK_PUT, LK_GET, LK_GET8, LK_ALL_GET, LK_XGET };
 
 static void lock_epoch(MPI_Win win, enum lock_kind kind, size_t size)
 {
@@ -57,7 +58,9 @@ static void lock_epoch(MPI_Win win, enum lock_kind kind, size_t size)
         break;
     case LK_GET:
     case LK_GET8:
-        check(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win), "MPI_Win_lock");
+    case LK_XGET:
+        check(MPI_Win_lock(kind == LK_XGET ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 1, 0, win),
+              "MPI_Win_lock");
         for (int i = 0; i < (kind == LK_GET8 ? 8 : 1); i++)
             check(MPI_Get(priv + (size_t)i * size, n, MPI_BYTE, 1, (MPI_Aint)i * n, n,
                           MPI_BYTE, win),
@@ -80,7 +83,8 @@ static void lock_lat(const struct bench_opts *opts, const char *name, enum lock_
         "us per exclusive MPI_Win_lock + MPI_Put + unlock",
         "us per shared MPI_Win_lock + MPI_Get + unlock",
         "us per shared MPI_Win_lock + 8 MPI_Get + unlock",
-        "us per MPI_Win_lock_all + MPI_Get + unlock_all"};
+        "us per MPI_Win_lock_all + MPI_Get + unlock_all",
+        "us per exclusive MPI_Win_lock + MPI_Get + unlock"};
     if (me == 0)
         bench_header(name, "MPI", npes, NULL, units[kind]);
     BENCH_FOR_SIZES(opts, size, 8, LOCK_MAX_MSG) {
@@ -192,6 +196,7 @@ static void run_put(const struct bench_opts *o, const char *n) { lock_lat(o, n, 
 static void run_get(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_GET); }
 static void run_get8(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_GET8); }
 static void run_all(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_ALL_GET); }
+static void run_xget(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_XGET); }
 
 static const struct {
     const char *name;
@@ -199,6 +204,7 @@ static const struct {
 } benches[] = {
     {"lock_put_lat", run_put},      {"lock_get_lat", run_get},
     {"lock_get8_lat", run_get8},    {"lock_all_get_lat", run_all},
+    {"lock_xget_lat", run_xget},
     {"lock_contended", lock_contended}, {"overlap", overlap},
 };
 

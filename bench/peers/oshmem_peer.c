@@ -1,0 +1,160 @@
+/*
+ * oshmem-peer: gk-bench's one-sided benchmarks with OpenSHMEM calls, the
+ * same names, command line and tables, for Open MPI's OSHMEM:
+ *
+ *   oshrun -n 2 --bind-to core --mca spml ucx build/bench/oshmem-peer NAME
+ *          [--iters N] [--warmup N] [--min-size BYTES] [--max-size BYTES]
+ *          [--digits D]
+ *
+ * PE 0 targets PE 1's copy of a buffer from shmem_malloc; PE 1 waits in the
+ * next barrier. The latency loops are gk-bench's (bench/gk_bench.c): a call
+ * and its completion, one after the other.
+ */
+#include <shmem.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench_common.h"
+
+static const char usage[] =
+    "usage: oshrun -n 2 --bind-to core --mca spml ucx oshmem-peer NAME [--iters N]\n"
+    "              [--warmup N] [--min-size BYTES] [--max-size BYTES] [--digits D]\n"
+    "  put_lat   shmem_putmem + shmem_quiet, 1 B to 4 MiB (us)\n"
+    "  get_lat   shmem_getmem (blocking), 1 B to 4 MiB (us)\n"
+    "  put_bw    windows of 64 shmem_putmem_nbi, then shmem_quiet (MB/s)\n"
+    "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n";
+
+static int me, npes;
+static unsigned char *sym, *priv;
+
+static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
+{
+    if (me == 0)
+        bench_header(name, "OSHMEM", npes, NULL,
+                     is_put ? "us per shmem_putmem + shmem_quiet" : "us per shmem_getmem");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long iters = bench_iters(opts, size, 200000);
+        long warmup = bench_warmup(opts, size, 200000);
+        shmem_barrier_all();
+        if (me != 0)
+            continue;
+        double t0 = 0;
+        for (long i = -warmup; i < iters; i++) {
+            if (i == 0)
+                t0 = bench_now_us();
+            if (is_put) {
+                shmem_putmem(sym, priv, size, 1);
+                shmem_quiet();
+            } else {
+                shmem_getmem(priv, sym, size, 1);
+            }
+        }
+        bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
+    }
+    shmem_barrier_all();
+}
+
+static void put_bw(const struct bench_opts *opts, const char *name)
+{
+    if (me == 0)
+        bench_header(name, "OSHMEM", npes,
+                     "windows of 64 shmem_putmem_nbi, then shmem_quiet", "MB/s");
+    BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
+        long loops = bench_bw_loops(opts, size);
+        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        shmem_barrier_all();
+        if (me != 0)
+            continue;
+        double t0 = 0;
+        for (long l = -warmup; l < loops; l++) {
+            if (l == 0)
+                t0 = bench_now_us();
+            for (int w = 0; w < BENCH_BW_WINDOW; w++)
+                shmem_putmem_nbi(sym, priv, size, 1);
+            shmem_quiet();
+        }
+        double us = bench_now_us() - t0;
+        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+    }
+    shmem_barrier_all();
+}
+
+static void fadd_lat(const struct bench_opts *opts, const char *name)
+{
+    unsigned long *word = (unsigned long *)(void *)(sym + BENCH_MAX_MSG);
+    long iters = bench_iters(opts, 8, 1000000);
+    long warmup = bench_warmup(opts, 8, 1000000);
+    shmem_barrier_all();
+    if (me == 0) {
+        bench_header(name, "OSHMEM", npes, NULL, "us per shmem_ulong_atomic_fetch_add");
+        unsigned long expected = 0;
+        double t0 = 0;
+        for (long i = -warmup; i < iters; i++) {
+            if (i == 0)
+                t0 = bench_now_us();
+            unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
+            /* The check a program would make keeps the result live. */
+            if (old != expected++) {
+                fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
+                        expected - 1);
+                shmem_global_exit(1);
+            }
+        }
+        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+    }
+    shmem_barrier_all();
+}
+
+static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
+static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
+
+static const struct {
+    const char *name;
+    void (*run)(const struct bench_opts *opts, const char *name);
+} benches[] = {
+    {"put_lat", run_put_lat},
+    {"get_lat", run_get_lat},
+    {"put_bw", put_bw},
+    {"fadd_lat", fadd_lat},
+};
+
+int main(int argc, char **argv)
+{
+    struct bench_opts opts;
+    if (bench_parse(argc, argv, usage, &opts) != 0)
+        return 2;
+    int found = -1;
+    for (size_t b = 0; b < sizeof(benches) / sizeof(benches[0]); b++)
+        if (strcmp(opts.name, benches[b].name) == 0)
+            found = (int)b;
+    if (found < 0 || opts.n_args != 0) {
+        fprintf(stderr, "oshmem-peer: unknown benchmark %s\n%s",
+                found < 0 ? opts.name : opts.args[0], usage);
+        return 2;
+    }
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    if (npes < 2) {
+        if (me == 0)
+            printf("# %s needs 2 PEs; skipped\n", opts.name);
+        shmem_finalize();
+        return 0;
+    }
+    sym = shmem_malloc(2 * BENCH_MAX_MSG);
+    if (sym == NULL || posix_memalign((void **)&priv, 4096, 2 * BENCH_MAX_MSG) != 0) {
+        fprintf(stderr, "oshmem-peer: no memory for the buffers\n");
+        shmem_global_exit(1);
+    }
+    memset(priv, 1, 2 * BENCH_MAX_MSG);
+    memset(sym, 0, 2 * BENCH_MAX_MSG);
+    shmem_barrier_all();
+    benches[found].run(&opts, opts.name);
+    shmem_free(sym);
+    free(priv);
+    shmem_finalize();
+    return 0;
+}
