@@ -223,8 +223,10 @@ GK_API size_t gk_heap_free(void);
 
 /**
  * A pointer through which this PE may load and store PE `pe`'s copy of the
- * symmetric object at `addr`, or NULL when none exists (the PE is on another
- * node, `pe` is invalid, or `addr` is not a symmetric address).
+ * symmetric object at `addr`, or NULL when none exists: `pe` is invalid,
+ * `addr` is not a symmetric address, or PE `pe`'s heap is not mapped here
+ * (it is on another node, or GK_NET_INDIRECT=1 reaches the PEs of this
+ * node as if they were). For the calling PE's own objects it is `addr`.
  */
 GK_API void *gk_ptr(const void *addr, int pe);
 
@@ -1002,10 +1004,16 @@ GK_API int gk_poll(void);
  * in MPI's non-overtaking order between a pair of PEs. Messages up to
  * gk_msg_eager_limit() bytes are copied eagerly; larger ones use a
  * rendezvous in which the receiver copies the data straight from the
- * sender's buffer (one copy). A message longer than the receive buffer
- * completes the receive with GK_ERR_TRUNCATE in its status (the buffer
- * holds the first `capacity` bytes). Receives need the receiver's progress
- * (any blocking call or gk_poll()); one-sided operations never do.
+ * sender's buffer (one copy), which needs nothing of the sender. The
+ * exception: from a PE on another node, a large message whose buffer lies
+ * outside the symmetric heap travels in pieces that the sender's progress
+ * engine sends, so its receive also waits for the sender's progress (any
+ * blocking call or gk_poll() there, or its progress thread); send from the
+ * symmetric heap where that matters (docs/PROGRESS.md). A message longer
+ * than the receive buffer completes the receive with GK_ERR_TRUNCATE in its
+ * status (the buffer holds the first `capacity` bytes). Receives need the
+ * receiver's progress (any blocking call or gk_poll()); one-sided
+ * operations never do.
  */
 #define GK_ANY_SOURCE (-1)
 #define GK_ANY_TAG (-1)

@@ -9,6 +9,9 @@
 #include "base/config.h"
 #include "base/config_table.h"
 #include "gasket.h"
+#ifdef GK_HAVE_UCX
+#include "net/ucx.h"
+#endif
 
 static void print_var(const char *name, const char *type, const char *def,
                       const char *help)
@@ -61,7 +64,11 @@ int main(int argc, char **argv)
     printf("  sanitizers         %s\n", GK_BUILD_SANITIZE ? "address,undefined" : "none");
     printf("transports:\n");
     printf("  shm                yes (PEs on this node: copies and CPU atomics)\n");
-    printf("  ucx                no (off-node transport not built yet)\n");
+#ifdef GK_HAVE_UCX
+    printf("  ucx                yes (PEs on other nodes: UCX %s, UCP API)\n", gk__ucx_version());
+#else
+    printf("  ucx                no (built without UCX: every PE must share a node)\n");
+#endif
     printf("bootstrap:\n");
     printf("  launcher           yes (gasket-run)\n");
     printf("  single             yes (a program started without gasket-run is one PE)\n");

@@ -6,8 +6,10 @@
  * receiver checks every message again before it runs (progress.c).
  *
  * A long payload is put into the target's heap with an ordinary checked
- * put before the message is sent; the message's publication (a release in
- * the ring) orders the payload before the handler's reads.
+ * put before the message is sent. To a mapped peer the message's
+ * publication (a release in the ring) orders the payload before the
+ * handler's reads; through a transport, the put and the message are two
+ * operations, which only a fence between them orders (net.h).
  */
 #include <sched.h>
 #include <string.h>
@@ -112,8 +114,12 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
     if ((kind & GK__AM_KIND_MASK) == GK__AM_LONG) {
         size_t offset = 0;
         status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
-        if (status == GK_OK && nbytes > 0)
+        if (status == GK_OK && nbytes > 0) {
             status = gk__xfer_put(op, pe, dst, payload, nbytes, GK__XFER_NO_WAKE);
+            struct gk__net_peer *peer = &gk__rt.peers[pe];
+            if (status == GK_OK && peer->direct == NULL)
+                status = peer->transport->fence();
+        }
         if (status != GK_OK)
             return status;
         msg.dst_offset = nbytes > 0 ? offset - GK__SEG_HEAP_OFFSET : 0;

@@ -106,6 +106,19 @@ static inline int config_parse_rndv(const char *text, int *value_p)
     return GK_ERR_CONFIG;
 }
 
+static inline int config_parse_tristate(const char *text, int *value_p)
+{
+    if (strcasecmp(text, "auto") == 0)
+        *value_p = -1;
+    else if (strcmp(text, "0") == 0)
+        *value_p = 0;
+    else if (strcmp(text, "1") == 0)
+        *value_p = 1;
+    else
+        return GK_ERR_CONFIG;
+    return GK_OK;
+}
+
 static inline int config_parse_str(const char *text, const char **value_p)
 {
     *value_p = text;

@@ -14,6 +14,7 @@
 #define GK__CONFIG_CTYPE_level int
 #define GK__CONFIG_CTYPE_str const char *
 #define GK__CONFIG_CTYPE_rndv int
+#define GK__CONFIG_CTYPE_tristate int /* -1: auto */
 
 /* GK_RNDV: how a large two-sided message travels (msg/msg.c). */
 enum gk__rndv_mode { GK__RNDV_AUTO, GK__RNDV_CMA, GK__RNDV_PIECES, GK__RNDV_PIPE, GK__RNDV_BOTH };

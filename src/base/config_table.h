@@ -3,9 +3,9 @@
  *   X(NAME, type, field, default, help)
  * The parser (config.c), gasket-info's listing and docs/CONFIG.md come from
  * this table. Types: size (bytes, suffixes K M G T, powers of 1024), uint,
- * level (a GK_LOG level name), rndv (auto, cma or pieces), str. Variables
- * of kind "launcher" are set by gasket-run for each PE and are listed, not
- * parsed.
+ * level (a GK_LOG level name), rndv (auto, cma or pieces), tristate (auto,
+ * 0 or 1), str. Variables of kind "launcher" are set by gasket-run for each
+ * PE and are listed, not parsed.
  */
 #ifndef GK_BASE_CONFIG_TABLE_H
 #define GK_BASE_CONFIG_TABLE_H
@@ -48,7 +48,16 @@
       "sender is busy), pipe (the pipeline always), both (cross-memory attach " \
       "from both sides always), cma (the receiver alone, with cross-memory "   \
       "attach), pieces (medium active messages, where cross-memory attach is " \
-      "not allowed)")
+      "not allowed)")                                                          \
+    X(UCX_PROGRESS_THREAD, tristate, ucx_progress_thread, "auto",              \
+      "auto, 0 or 1: a thread that drives UCX while the PE computes, so that " \
+      "other PEs' puts, gets and atomics to it (which UCX's TCP transport "    \
+      "carries out at the target) and their active messages move on; it "      \
+      "sleeps while nothing arrives (auto: on when some PE is reached "        \
+      "through UCX)")                                                          \
+    X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
+      "1 (for testing): reach every other PE through UCX, even on this node, " \
+      "instead of mapping its segment")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

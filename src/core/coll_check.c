@@ -5,7 +5,10 @@
  */
 #include "core/coll_check.h"
 
+#include <stddef.h>
+
 #include "base/log.h"
+#include "core/xfer.h"
 #include "net/shm.h"
 
 _Thread_local unsigned gk__coll_depth;
@@ -133,21 +136,88 @@ int gk__coll_enter_broken(enum gk__coll_kind kind)
 }
 
 /*
+ * A peer's published words (mem/segment.h). A mapped peer's are loads; a
+ * peer on another host is read through its transport: atomic fetches of
+ * the 64-bit words, a get of a history byte. Reading remote memory here is
+ * sound: this runs on the slow path of a wait inside a collective, after
+ * a sleep, never in a handler (waits refuse there), so a round trip per
+ * peer is small beside the sleep, and the transport may be driven; and it
+ * is needed, as two calls whose steps never meet (a gk_malloc's all-reduce
+ * against a gk_barrier) carry nothing in band, and without the look each
+ * side would wait for ever. A failed read is the transport's error to
+ * return: the job is ending.
+ */
+#define COLL_HEADER_OFFSET(field) offsetof(struct gk__seg_header, field)
+
+static int coll_peer_word(int pe, size_t offset, uint64_t *word_p)
+{
+    return gk__xfer_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
+}
+
+static int coll_peer_now(int pe, uint64_t *word_p)
+{
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct != NULL) {
+        *word_p = gk__shm_peer_coll_now(peer);
+        return GK_OK;
+    }
+    return coll_peer_word(pe, COLL_HEADER_OFFSET(coll_now), word_p);
+}
+
+static int coll_peer_kind(int pe, uint64_t seq, unsigned *kind_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct != NULL) {
+        *kind_p = gk__shm_peer_coll_kind(peer, seq);
+        return GK_OK;
+    }
+    uint8_t kind = 0;
+    int status = peer->transport->get(
+        peer, &kind, COLL_HEADER_OFFSET(coll_kinds) + seq % GK__SEG_COLL_HISTORY, 1);
+    if (status == GK_OK)
+        *kind_p = kind;
+    return status;
+}
+
+/* Whether the peer has published a mismatch it found (1, with *pe_p and
+ * *call_p), or 0; or a negative status. */
+static int coll_peer_clash(int pe, int *pe_p, uint64_t *call_p)
+{
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct != NULL)
+        return gk__shm_peer_coll_clash(peer, pe_p, call_p);
+    uint64_t other = 0;
+    int status = coll_peer_word(pe, COLL_HEADER_OFFSET(coll_clash_pe), &other);
+    if (status != GK_OK || other == 0)
+        return status;
+    /* coll_clash_pe is written last: the call beside it is there. */
+    status = coll_peer_word(pe, COLL_HEADER_OFFSET(coll_clash), call_p);
+    if (status != GK_OK)
+        return status;
+    *pe_p = (int)(other - 1);
+    return 1;
+}
+
+/*
  * A peer at our call number in a call that does not fit ours, or one ahead
  * of us (by less than its history holds) that made such a call at our
  * number: see the header.
  */
 static int coll_check_peer(int pe, uint64_t word)
 {
-    const struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t seq = coll_word_seq(word), mine = gk__rt.coll_seq;
     if (word == 0 || seq < mine || seq - mine >= GK__SEG_COLL_HISTORY)
         return GK_OK;
     unsigned kind = (unsigned)(word & 0xff);
     if (seq != mine) {
-        kind = gk__shm_peer_coll_kind(peer, mine);
+        uint64_t now = 0;
+        int status = coll_peer_kind(pe, mine, &kind);
+        if (status == GK_OK)
+            status = coll_peer_now(pe, &now);
+        if (status != GK_OK)
+            return status;
         /* Still ours: the peer has not moved a whole history on since. */
-        if (coll_word_seq(gk__shm_peer_coll_now(peer)) - mine >= GK__SEG_COLL_HISTORY)
+        if (coll_word_seq(now) - mine >= GK__SEG_COLL_HISTORY)
             return GK_OK;
     }
     if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
@@ -163,18 +233,27 @@ int gk__coll_check_peers(void)
     for (int pe = 0; pe < n; pe++) {
         if (pe == me)
             continue;
-        int status = coll_check_peer(pe, gk__shm_peer_coll_now(&gk__rt.peers[pe]));
+        uint64_t word = 0;
+        int status = coll_peer_now(pe, &word);
+        if (status == GK_OK)
+            status = coll_check_peer(pe, word);
         if (status != GK_OK)
             return status;
     }
     /* Nobody in sight mismatches us: has a PE found a mismatch elsewhere? */
     for (int pe = 0; pe < n; pe++) {
-        int other;
-        uint64_t theirs;
-        const struct gk__net_peer *peer = &gk__rt.peers[pe];
-        if (pe == me || !gk__shm_peer_coll_clash(peer, &other, &theirs))
+        int other = 0;
+        uint64_t theirs = 0, finder = 0;
+        if (pe == me)
             continue;
-        uint64_t finder = gk__shm_peer_coll_now(peer);
+        int found = coll_peer_clash(pe, &other, &theirs);
+        if (found < 0)
+            return found;
+        if (found == 0)
+            continue;
+        int status = coll_peer_now(pe, &finder);
+        if (status != GK_OK)
+            return status;
         if (other == me)
             gk__error("collective mismatch found by PE %d: it is in %s (collective "
                       "#%llu) while this PE is in %s (collective #%llu)",

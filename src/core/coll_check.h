@@ -172,9 +172,9 @@ static inline int gk__coll_check_sent(int pe, uint64_t word)
 }
 
 /*
- * The slow-path check of a wait inside a collective: every mapped peer's
+ * The slow-path check of a wait inside a collective: every peer's
  * published call and found mismatch. GK_OK, or GK_ERR_COLL_MISMATCH
- * (logged, recorded).
+ * (logged, recorded), or the error of a transport that read a peer.
  */
 int gk__coll_check_peers(void);
 

@@ -38,11 +38,33 @@
  * about to sleep first looks whether a target it holds for has room
  * (deferred_room: the wake-up protocol of base/wait.h, with the consumer
  * as the poster).
+ *
+ * Peers reached only through a transport (not mapped here: on another
+ * host). Everything above holds for them, through the contract (net.h):
+ *  - a message goes by the transport's am_send; one that answers
+ *    GK__NET_AM_FULL is retried after progress outside a handler and
+ *    deferred inside one, in the same per-target queue;
+ *  - the target's counts are words of its segment: a holder adds itself
+ *    to the target's `backlog` and sets its bit in the target's holders'
+ *    bitmap (shm_ring.h) with the transport's atomics when it starts
+ *    holding for it, and undoes both when its queue there is empty; the
+ *    owner, after a batch, wakes the PEs whose bit is set with the
+ *    transport's wake (it cannot look at their sleepers);
+ *  - a holder about to sleep cannot look at such a target's ring, so it
+ *    tries to send instead, after it announced itself as a sleeper: either
+ *    that finds the room, or the owner's release came after, and then the
+ *    owner sees our bit (set, complete, before we announced) and our
+ *    announcement, and wakes us;
+ *  - a sender outside a handler reads the target's `held` with a get every
+ *    HELD_CHECK_EVERY messages, not each one (a round trip on a network),
+ *    so such a target holds at most that many more than HELD_HIGH.
  */
 #include "core/progress.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,6 +86,9 @@ struct inbox_seen {
      * count is read without it, as the send path's cheap test). */
     _Atomic uint64_t n_deferred;
     struct deferred *deferred_head, *deferred_tail;
+    /* A peer not mapped here: messages sent to it outside handlers, which
+     * read its held count every HELD_CHECK_EVERY (top comment). */
+    _Atomic uint32_t sent_unchecked;
 };
 static struct inbox_seen *inbox_seen;
 
@@ -78,6 +103,11 @@ struct deferred {
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
 #define HELD_HIGH 256
 #define HELD_LOW 64
+#define HELD_CHECK_EVERY 32u
+
+/* A word of an inbox's control block, as an offset into its segment (for
+ * peers reached through their transport). */
+#define RING_CTL_WORD(field) (GK__SEG_INBOX_OFFSET + offsetof(struct gk__ring_ctl, field))
 
 /* How many messages this PE holds for others: in its inbox's control
  * block, where senders read it. */
@@ -106,6 +136,10 @@ gk_am_handler_t gk__am_handler(int index)
 int gk__progress_init_inbox(char *seg_base, int n_pes)
 {
     gk__ring_init(seg_base);
+    size_t holders =
+        (size_t)n_pes < GK__RING_HOLDERS_MAX_PES ? (size_t)n_pes : GK__RING_HOLDERS_MAX_PES;
+    for (size_t w = 0; w < (holders + 63) / 64; w++)
+        atomic_store_explicit(&gk__ring_holders(seg_base)[w], 0, memory_order_relaxed);
     free(inbox_seen);
     inbox_seen = calloc((size_t)n_pes, sizeof(*inbox_seen));
     return inbox_seen != NULL ? GK_OK : GK_ERR_NOMEM;
@@ -181,30 +215,69 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 /* Messages deferred by handlers (top comment)                              */
 /* ------------------------------------------------------------------------ */
 
+/* Sends without waiting: GK_OK, GK__NET_AM_FULL, or a transport's error. */
 static int try_push(int pe, const struct gk__net_am *msg, const uint64_t *args,
                     const void *payload)
 {
-    return gk__ring_try_push(&gk__rt.peers[pe], msg, args, payload, &inbox_seen[pe].released,
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct == NULL)
+        return peer->transport->am_send(peer, msg, args, payload);
+    return gk__ring_try_push(peer, msg, args, payload, &inbox_seen[pe].released,
                              &inbox_seen[pe].next_ticket);
+}
+
+/*
+ * This PE starts (holding 1) or stops holding messages for pe, which is
+ * reached through its transport: pe's backlog and our bit in its holders'
+ * bitmap (top comment). Fetching atomics: complete on return, so the send
+ * this PE tries before it sleeps comes after them. deferred_lock held.
+ */
+static void holder_mark(int pe, int holding)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    int me = gk__rt.my_pe;
+    uint64_t old = 0, bit = UINT64_C(1) << (me % 64);
+    int status = GK_OK;
+    if ((size_t)me < GK__RING_HOLDERS_MAX_PES) /* else our bounded sleeps must do */
+        status = peer->transport->atomic(peer, holding ? GK__AMO_FETCH_OR : GK__AMO_FETCH_AND,
+                                         8, gk__ring_holders_word(me), holding ? bit : ~bit, 0,
+                                         &old);
+    if (status == GK_OK)
+        status = peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, RING_CTL_WORD(backlog),
+                                         holding ? 1 : UINT64_MAX, 0, &old);
+    if (status != GK_OK)
+        gk__error("active messages held for PE %d: telling it so failed (%s); it may not "
+                  "wake this PE when it has room",
+                  pe, gk_strerror(status));
 }
 
 /* Sends what is queued for pe while it fits; deferred_lock held. */
 static void deferred_flush_locked(int pe)
 {
     struct inbox_seen *seen = &inbox_seen[pe];
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
     struct deferred *d;
+    int status;
     while ((d = seen->deferred_head) != NULL &&
-           try_push(pe, &d->msg, d->args, d->has_payload ? d->payload : NULL) == GK_OK) {
+           (status = try_push(pe, &d->msg, d->args, d->has_payload ? d->payload : NULL)) !=
+               GK__NET_AM_FULL) {
+        if (status != GK_OK) /* it can never go: drop it rather than retry forever */
+            gk__error("active message to PE %d (handler %u), held until it had room: its "
+                      "transport (%s) failed to send it (%s); it is lost",
+                      pe, d->msg.handler, peer->transport->name, gk_strerror(status));
         seen->deferred_head = d->next;
         if (seen->deferred_head == NULL)
             seen->deferred_tail = NULL;
         free(d);
-        atomic_fetch_sub_explicit(&gk__ring_ctl(gk__rt.peers[pe].direct)->backlog, 1,
-                                  memory_order_relaxed);
+        if (peer->direct != NULL)
+            atomic_fetch_sub_explicit(&gk__ring_ctl(peer->direct)->backlog, 1,
+                                      memory_order_relaxed);
         atomic_fetch_sub_explicit(my_held(), 1, memory_order_relaxed);
         /* Release: a handler that reads 0 (acquire) takes its ticket after
          * the one this message took. */
-        atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_release);
+        if (atomic_fetch_sub_explicit(&seen->n_deferred, 1, memory_order_release) == 1 &&
+            peer->direct == NULL)
+            holder_mark(pe, 0);
     }
 }
 
@@ -252,16 +325,20 @@ static int deferred_add(int pe, const struct gk__net_am *msg, const uint64_t *ar
     if (payload_bytes > 0)
         memcpy(d->payload, payload, payload_bytes);
     struct inbox_seen *seen = &inbox_seen[pe];
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
     pthread_mutex_lock(&deferred_lock);
     if (seen->deferred_tail == NULL)
         seen->deferred_head = d;
     else
         seen->deferred_tail->next = d;
     seen->deferred_tail = d;
-    atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
+    uint64_t before = atomic_fetch_add_explicit(&seen->n_deferred, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(my_held(), 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&gk__ring_ctl(gk__rt.peers[pe].direct)->backlog, 1,
-                              memory_order_relaxed);
+    if (peer->direct != NULL)
+        atomic_fetch_add_explicit(&gk__ring_ctl(peer->direct)->backlog, 1,
+                                  memory_order_relaxed);
+    else if (before == 0)
+        holder_mark(pe, 1);
     pthread_mutex_unlock(&deferred_lock);
     return GK_OK;
 }
@@ -270,6 +347,18 @@ static int held_low(const void *arg)
 {
     return atomic_load_explicit((const _Atomic uint64_t *)arg, memory_order_relaxed) <=
            HELD_LOW;
+}
+
+/* Sends what fits of what is queued for pe; whether anything went. */
+static int deferred_flush_some(int pe)
+{
+    _Atomic uint64_t *n = &inbox_seen[pe].n_deferred;
+    pthread_mutex_lock(&deferred_lock);
+    uint64_t before = atomic_load_explicit(n, memory_order_relaxed);
+    deferred_flush_locked(pe);
+    int sent = atomic_load_explicit(n, memory_order_relaxed) < before;
+    pthread_mutex_unlock(&deferred_lock);
+    return sent;
 }
 
 /* Whether a target we hold messages for has room now (a holder about to
@@ -281,6 +370,13 @@ static int deferred_room(void)
     for (int pe = 0; pe < gk__rt.n_pes; pe++) {
         if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_relaxed) == 0)
             continue;
+        if (gk__rt.peers[pe].direct == NULL) {
+            /* Its ring is not ours to look at: the send is the look (top
+             * comment). */
+            if (deferred_flush_some(pe))
+                return 1;
+            continue;
+        }
         const struct gk__ring_ctl *ctl = gk__ring_ctl(gk__rt.peers[pe].direct);
         uint64_t tail = atomic_load_explicit(&ctl->tail, memory_order_acquire);
         if (tail < atomic_load_explicit(&ctl->released, memory_order_acquire) + GK__RING_SLOTS)
@@ -289,8 +385,11 @@ static int deferred_room(void)
     return 0;
 }
 
-/* After a batch, if others hold messages for us: we made room; wake the
- * node's sleepers (we do not know which PEs hold them). */
+/*
+ * After a batch, if others hold messages for us: we made room; wake the
+ * node's sleepers (we do not know which mapped PEs hold them), and the
+ * PEs reached through a transport whose bit says they hold some.
+ */
 static void wake_holders(void)
 {
     atomic_thread_fence(memory_order_seq_cst); /* our releases, then their sleepers */
@@ -299,34 +398,67 @@ static void wake_holders(void)
         if (peer->direct != NULL && gk__shm_sleepers(peer))
             gk__wake_all(&gk__shm_header(peer)->wake);
     }
+    _Atomic uint64_t *holders = gk__ring_holders(gk__rt.my_seg.base);
+    size_t n = (size_t)gk__rt.n_pes;
+    for (size_t w = 0; w < (n + 63) / 64 && w * 64 < GK__RING_HOLDERS_MAX_PES; w++) {
+        uint64_t bits = atomic_load_explicit(&holders[w], memory_order_relaxed);
+        for (; bits != 0; bits &= bits - 1) {
+            struct gk__net_peer *peer = &gk__rt.peers[w * 64 + (size_t)__builtin_ctzll(bits)];
+            /* Whatever word it sleeps on. */
+            if (peer->direct == NULL)
+                (void)peer->transport->wake(peer, 0, UINT64_MAX);
+        }
+    }
 }
 
 /*
- * To a peer that is not mapped here: its transport's send. One that
- * queues (ucx) never says full; one that does is retried after progress,
- * outside a handler only (the shm path above is the one with a queue of
- * its own for handlers).
+ * To a peer that is not mapped here, outside a handler: its transport's
+ * send. One that queues (ucx) never says full; one that does is retried
+ * after progress (handlers defer instead: am_send_or_defer).
  */
 static int am_send_remote(int pe, const struct gk__net_am *msg, const uint64_t *args,
                           const void *payload)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->transport == NULL) {
-        gk__error("active messages to PE %d: no transport reaches it", pe);
-        return GK_ERR_UNREACHABLE;
-    }
-    int status;
-    while ((status = peer->transport->am_send(peer, msg, args, payload)) == GK__NET_AM_FULL) {
-        if (gk__in_handler) {
-            gk__error("active message to PE %d from a handler: its transport (%s) is full",
-                      pe, peer->transport->name);
-            return GK_ERR_UNSUPPORTED;
-        }
+    for (unsigned spins = 0;; spins++) {
+        int status = peer->transport->am_send(peer, msg, args, payload);
+        if (status != GK__NET_AM_FULL)
+            return status;
         status = gk__progress();
         if (status < 0)
             return status;
+        if (spins < 64)
+            gk__cpu_relax();
+        else
+            sched_yield();
     }
-    return status;
+}
+
+/* The held count of a peer reached through its transport (0 if the get
+ * fails: it is only a bound, and the failure is the transport's to tell). */
+static uint64_t remote_held(int pe)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    uint64_t held = 0;
+    if (peer->transport->get(peer, &held, RING_CTL_WORD(held), sizeof(held)) != GK_OK)
+        return 0;
+    return held;
+}
+
+static int remote_held_low(const void *arg)
+{
+    return remote_held(*(const int *)arg) <= HELD_LOW;
+}
+
+/* The HELD_HIGH rule for such a peer, looked at every HELD_CHECK_EVERY
+ * messages (top comment). */
+static int remote_held_wait(int pe)
+{
+    uint32_t sent = atomic_fetch_add_explicit(&inbox_seen[pe].sent_unchecked, 1,
+                                              memory_order_relaxed);
+    if (sent % HELD_CHECK_EVERY != 0 || remote_held(pe) <= HELD_HIGH)
+        return GK_OK;
+    return gk__wait_poll(remote_held_low, &pe);
 }
 
 /* From a handler: a free slot now, or the queue; never a wait. Behind
@@ -334,11 +466,11 @@ static int am_send_remote(int pe, const struct gk__net_am *msg, const uint64_t *
 static int am_send_or_defer(int pe, const struct gk__net_am *msg, const uint64_t *args,
                             const void *payload)
 {
-    if (gk__rt.peers[pe].direct == NULL) /* a transport that queues for us */
-        return am_send_remote(pe, msg, args, payload);
-    if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_acquire) == 0 &&
-        try_push(pe, msg, args, payload) == GK_OK)
-        return GK_OK;
+    if (atomic_load_explicit(&inbox_seen[pe].n_deferred, memory_order_acquire) == 0) {
+        int status = try_push(pe, msg, args, payload);
+        if (status != GK__NET_AM_FULL)
+            return status;
+    }
     return deferred_add(pe, msg, args, payload);
 }
 
@@ -459,15 +591,16 @@ int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void
     struct inbox_seen *seen = &inbox_seen[pe];
     if (gk__in_handler)
         return am_send_or_defer(pe, msg, args, payload);
-    if (peer->direct == NULL) {
-        gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
-        return am_send_remote(pe, msg, args, payload);
-    }
     int status = GK_OK;
     if (GK__UNLIKELY(atomic_load_explicit(&seen->n_deferred, memory_order_relaxed) != 0))
         status = deferred_drain(pe); /* they were sent first */
     else
         gk__progress_if_ready(); /* take in the replies we are owed (top comment) */
+    if (peer->direct == NULL) {
+        if (status == GK_OK)
+            status = remote_held_wait(pe);
+        return status != GK_OK ? status : am_send_remote(pe, msg, args, payload);
+    }
     _Atomic uint64_t *held = &gk__ring_ctl(peer->direct)->held;
     if (GK__UNLIKELY(atomic_load_explicit(held, memory_order_relaxed) > HELD_HIGH) &&
         status == GK_OK)

@@ -23,6 +23,9 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "net/shm.h"
+#ifdef GK_HAVE_UCX
+#include "net/ucx.h"
+#endif
 
 struct gk__runtime gk__rt = {.my_pe = -1};
 
@@ -172,6 +175,9 @@ void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
 static void rt_detach_peers(void)
 {
     rt_inline_close();
+#ifdef GK_HAVE_UCX
+    gk__ucx_close(); /* after a failed start-up; gk_finalize closed it already */
+#endif
     free(rt_inline_peers);
     rt_inline_peers = NULL;
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
@@ -195,7 +201,8 @@ static int rt_attach_peers(void)
     gk__shm_peer_self(&gk__rt.peers[boot->rank], &gk__rt.my_seg);
     gk__net_use(&gk__shm_transport);
     for (int pe = 0; pe < boot->size; pe++) {
-        if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank])
+        if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank] ||
+            gk__rt.config.net_force_ucx)
             continue;
         int status = gk__shm_peer_attach(&gk__rt.peers[pe], boot->job_key, pe,
                                          gk__rt.heap_size);
@@ -206,16 +213,40 @@ static int rt_attach_peers(void)
             gk__net_use(&gk__shm_indirect_transport);
         }
     }
-    /* Off-node PEs need a network transport; none is built yet. */
+    return GK_OK;
+}
+
+/*
+ * The peers no mapping reaches go to UCX. Its start-up is collective, so
+ * every PE opens it as soon as any PE has such a peer: the job spans
+ * nodes (every PE has the whole node map, so all agree) or
+ * GK_NET_FORCE_UCX asks for it.
+ */
+static int rt_attach_remote(void)
+{
+    struct gk__boot *boot = &gk__rt.boot;
+    int spans = gk__rt.config.net_force_ucx && boot->size > 1;
+    for (int pe = 0; pe < boot->size && !spans; pe++)
+        spans = boot->node_id[pe] != boot->node_id[0];
+    if (!spans)
+        return GK_OK;
+#ifdef GK_HAVE_UCX
+    int status = gk__ucx_open(boot, &gk__rt.my_seg, gk__rt.peers, boot->rank, &gk__rt.config);
+    for (int pe = 0; status == GK_OK && pe < boot->size; pe++)
+        gk__net_use(gk__rt.peers[pe].transport);
+    return status;
+#else
     for (int pe = 0; pe < boot->size; pe++) {
         if (gk__rt.peers[pe].transport == NULL) {
-            gk__error("PE %d is on another node and no network transport is "
-                      "built (UCX support comes later)",
-                      pe);
+            gk__error("PE %d is %s, and this gasket was built without UCX, its network "
+                      "transport",
+                      pe, gk__rt.config.net_force_ucx ? "to be reached through UCX (GK_NET_FORCE_UCX)"
+                                                     : "on another node");
             return GK_ERR_UNREACHABLE;
         }
     }
     return GK_OK;
+#endif
 }
 
 int gk_init(void)
@@ -266,6 +297,9 @@ int gk__rt_init(const char *op)
     /* Every PE of the node has mapped our segment (or given up): the name
      * has served its purpose. */
     gk__seg_unlink(boot->job_key, boot->rank);
+    if (status != GK_OK)
+        goto err_detach_peers;
+    status = rt_agree(rt_attach_remote());
     if (status != GK_OK)
         goto err_detach_peers;
     status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size);
@@ -382,6 +416,9 @@ int gk_finalize(void)
         gk__coll_leave();
     }
     gk__progress_stop();
+#ifdef GK_HAVE_UCX
+    gk__ucx_close(); /* collective, before the bootstrap lets go */
+#endif
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
         status = boot_status;

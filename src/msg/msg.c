@@ -6,12 +6,17 @@
  * a rendezvous: the sender announces it (RTS: tag, length, its request,
  * where its buffer is); once a receive matches, the data moves and the
  * receiver tells the sender (FIN), whose request then completes. How it
- * moves (GK_RNDV):
+ * moves:
  *  - a buffer in the sender's symmetric heap: the receiver copies it
- *    straight from the mapped segment;
- *  - otherwise (auto) the receiver's pipeline (rndv_pipe.h) shares the
- *    chunks between both sides: the sender (GO) copies its chunks into
- *    shared memory, or, where that has been faster, writes them straight
+ *    straight from the mapped segment, or, from a sender not mapped here
+ *    (another host), gets it with the transport's get into the receive
+ *    buffer: no copy on the way and nothing asked of the sender;
+ *  - from a sender not mapped here, a buffer outside its heap is reached
+ *    by nothing but the sender itself: it comes in pieces (below);
+ *  - otherwise, from a sender on this node (GK_RNDV): (auto) the
+ *    receiver's pipeline (rndv_pipe.h) shares the chunks between both
+ *    sides: the sender (GO) copies its chunks into shared memory, or,
+ *    where that has been faster, writes them straight
  *    into the receive buffer with process_vm_writev ("direct mode"), while
  *    the receiver copies out or reads chunks itself with process_vm_readv
  *    ("cross-memory attach"), at once in direct mode and otherwise while
@@ -21,12 +26,18 @@
  *  - pieces, or where cross-memory attach is not allowed (a seccomp
  *    profile, say): the receiver pulls the data in medium-sized pieces
  *    (PULL requests answered by CHUNK replies): slower, still correct.
+ *    PIECES_IN_FLIGHT of them are asked for at once (one PULL), then one
+ *    more as each arrives, so a round trip is paid once per window, not
+ *    per piece. Every PULL is sent before the pieces it asks for can
+ *    arrive, and later ones only from CHUNK's handler, so the pieces come
+ *    in order (the sender answers PULLs in order) and the handlers that
+ *    count them run one at a time.
  *
  * Matching. Arrivals are matched against the posted receives in the order
  * they were posted; an arrival that matches none joins the unexpected
  * queue, which a new receive searches first, oldest first. The inbox keeps
- * each sender's messages in order (net/shm_ring.h), so MPI's non-overtaking
- * rule holds. The queues are shared by the application thread and the
+ * each sender's messages in order (net/shm_ring.h; a transport keeps them
+ * so too, net.h), so MPI's non-overtaking rule holds. The queues are shared by the application thread and the
  * progress thread, under one mutex; handlers run under it too, so a
  * handler never sees a half-posted receive.
  */
@@ -62,8 +73,9 @@ struct gk_request {
     int source, tag; /* what a receive matches (may be wildcards) */
     void *buf;
     size_t capacity;
-    size_t received; /* rendezvous by pieces: bytes so far */
-    size_t expect;   /* ... and in all */
+    size_t received;  /* rendezvous by pieces: bytes so far */
+    size_t requested; /* ... asked for */
+    size_t expect;    /* ... and in all */
     uint64_t sender_request;
     int heap_allocated; /* freed by wait/test (isend/irecv) */
     gk_msg_status_t status;
@@ -113,6 +125,7 @@ static void request_init(struct gk_request *req, enum request_kind kind, int sou
     req->buf = buf;
     req->capacity = capacity;
     req->received = 0;
+    req->requested = 0;
     req->expect = 0;
     req->sender_request = 0;
     req->heap_allocated = 0;
@@ -178,17 +191,42 @@ static int send_short(int pe, int handler, const uint64_t *args, int nargs)
     return gk__am_send(pe, &msg, args, NULL);
 }
 
-/* Copies n bytes of the sender's buffer into ours: GK_OK, or the errno of a
- * cross-memory attach that is not allowed here. */
+/* rendezvous_copy's answer where no copy was tried: pieces are the way. */
+#define RNDV_BY_PIECES (-2)
+
+/*
+ * Copies n bytes of the sender's buffer into ours: GK_OK, the errno of a
+ * cross-memory attach that is not allowed here, or RNDV_BY_PIECES (the
+ * buffer is not reachable from here, or a get failed; logged).
+ */
 static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
                            uint64_t in_heap, size_t n)
 {
     if (n == 0)
         return GK_OK;
+    struct gk__net_peer *peer = &gk__rt.peers[source];
     if (in_heap) {
-        memcpy(dst, gk__rt.peers[source].direct + GK__SEG_HEAP_OFFSET + addr, n);
-        return GK_OK;
+        if (addr > gk__rt.heap_size || n > gk__rt.heap_size - addr) {
+            gk__error("two-sided rendezvous: PE %d announced %zu bytes at heap offset 0x%llx, "
+                      "outside its heap of %zu bytes; asking for them in pieces",
+                      source, n, (unsigned long long)addr, gk__rt.heap_size);
+            return RNDV_BY_PIECES;
+        }
+        if (peer->direct != NULL) {
+            memcpy(dst, peer->direct + GK__SEG_HEAP_OFFSET + addr, n);
+            return GK_OK;
+        }
+        int status = peer->transport->get(peer, dst, GK__SEG_HEAP_OFFSET + addr, n);
+        if (status == GK_OK)
+            return GK_OK;
+        gk__error("two-sided rendezvous: getting %zu bytes from PE %d's heap failed (%s); "
+                  "asking for them in pieces",
+                  n, source, gk_strerror(status));
+        return RNDV_BY_PIECES;
     }
+    /* Its pid is another host's, or this one's, but nothing says which. */
+    if (peer->direct == NULL)
+        return RNDV_BY_PIECES;
     if ((pid_t)pid == getpid()) {
         memcpy(dst, (const void *)(uintptr_t)addr, n);
         return GK_OK;
@@ -203,12 +241,19 @@ static int send_go(int source, const uint64_t *args)
     return send_short(source, H_GO, args, 1 + GK__PIPE_GO_ARGS);
 }
 
-static void pull_next(struct gk_request *req)
+#define PIECES_IN_FLIGHT 8
+
+/* Asks the sender for up to `pieces` more pieces (top comment). */
+static void pull_more(struct gk_request *req, size_t pieces)
 {
-    size_t want = req->expect - req->received;
-    if (want > GK__RING_MAX_PAYLOAD)
-        want = GK__RING_MAX_PAYLOAD;
-    uint64_t args[4] = {req->sender_request, (uint64_t)(uintptr_t)req, req->received, want};
+    size_t want = req->expect - req->requested;
+    if (want > pieces * GK__RING_MAX_PAYLOAD)
+        want = pieces * GK__RING_MAX_PAYLOAD;
+    if (want == 0)
+        return;
+    uint64_t args[4] = {req->sender_request, (uint64_t)(uintptr_t)req, req->requested, want};
+    req->requested += want;
+    request_publish(req);
     if (send_short(req->status.source, H_PULL, args, 4) != GK_OK)
         gk__error("two-sided rendezvous: asking PE %d for data failed", req->status.source);
 }
@@ -229,8 +274,7 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     int err = GK__PIPE_NOT_TAKEN;
     int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE ||
                 gk__rt.config.rndv == GK__RNDV_BOTH;
-    if (piped && !in_heap && (pid_t)pid != getpid() &&
-        gk__rt.peers[source].direct != NULL) {
+    if (piped && !in_heap && gk__rt.peers[source].direct != NULL && (pid_t)pid != getpid()) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
         err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);
     }
@@ -244,12 +288,12 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
         return;
     }
     static _Atomic int warned;
-    if (atomic_fetch_add_explicit(&warned, 1, memory_order_relaxed) == 0 &&
+    if (err > 0 && atomic_fetch_add_explicit(&warned, 1, memory_order_relaxed) == 0 &&
         gk__rt.config.rndv != GK__RNDV_PIECES)
         gk__info("process_vm_readv from PE %d failed (%s): large messages go in pieces",
                  source, strerror(err));
     req->sender_request = sender_request;
-    req->received = missing_lo;
+    req->received = req->requested = missing_lo;
     req->expect = missing_hi;
     if (missing_lo == missing_hi) {
         uint64_t args[1] = {sender_request};
@@ -257,8 +301,7 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
         request_complete(req);
         return;
     }
-    request_publish(req);
-    pull_next(req);
+    pull_more(req, PIECES_IN_FLIGHT);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -420,22 +463,27 @@ static int send_medium(int pe, int handler, const void *payload, size_t nbytes,
     return gk__am_send(pe, &msg, args, payload);
 }
 
-/* The sender answers a piece request from its buffer. */
+/* The sender answers a request for pieces from its buffer, in order. */
 static void h_pull(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                    int nargs)
 {
     struct gk_request *req = sender_request(args[0]);
     size_t offset = (size_t)args[2], want = (size_t)args[3];
     if (req == NULL || offset > req->capacity || want > req->capacity - offset ||
-        want > GK__RING_MAX_PAYLOAD) {
+        want > PIECES_IN_FLIGHT * GK__RING_MAX_PAYLOAD) {
         gk__error("two-sided: a piece request for [%zu, +%zu) does not fit its send", offset,
                   want);
         return;
     }
-    uint64_t reply[2] = {args[1], offset};
-    if (send_medium(gk_am_token_pe(token), H_CHUNK, (const char *)req->buf + offset, want,
-                    reply, 2) != GK_OK)
-        gk__error("two-sided: sending a piece to PE %d failed", gk_am_token_pe(token));
+    for (size_t end = offset + want; offset < end; offset += GK__RING_MAX_PAYLOAD) {
+        size_t n = end - offset < GK__RING_MAX_PAYLOAD ? end - offset : GK__RING_MAX_PAYLOAD;
+        uint64_t reply[2] = {args[1], offset};
+        if (send_medium(gk_am_token_pe(token), H_CHUNK, (const char *)req->buf + offset, n,
+                        reply, 2) != GK_OK) {
+            gk__error("two-sided: sending a piece to PE %d failed", gk_am_token_pe(token));
+            break;
+        }
+    }
     (void)payload, (void)nbytes, (void)nargs;
 }
 
@@ -453,7 +501,7 @@ static void h_chunk(gk_am_token_t *token, void *payload, size_t nbytes, const ui
     memcpy((char *)req->buf + offset, payload, nbytes);
     req->received += nbytes;
     if (req->received < req->expect) {
-        pull_next(req);
+        pull_more(req, 1);
         return;
     }
     uint64_t fin[1] = {req->sender_request};

@@ -95,6 +95,17 @@ _Static_assert(GK__NET_AM_MAX_PAYLOAD == GK__RING_BLOCK_SIZE, "a medium payload 
 _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__SEG_INBOX_SIZE,
                "the inbox fits its part of the segment");
 
+/*
+ * After the blocks, to the end of the inbox's part of the segment: one bit
+ * per PE that holds messages for this inbox and reaches it only through a
+ * transport (core/progress.c). The owner cannot look at such a PE's
+ * sleepers after it made room, so it wakes the PEs whose bit is set; each
+ * sets and clears its own bit with the transport's atomics.
+ */
+#define GK__RING_HOLDERS_AT (GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE)
+#define GK__RING_HOLDERS_MAX_PES ((GK__SEG_INBOX_SIZE - GK__RING_HOLDERS_AT) * 8)
+_Static_assert(GK__RING_HOLDERS_AT % 8 == 0, "the holders' words are aligned");
+
 /* Initializes this PE's own (not yet shared) inbox in its segment. */
 void gk__ring_init(char *seg_base);
 
@@ -133,6 +144,18 @@ void gk__ring_release(char *seg_base, uint64_t ticket);
 static inline struct gk__ring_ctl *gk__ring_ctl(const char *seg_base)
 {
     return (struct gk__ring_ctl *)(seg_base + GK__SEG_INBOX_OFFSET);
+}
+
+/* The word of the holders' bitmap that holds PE pe's bit, as an offset
+ * into the segment (for the transport's atomics) and here. */
+static inline size_t gk__ring_holders_word(int pe)
+{
+    return GK__SEG_INBOX_OFFSET + GK__RING_HOLDERS_AT + (size_t)(pe / 64) * 8;
+}
+
+static inline _Atomic uint64_t *gk__ring_holders(char *seg_base)
+{
+    return (_Atomic uint64_t *)(void *)(seg_base + gk__ring_holders_word(0));
 }
 
 static inline struct gk__ring_slot *gk__ring_slot(const char *seg_base, uint64_t ticket)

@@ -35,6 +35,20 @@
  * the shm transport nothing else is needed: no remote completion round trip,
  * and a FUTEX_WAKE only when the consumer sleeps.
  *
+ * An owner whose segment is not mapped here (on another host) is reached
+ * through its transport only, with the same protocol on the cell's
+ * segment offset: one get reads count, stamp and flags (the stamp check),
+ * then a compare-and-swap on the count from the value read, retried with
+ * the value it finds until it lands (a BOOLEAN post is a swap to 1), then
+ * the transport's wake-up. A signaling put fences between its payload and
+ * the post. Every one of these atomics fetches, so the post is complete
+ * when it returns, as on shm (it waits for one round trip anyway: the
+ * get); the next post's get then sees it, which the overflow check needs.
+ * The CAS serves SINGLE_PRODUCER too: a get is no atomic read of the
+ * word (the network may copy it in pieces beside the owner's atomics), so
+ * its count is a guess, which a CAS may start from and a plain add could
+ * not trust.
+ *
  * Posting past GK_SEM_VALUE_MAX must leave the value unchanged, so an
  * INTEGER post is a compare-and-swap loop; with SINGLE_PRODUCER the value
  * can only fall between our check and our add (consumers only take), so a
@@ -79,6 +93,17 @@ struct sem_cell {
 };
 _Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell");
 
+/* What one get reads of a cell whose owner is not mapped here. */
+struct sem_head {
+    uint64_t count;
+    uint64_t stamp;
+    uint32_t flags;
+};
+_Static_assert(offsetof(struct sem_cell, stamp) == offsetof(struct sem_head, stamp) &&
+                   offsetof(struct sem_cell, flags) == offsetof(struct sem_head, flags) &&
+                   sizeof(struct sem_head) <= sizeof(struct sem_cell),
+               "a get of the cell's head");
+
 /* Callers declare one zeroed ({0}) although the resolver sets every field
  * it returns: -O3's flow analysis cannot see that, and -Werror stops. */
 struct sem_ref {
@@ -86,7 +111,10 @@ struct sem_ref {
     int collective;
     uint32_t generation;
     size_t offset; /* in the owner's segment */
+    /* The cell where the owner's segment is mapped here; else NULL, and
+     * `head` holds what the stamp check's get read. */
     struct sem_cell *cell;
+    struct sem_head head;
 };
 
 /* The generations gk_sem_alloc_all has handed out (the same on every PE). */
@@ -126,7 +154,8 @@ static int sem_report_stale(const char *op, gk_sem_t sem, const struct sem_ref *
     return GK_ERR_INVALID_ARG;
 }
 
-static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
+/* The handle's fields (no access to the cell): PE, offset, generation. */
+static int sem_decode_handle(const char *op, gk_sem_t sem, struct sem_ref *ref)
 {
     if (GK__UNLIKELY(!gk__rt.initialized))
         return gk__rt_report_pe(op, 0);
@@ -154,21 +183,50 @@ static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
                   (unsigned long long)bits, pe, gk__rt.n_pes - 1);
         return GK_ERR_PE;
     }
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__UNLIKELY(peer->direct == NULL)) {
-        gk__error("%s: PE %d is not reachable for semaphores yet", op, pe);
-        return GK_ERR_UNREACHABLE;
-    }
-    struct sem_cell *cell = (struct sem_cell *)(peer->direct + offset);
     ref->pe = pe;
     ref->collective = collective;
     ref->generation = generation;
     ref->offset = offset;
+    ref->cell = NULL;
+    return GK_OK;
+}
+
+/* The stamp check on a mapped owner's cell. */
+static int sem_check_mapped(const char *op, gk_sem_t sem, struct sem_ref *ref)
+{
+    struct sem_cell *cell =
+        (struct sem_cell *)(gk__rt.peers[ref->pe].direct + ref->offset);
     ref->cell = cell;
     uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
-    if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | generation)))
+    if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | ref->generation)))
         return sem_report_stale(op, sem, ref, stamp);
     return GK_OK;
+}
+
+/* The stamp check on an owner reached through its transport: one get of
+ * the cell's head, kept in ref->head for the caller. */
+static int sem_check_remote(const char *op, gk_sem_t sem, struct sem_ref *ref)
+    __attribute__((noinline));
+static int sem_check_remote(const char *op, gk_sem_t sem, struct sem_ref *ref)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
+    int status = peer->transport->get(peer, &ref->head, ref->offset, sizeof(ref->head));
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(ref->head.stamp != (SEM_STAMP_LIVE | ref->generation)))
+        return sem_report_stale(op, sem, ref, ref->head.stamp);
+    return GK_OK;
+}
+
+/* The handle and its stamp check, wherever the owner is. */
+static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
+{
+    int status = sem_decode_handle(op, sem, ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(gk__rt.peers[ref->pe].direct == NULL))
+        return sem_check_remote(op, sem, ref);
+    return sem_check_mapped(op, sem, ref);
 }
 
 static int sem_flags_normalize(const char *op, unsigned flags, uint32_t *flags_p)
@@ -214,11 +272,16 @@ static void sem_cell_retire(struct sem_cell *cell, uint64_t next_generation)
 
 /* ---- producer side ---- */
 
+static int sem_room(uint64_t n, uint64_t value)
+{
+    return n <= GK_SEM_VALUE_MAX && value <= GK_SEM_VALUE_MAX - n;
+}
+
 /* Room for n more in an INTEGER semaphore whose value is `value`? Logs. */
 static int sem_check_room(const char *op, const struct sem_ref *ref, uint64_t n,
                           uint64_t value)
 {
-    if (GK__UNLIKELY(n > GK_SEM_VALUE_MAX || value > GK_SEM_VALUE_MAX - n)) {
+    if (GK__UNLIKELY(!sem_room(n, value))) {
         gk__error("%s: adding %llu to semaphore on PE %d (value %llu) would pass "
                   "GK_SEM_VALUE_MAX (%llu)",
                   op, (unsigned long long)n, ref->pe, (unsigned long long)value,
@@ -228,13 +291,22 @@ static int sem_check_room(const char *op, const struct sem_ref *ref, uint64_t n,
     return GK_OK;
 }
 
-static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
+static int sem_check_n(const char *op, uint64_t n)
 {
-    struct sem_cell *cell = ref->cell;
     if (GK__UNLIKELY(n == 0)) {
         gk__error("%s: n must be at least 1", op);
         return GK_ERR_INVALID_ARG;
     }
+    return GK_OK;
+}
+
+/* A post to a mapped owner: CPU atomics on the cell, its wake-up check. */
+static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n)
+{
+    struct sem_cell *cell = ref->cell;
+    int status = sem_check_n(op, n);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
     if (cell->flags & GK_SEM_BOOLEAN) {
         atomic_exchange_explicit(&cell->count, 1, memory_order_seq_cst);
     } else {
@@ -260,36 +332,141 @@ static int sem_post_ref(const char *op, const struct sem_ref *ref, uint64_t n)
     return GK_OK;
 }
 
-int gk_sem_post_n(gk_sem_t sem, uint64_t n)
+/*
+ * Where a remote INTEGER post starts: the count its get read, or, where
+ * that leaves no room, the count itself (an atomic fetch), so that only a
+ * semaphore that is full fails. GK_ERR_RANGE is logged.
+ */
+static int sem_remote_start(const char *op, const struct sem_ref *ref, uint64_t n,
+                            uint64_t *value_p)
+{
+    uint64_t value = ref->head.count;
+    if (!sem_room(n, value)) {
+        int status = gk__xfer_atomic64(ref->pe, GK__AMO_FETCH, ref->offset, 0, 0, &value);
+        if (status != GK_OK)
+            return status;
+    }
+    int status = sem_check_room(op, ref, n, value);
+    if (status == GK_OK)
+        *value_p = value;
+    return status;
+}
+
+/* A post to an owner reached through its transport (see the top), an
+ * INTEGER one from `value` (sem_remote_start's). */
+static int sem_post_remote(const char *op, const struct sem_ref *ref, uint64_t n,
+                           uint64_t value)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
+    uint64_t old = 0;
+    int status;
+    if (ref->head.flags & GK_SEM_BOOLEAN) {
+        status = gk__xfer_atomic64(ref->pe, GK__AMO_SWAP, ref->offset, 1, 0, &old);
+    } else {
+        for (;;) {
+            status = gk__xfer_atomic64(ref->pe, GK__AMO_CSWAP, ref->offset, value + n,
+                                       value, &old);
+            if (status != GK_OK || old == value)
+                break;
+            value = old; /* another producer or the consumer came first */
+            status = sem_check_room(op, ref, n, value);
+            if (status != GK_OK)
+                return status;
+        }
+    }
+    if (status != GK_OK)
+        return status;
+    status = peer->transport->wake(peer, ref->offset, ref->offset + sizeof(uint64_t));
+    gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
+    return status;
+}
+
+static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref *ref,
+                                   uint64_t n) __attribute__((noinline));
+static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref *ref,
+                                   uint64_t n)
+{
+    uint64_t value = 0;
+    int status = sem_check_remote(op, sem, ref);
+    if (status == GK_OK)
+        status = sem_check_n(op, n);
+    if (status == GK_OK && !(ref->head.flags & GK_SEM_BOOLEAN))
+        status = sem_remote_start(op, ref, n, &value);
+    return status == GK_OK ? sem_post_remote(op, ref, n, value) : status;
+}
+
+/* A post: the owner's mapping decides the way, once. */
+static int sem_post(const char *op, gk_sem_t sem, uint64_t n)
 {
     struct sem_ref ref = {0};
-    int status = sem_decode("gk_sem_post_n", sem, &ref);
-    return status == GK_OK ? sem_post_ref("gk_sem_post_n", &ref, n) : status;
+    int status = sem_decode_handle(op, sem, &ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(gk__rt.peers[ref.pe].direct == NULL))
+        return sem_post_remote_checked(op, sem, &ref, n);
+    status = sem_check_mapped(op, sem, &ref);
+    return status == GK_OK ? sem_post_mapped(op, &ref, n) : status;
+}
+
+int gk_sem_post_n(gk_sem_t sem, uint64_t n)
+{
+    return sem_post("gk_sem_post_n", sem, n);
 }
 
 int gk_sem_post(gk_sem_t sem)
 {
-    struct sem_ref ref = {0};
-    int status = sem_decode("gk_sem_post", sem, &ref);
-    return status == GK_OK ? sem_post_ref("gk_sem_post", &ref, 1) : status;
+    return sem_post("gk_sem_post", sem, 1);
+}
+
+/* The signaling put's own checks, after the stamp's. */
+static int sem_check_signal(const char *op, const struct sem_ref *ref, int pe, uint64_t n)
+{
+    if (GK__UNLIKELY(ref->pe != pe)) {
+        gk__error("%s: the semaphore belongs to PE %d, not to the target PE %d", op,
+                  ref->pe, pe);
+        return GK_ERR_INVALID_ARG;
+    }
+    return sem_check_n(op, n);
+}
+
+/* The signaling put to an owner reached through its transport: the
+ * payload, a fence, then the post (see the top). */
+static int sem_put_signal_remote(const char *op, int pe, void *dst, const void *src,
+                                 size_t nbytes, gk_sem_t sem, struct sem_ref *ref,
+                                 uint64_t n) __attribute__((noinline));
+static int sem_put_signal_remote(const char *op, int pe, void *dst, const void *src,
+                                 size_t nbytes, gk_sem_t sem, struct sem_ref *ref,
+                                 uint64_t n)
+{
+    uint64_t value = 0;
+    int status = sem_check_remote(op, sem, ref);
+    if (status == GK_OK)
+        status = sem_check_signal(op, ref, pe, n);
+    /* Without room the target's buffer is left alone, as on shm. */
+    if (status == GK_OK && !(ref->head.flags & GK_SEM_BOOLEAN))
+        status = sem_remote_start(op, ref, n, &value);
+    if (status == GK_OK)
+        status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+    if (status == GK_OK)
+        status = gk__rt.peers[pe].transport->fence();
+    return status == GK_OK ? sem_post_remote(op, ref, n, value) : status;
 }
 
 static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes, gk_sem_t sem, uint64_t n)
 {
     struct sem_ref ref = {0};
-    int status = sem_decode(op, sem, &ref);
+    int status = sem_decode_handle(op, sem, &ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    if (GK__UNLIKELY(ref.pe != pe)) {
-        gk__error("%s: the semaphore belongs to PE %d, not to the target PE %d", op,
-                  ref.pe, pe);
-        return GK_ERR_INVALID_ARG;
-    }
-    if (GK__UNLIKELY(n == 0)) {
-        gk__error("%s: n must be at least 1", op);
-        return GK_ERR_INVALID_ARG;
-    }
+    if (GK__UNLIKELY(gk__rt.peers[ref.pe].direct == NULL))
+        return sem_put_signal_remote(op, pe, dst, src, nbytes, sem, &ref, n);
+    status = sem_check_mapped(op, sem, &ref);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    status = sem_check_signal(op, &ref, pe, n);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
     /* An INTEGER semaphore without room fails before the copy, so the
      * target's buffer is left alone (only another producer's post between
      * this look and ours can still make the post fail after the copy). */
@@ -304,7 +481,7 @@ static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
     status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    return sem_post_ref(op, &ref, n);
+    return sem_post_mapped(op, &ref, n);
 }
 
 int gk_put_sem(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t sem,
@@ -326,7 +503,7 @@ int gk_put_sem_nb(int pe, void *dst, const void *src, size_t nbytes, gk_sem_t se
         return gk__rt_report_null("gk_put_sem_nb", "handle_p", 1);
     int status = sem_put_signal("gk_put_sem_nb", pe, dst, src, nbytes, sem, n);
     if (status == GK_OK)
-        *handle_p = GK_HANDLE_NULL; /* shm: complete on return */
+        *handle_p = GK_HANDLE_NULL; /* complete on return, on every transport */
     return status;
 }
 
@@ -445,9 +622,12 @@ int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
         return gk__rt_report_null("gk_sem_value", "value_p", 1);
     gk__rt_flush_wakes(); /* a value read in a loop is a wait */
     int status = sem_decode("gk_sem_value", sem, &ref);
-    if (status == GK_OK)
-        *value_p = atomic_load_explicit(&ref.cell->count, memory_order_acquire);
-    return status;
+    if (status != GK_OK)
+        return status;
+    if (ref.cell == NULL) /* an atomic read of the word, not the get's copy */
+        return gk__xfer_atomic64(ref.pe, GK__AMO_FETCH, ref.offset, 0, 0, value_p);
+    *value_p = atomic_load_explicit(&ref.cell->count, memory_order_acquire);
+    return GK_OK;
 }
 
 int gk_sem_owner(gk_sem_t sem)

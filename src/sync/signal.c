@@ -5,17 +5,37 @@
  *
  * Ordering as the signaling put (sem.c): copy, then a read-modify-write of
  * the signal word (SET is an exchange), which orders the copy before it and
- * does the wake-up; readers load the word with acquire.
+ * does the wake-up; readers load the word with acquire. To a PE not mapped
+ * here the copy and the atomic are two operations of its transport, so a
+ * fence goes between them, and the wake-up follows the atomic; both are
+ * complete at quiet, as a put.
  */
 #include "base/log.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
 #include "sync/wait_until.h"
 
+/* The signaling put to a PE reached through its transport: the payload,
+ * a fence, the signal, its wake-up. */
+static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbytes,
+                             enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
+    __attribute__((noinline));
+static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbytes,
+                             enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    int status = nbytes != 0 ? peer->transport->put(peer, offset, src, nbytes) : GK_OK;
+    if (status == GK_OK)
+        status = peer->transport->fence();
+    if (status == GK_OK)
+        status = gk__xfer_notify64(pe, amo, sig_offset, signal, 0, NULL);
+    return status;
+}
+
 static int signal_put(const char *op, int pe, void *dst, const void *src,
                       size_t nbytes, uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    size_t sig_offset = 0;
+    size_t sig_offset = 0, offset = 0;
     int status = gk__rt_check_word(op, pe, sig_addr, sizeof(uint64_t), &sig_offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
@@ -23,11 +43,21 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
         gk__error("%s: sig_op %d is neither GK_SIGNAL_SET nor GK_SIGNAL_ADD", op, sig_op);
         return GK_ERR_INVALID_ARG;
     }
-    status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+    status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    return gk__xfer_atomic64(pe, sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD,
-                             sig_offset, signal, 0, NULL);
+    status = gk__rt_check_local(op, "src", src, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    enum gk__amo_op amo = sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD;
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__UNLIKELY(peer->direct == NULL))
+        return signal_put_remote(pe, offset, src, nbytes, amo, sig_offset, signal);
+    /* The signal's read-modify-write orders the copy before it and makes
+     * the wake-up check, so the copy owes none. */
+    if (nbytes != 0)
+        gk__shm_copy_to(peer, offset, src, nbytes);
+    return peer->transport->atomic(peer, amo, 8, sig_offset, signal, 0, NULL);
 }
 
 int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,

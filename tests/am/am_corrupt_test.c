@@ -1,11 +1,12 @@
 /*
  * am_corrupt_test: a corrupted message in a PE's inbox is rejected with a
- * message and never run, and the messages after it are delivered. PE 0
- * plays a broken producer on PE 1's inbox (through the mapping of PE 1's
- * segment, with the ring's own layout from src/net/shm_ring.h): it takes a
- * ticket and publishes a slot whose check word is wrong, naming a handler
- * that must not run; then it sends a valid message. PE 1 polls until the
- * valid one arrives, and checks the log line and that nothing else ran.
+ * message and never run, and the messages after it are delivered. PE 1
+ * plays a broken producer on its own inbox (with the ring's own layout
+ * from src/net/shm_ring.h; a PE's own segment is mapped in every case,
+ * another's only on its node): it takes a ticket and publishes a slot whose
+ * check word is wrong, naming a handler that must not run. Then PE 0 sends
+ * a valid message, behind it in the ring. PE 1 polls until the valid one
+ * arrives, and checks the log line and that nothing else ran.
  */
 #include <stdatomic.h>
 
@@ -32,8 +33,8 @@ int main(void)
 {
     CHECK_OK(gk_init());
     int me = gk_my_pe();
-    /* PE 1 may meet the bad slot in any wait from here on (the allocation's
-     * barrier polls the inbox): capture its log from the start. */
+    /* Capture PE 1's log from the start: the bad slot may be met in any
+     * wait after it is written, and nothing before should log. */
     if (me == 1)
         gk_capture_begin();
     CHECK_OK(gk_am_register(H_BOOM, h_boom));
@@ -44,13 +45,13 @@ int main(void)
         gk_free(block);
         return gk_finalize() == GK_OK ? 77 : 1; /* needs two PEs */
     }
-    if (me == 0) {
-        /* PE 1's segment as mapped here: its heap starts
+    if (me == 1) {
+        /* This PE's segment as mapped here: its heap starts
          * GK__SEG_HEAP_OFFSET in, and `block`, the program's first
          * allocation, at the heap's start (the allocator is first-fit; the
          * rejection line checked below would be missing if this address
          * were wrong). */
-        char *seg = (char *)gk_ptr(block, 1) - GK__SEG_HEAP_OFFSET;
+        char *seg = (char *)gk_ptr(block, me) - GK__SEG_HEAP_OFFSET;
         struct gk__ring_ctl *ctl = (struct gk__ring_ctl *)(seg + GK__SEG_INBOX_OFFSET);
         uint64_t ticket = atomic_fetch_add(&ctl->tail, 1);
         struct gk__ring_slot *slot =
@@ -65,6 +66,9 @@ int main(void)
         slot->args[0] = 7;
         slot->check = 0x0123456789abcdefULL; /* wrong */
         atomic_store_explicit(&slot->seq, ticket + 1, memory_order_release);
+    }
+    CHECK_OK(gk_barrier()); /* the bad slot is in before the good message */
+    if (me == 0) {
         uint64_t arg = 42;
         CHECK_OK(gk_am_request_short(1, H_OK, &arg, 1));
     } else if (me == 1) {

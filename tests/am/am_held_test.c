@@ -12,6 +12,12 @@
  *                          0, waiting in a barrier while it holds messages
  *                          for PE 1, sleeps instead of spinning (its CPU
  *                          time stays well under the wait's length)
+ *   am_held_test wake      the same, but PE 0 then sleeps in a wait that
+ *                          only the held messages can end (PE 1 answers
+ *                          once it has them all): PE 1 must wake PE 0
+ *                          when it makes room, whether PE 0 is mapped
+ *                          there or reached through a transport (run with
+ *                          a GK_SLEEP_MS longer than the time allowed)
  *
  * "Computes" is a sleep standing for work that makes no gasket call; the
  * results do not depend on its length, only on PE 0 (or PE 1) not serving
@@ -126,10 +132,40 @@ static void sleep_while_holding(void)
     }
 }
 
+/* PE 0 holds messages for PE 1 (see sleep_while_holding), then waits for a
+ * word PE 1 sets only once every one of them has arrived. */
+static void wake_holder(void)
+{
+    int me = gk_my_pe();
+    uint64_t *sent = (uint64_t *)first_block, *all_in = sent + 1; /* PE 0's */
+    if (me == 1) {
+        for (int i = 0; i < 60; i++)
+            CHECK_OK(gk_am_request_short(0, H_REPLY_TWICE, NULL, 0));
+        CHECK_OK(gk_put_u64(0, sent, 1));
+        usleep(300000); /* computes: its inbox stays full */
+        while (atomic_load_explicit(&sunk, memory_order_relaxed) < 120)
+            CHECK_OK(gk_poll());
+        CHECK_OK(gk_atomic_set_u64(0, all_in, 1));
+    } else {
+        while (__atomic_load_n(sent, __ATOMIC_ACQUIRE) == 0)
+            ;
+        while (atomic_load_explicit(&requests_run, memory_order_relaxed) < 60)
+            CHECK_OK(gk_poll());
+        CHECK_GT(held_now(), 0); /* the case under test */
+        double wall0 = gk_wtime();
+        CHECK_OK(gk_wait_until_u64(all_in, GK_CMP_NE, 0));
+        double wall = gk_wtime() - wall0;
+        PE_LOG("wait for the held messages' delivery: %.2f s", wall);
+        if (!(wall < 10))
+            PE_FAIL("the wait took %.2f s: PE 1 did not wake it when it made room", wall);
+    }
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 2 || (strcmp(argv[1], "forward") != 0 && strcmp(argv[1], "sleep") != 0)) {
-        fprintf(stderr, "usage: %s forward|sleep\n", argv[0]);
+    if (argc != 2 || (strcmp(argv[1], "forward") != 0 && strcmp(argv[1], "sleep") != 0 &&
+                      strcmp(argv[1], "wake") != 0)) {
+        fprintf(stderr, "usage: %s forward|sleep|wake\n", argv[0]);
         return 2;
     }
     CHECK_OK(gk_init());
@@ -143,6 +179,8 @@ int main(int argc, char **argv)
         forward();
     else if (strcmp(argv[1], "sleep") == 0 && gk_n_pes() >= 2)
         sleep_while_holding();
+    else if (strcmp(argv[1], "wake") == 0 && gk_n_pes() >= 2)
+        wake_holder();
     CHECK_OK(gk_barrier());
     gk_free(first_block);
     CHECK_OK(gk_finalize());

@@ -9,6 +9,9 @@
  *     launcher's time limit fails the test), then sets the word. The
  *     second is received while PE 0 waits in gk_request_wait, after PE 0
  *     has run the first message's late GO, which must change nothing.
+ *     Where PE 1 is not mapped at PE 0 (another host, or GK_NET_INDIRECT),
+ *     only a send from the symmetric heap is reachable without the
+ *     sender (docs/PROGRESS.md): PE 0 sends from there, and PE 1 gets it.
  *  2. Every other PE sends PE 0 messages of sizes that end mid-chunk, at a
  *     chunk's end and one byte past it; PE 0 receives them from any source
  *     (the pipeline goes from sender to sender).
@@ -70,11 +73,25 @@ static void recv_filled(unsigned char *in, size_t n, int from, int tag, int salt
     check_filled(in, n, from, salt);
 }
 
+/* filled(), in a block of the symmetric heap if `heap` is not NULL. */
+static unsigned char *filled_in(unsigned char *heap, size_t n, int from, int salt)
+{
+    if (heap == NULL)
+        return filled(n, from, salt);
+    for (size_t i = 0; i < n; i++)
+        heap[i] = pattern(i, from, salt);
+    return heap;
+}
+
 static void sender_not_progressing(int me, uint64_t *word)
 {
     const size_t first = ((size_t)1 << 20) + 12345, second = ((size_t)3 << 20) + 7;
+    unsigned char *heap = gk_malloc(first + second);
+    CHECK_NOT_NULL(heap);
     if (me == 0) {
-        unsigned char *a = filled(first, 0, 1), *b = filled(second, 0, 2);
+        int off_node = gk_ptr(heap, 1) == NULL;
+        unsigned char *a = filled_in(off_node ? heap : NULL, first, 0, 1);
+        unsigned char *b = filled_in(off_node ? heap + first : NULL, second, 0, 2);
         gk_request_t *sends[2];
         CHECK_OK(gk_isend(1, 1, a, first, &sends[0]));
         CHECK_OK(gk_isend(1, 2, b, second, &sends[1]));
@@ -82,8 +99,10 @@ static void sender_not_progressing(int me, uint64_t *word)
         while (atomic_load_explicit((_Atomic uint64_t *)word, memory_order_acquire) == 0)
             sched_yield();
         CHECK_OK(gk_request_wait_all(sends, 2, NULL));
-        free(a);
-        free(b);
+        if (!off_node) {
+            free(a);
+            free(b);
+        }
     } else if (me == 1) {
         unsigned char *in = malloc(second);
         CHECK_NOT_NULL(in);
@@ -93,6 +112,7 @@ static void sender_not_progressing(int me, uint64_t *word)
         free(in);
     }
     CHECK_OK(gk_barrier());
+    gk_free(heap);
 }
 
 static void many_senders_one_receiver(int me, int npes)

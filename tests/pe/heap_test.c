@@ -11,12 +11,15 @@
  * Also: calloc zeroes (even memory that was dirty before), align aligns,
  * realloc keeps contents (in place, moving, shrinking), free bytes go down
  * and come back exactly, memory is usable remotely as soon as the call
- * returns, and gk_ptr gives a working pointer to every PE's copy (written
- * through, read back with gk_get) and NULL for anything else.
+ * returns, and gk_ptr gives a working pointer to the copy of every PE
+ * whose heap is mapped here (written through, read back with gk_get) and
+ * NULL for anything else: the copies of PEs on other hosts, or of every
+ * other PE with GK_NET_INDIRECT=1, which reaches them as if they were.
  */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pe_check.h"
 
@@ -195,19 +198,54 @@ static void test_realloc(size_t heap_after_table)
     compare_records("after the reallocs");
 }
 
+/*
+ * Which PEs' heaps gk_ptr must reach (1) or must not (0): this PE's, and
+ * those of the PEs on this host (the same host name) unless GK_NET_INDIRECT
+ * hides them. Every PE learns every host name through puts. Collective.
+ */
+static void heaps_mapped_here(int *mapped)
+{
+    enum { NAME = 64 };
+    char mine[NAME] = {0};
+    CHECK_EQ(gethostname(mine, NAME - 1), 0);
+    char *names = gk_calloc((size_t)npes, NAME);
+    CHECK_NOT_NULL(names);
+    record(names);
+    for (int pe = 0; pe < npes; pe++)
+        CHECK_OK(gk_put(pe, names + (size_t)me * NAME, mine, NAME));
+    CHECK_OK(gk_barrier());
+    const char *indirect = getenv("GK_NET_INDIRECT");
+    int hidden = indirect != NULL && strtoul(indirect, NULL, 0) != 0;
+    for (int pe = 0; pe < npes; pe++)
+        mapped[pe] =
+            pe == me || (!hidden && strcmp(names + (size_t)pe * NAME, mine) == 0);
+    CHECK_OK(gk_barrier());
+    gk_free(names);
+}
+
 static void test_gk_ptr(void)
 {
     size_t heap = gk_heap_size();
+    int *mapped = calloc((size_t)npes, sizeof(int));
+    CHECK_NOT_NULL(mapped);
+    heaps_mapped_here(mapped);
     uint64_t *slots = gk_calloc((size_t)npes, sizeof(uint64_t));
     CHECK_NOT_NULL(slots);
     record(slots);
-    /* Write my slot in every PE's copy through gk_ptr. */
+    /* Write my slot in every PE's copy: through gk_ptr where there is one,
+     * else with a put. */
     for (int pe = 0; pe < npes; pe++) {
+        uint64_t value = 1000 * (uint64_t)me + (uint64_t)pe;
         uint64_t *theirs = gk_ptr(&slots[me], pe);
+        if (!mapped[pe]) {
+            CHECK_NULL(theirs);
+            CHECK_OK(gk_put(pe, &slots[me], &value, sizeof(value)));
+            continue;
+        }
         CHECK_NOT_NULL(theirs);
         /* The mapping is one piece: offsets carry over. */
         CHECK_EQ((char *)gk_ptr(slots, pe) + me * sizeof(uint64_t), (char *)theirs);
-        *theirs = 1000 * (uint64_t)me + (uint64_t)pe;
+        *theirs = value;
     }
     CHECK_EQ(gk_ptr(slots, me), (void *)slots);
     CHECK_OK(gk_barrier());
@@ -219,12 +257,18 @@ static void test_gk_ptr(void)
             CHECK_EQ(v, 1000 * (uint64_t)w + (uint64_t)pe);
         }
     }
-    /* The first and last byte of the heap have copies; nothing else does.
-     * `base` is the heap's first block, at offset 0. */
+    /* The first and last byte of the heap have copies where the heap is
+     * mapped; nothing else does. `base` is the heap's first block, at
+     * offset 0. */
     const char *heap_start = (const char *)base;
     for (int pe = 0; pe < npes; pe++) {
-        CHECK_NOT_NULL(gk_ptr(heap_start, pe));
-        CHECK_NOT_NULL(gk_ptr(heap_start + heap - 1, pe));
+        if (mapped[pe]) {
+            CHECK_NOT_NULL(gk_ptr(heap_start, pe));
+            CHECK_NOT_NULL(gk_ptr(heap_start + heap - 1, pe));
+        } else {
+            CHECK_NULL(gk_ptr(heap_start, pe));
+            CHECK_NULL(gk_ptr(heap_start + heap - 1, pe));
+        }
         CHECK_NULL(gk_ptr(heap_start + heap, pe));
         CHECK_NULL(gk_ptr(heap_start - 1, pe));
         int on_stack = 0;
@@ -240,6 +284,7 @@ static void test_gk_ptr(void)
     CHECK_NULL(gk_ptr(slots, INT_MIN));
     CHECK_OK(gk_barrier());
     gk_free(slots);
+    free(mapped);
     compare_records("after gk_ptr");
 }
 

@@ -120,6 +120,28 @@ int main(void)
     CHECK_EQ_U64(*(uint64_t *)(void *)inbox, attempt);
     CHECK_OK(gk_sem_free(full));
 
+    /* The same from another PE: my left neighbour's put to my full
+     * semaphore fails before its copy. */
+    gk_sem_t full_all, full_right;
+    CHECK_OK(gk_sem_alloc_all(0, &full_all));
+    CHECK_OK(gk_sem_on(full_all, right, &full_right));
+    CHECK_OK(gk_sem_post_n(full_all, GK_SEM_VALUE_MAX));
+    memcpy(inbox, &before, 8);
+    CHECK_OK(gk_barrier());
+    CHECK_STATUS(gk_put_sem(right, inbox, &attempt, 8, full_right, 1), GK_ERR_RANGE);
+    CHECK_STATUS(gk_put_sem_nbi(right, inbox, &attempt, 8, full_right, 2), GK_ERR_RANGE);
+    CHECK_OK(gk_barrier());
+    CHECK_EQ_U64(*(uint64_t *)(void *)inbox, before);
+    CHECK_OK(gk_sem_value(full_all, &seen));
+    CHECK_EQ_U64(seen, GK_SEM_VALUE_MAX);
+    CHECK_OK(gk_sem_wait_n(full_all, GK_SEM_VALUE_MAX));
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_put_sem(right, inbox, &attempt, 8, full_right, 1));
+    CHECK_OK(gk_sem_wait(full_all));
+    CHECK_EQ_U64(*(uint64_t *)(void *)inbox, attempt);
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_sem_free_all(full_all));
+
     CHECK_OK(gk_barrier());
     gk_free(data);
     gk_free(signal);

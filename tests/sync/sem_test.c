@@ -83,6 +83,32 @@ int main(void)
     CHECK_OK(gk_sem_wait_n(sem, GK_SEM_VALUE_MAX));
     CHECK_STATUS(gk_sem_post_n(sem, 0), GK_ERR_INVALID_ARG);
 
+    /* The maximum from another PE (through the transport where the owner
+     * is not mapped): the post that would pass it fails, the value stays,
+     * and the owner still takes all of it. */
+    gk_sem_t near_full, near_full_right;
+    CHECK_OK(gk_sem_alloc_all(GK_SEM_SINGLE_PRODUCER, &near_full));
+    CHECK_OK(gk_sem_on(near_full, right, &near_full_right));
+    CHECK_OK(gk_sem_post_n(near_full, GK_SEM_VALUE_MAX - 3));
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_sem_value(near_full_right, &value));
+    CHECK_EQ_U64(value, GK_SEM_VALUE_MAX - 3);
+    CHECK_OK(gk_sem_post_n(near_full_right, 2));
+    CHECK_STATUS(gk_sem_post_n(near_full_right, 2), GK_ERR_RANGE);
+    CHECK_OK(gk_sem_post(near_full_right));
+    CHECK_STATUS(gk_sem_post(near_full_right), GK_ERR_RANGE);
+    CHECK_STATUS(gk_sem_post_n(near_full_right, GK_SEM_VALUE_MAX + 1), GK_ERR_RANGE);
+    CHECK_STATUS(gk_sem_post_n(near_full_right, 0), GK_ERR_INVALID_ARG);
+    CHECK_OK(gk_sem_value(near_full_right, &value));
+    CHECK_EQ_U64(value, GK_SEM_VALUE_MAX);
+    CHECK_OK(gk_sem_wait_n(near_full, GK_SEM_VALUE_MAX));
+    CHECK_OK(gk_barrier());
+    /* Room again: a post from the other PE lands. */
+    CHECK_OK(gk_sem_post_n(near_full_right, 5));
+    CHECK_OK(gk_sem_wait_n(near_full, 5));
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_sem_free_all(near_full));
+
     /* Collective semaphores: gk_sem_on names a peer's member. */
     gk_sem_t all, theirs;
     CHECK_OK(gk_sem_alloc_all(0, &all));

@@ -1,0 +1,723 @@
+/*
+ * ucx.c: the UCX transport's start-up, shut-down and operations (ucx.h).
+ *
+ * Start-up. Each PE creates a UCP context (atomic mode "cpu") and one
+ * worker that any thread may drive, registers its whole segment and packs
+ * its remote key. Three exchanges over the bootstrap follow, and every PE
+ * takes part in all three whatever happened to it, so a failure anywhere
+ * fails gk__ucx_open everywhere instead of leaving PEs waiting: the sizes
+ * of each PE's blob (0: I failed), the blobs (worker address, remote key,
+ * segment base), and, after each PE has created its endpoints and
+ * unpacked the keys, the verdicts.
+ *
+ * Ordering. UCX 1.13's ucp_worker_fence orders operations only within
+ * each of UCX's transports, and one endpoint may send its puts, atomics
+ * and active messages over different ones (a bandwidth lane for large
+ * puts, another for messages). So a fence here orders by completion, and
+ * lazily: fence() only opens a new epoch; an operation issued to a peer
+ * that still has an operation of an earlier epoch in flight first flushes
+ * that peer's endpoint. Each peer keeps the epoch of its last operation
+ * that may still be in flight (`pending`), and quiet() records the epoch
+ * up to which everything is complete. A fence with nothing in flight to
+ * the next operation's peer costs nothing, and a fence followed by more
+ * operations to one peer costs one round trip to it, not one to every
+ * peer. A wake-up needs the writes before it complete, fence or not: it
+ * goes from the completion callback of a flush of its peer when that
+ * peer has anything in flight, so the caller does not wait for it.
+ */
+#include "net/ucx.h"
+#include "net/ucx_int.h"
+
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "gasket.h"
+
+struct gk__ucx gk__ucx = {.efd = -1};
+
+#define UCX_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+int gk__ucx_status(ucs_status_t status, const char *what, int pe)
+{
+    if (status == UCS_OK)
+        return GK_OK;
+    if (pe >= 0)
+        gk__error("%s to PE %d failed: %s", what, pe, ucs_status_string(status));
+    else
+        gk__error("%s failed: %s", what, ucs_status_string(status));
+    return status == UCS_ERR_NO_MEMORY ? GK_ERR_NOMEM : GK_ERR_SYSTEM;
+}
+
+const char *gk__ucx_version(void)
+{
+    return ucp_get_version_string();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Failures                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A connection to a peer failed: the peer died or its host went away. The
+ * job cannot go on (the peer's memory is gone), so end it as gk_abort
+ * does, through the bootstrap. From the closing barrier on, a peer that
+ * goes away is only finishing first.
+ */
+static void ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    const struct gk__ucx_peer *peer = arg;
+    if (atomic_load_explicit(&gk__ucx.closing, memory_order_acquire))
+        return;
+    gk__error("PE %d: the network connection failed (%s)", peer->pe, ucs_status_string(status));
+    struct gk__boot *boot = gk__ucx.boot;
+    boot->ops->abort(boot, 1, "a network connection failed");
+    /* The launcher now stops every PE; let its report name the failure. */
+    if (boot->fd >= 0) {
+        struct pollfd pfd = {.fd = boot->fd, .events = POLLIN};
+        poll(&pfd, 1, 2000);
+    }
+    _exit(gk__boot_abort_status(1));
+}
+
+/* ------------------------------------------------------------------------ */
+/* Start-up                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* What each PE tells the others: then the worker address and the key. */
+struct ucx_blob {
+    uint64_t seg_base;
+    uint32_t addr_len;
+    uint32_t rkey_len;
+};
+
+static int ucx_context_create(int n_pes)
+{
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+    if (st != UCS_OK)
+        return gk__ucx_status(st, "reading UCX's configuration (ucp_config_read)", -1);
+    /* net.h, "Atomicity domain": the runtime updates the same words with
+     * its own CPU atomics. */
+    st = ucp_config_modify(config, "ATOMIC_MODE", "cpu");
+    if (st != UCS_OK) {
+        ucp_config_release(config);
+        gk__error("UCX refuses its atomic mode \"cpu\" (%s): its remote atomics would not be "
+                  "atomic with the CPU atomics gasket uses on the same words",
+                  ucs_status_string(st));
+        return GK_ERR_UNSUPPORTED;
+    }
+    ucp_params_t params = {
+        .field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_ESTIMATED_NUM_EPS,
+        .features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 | UCP_FEATURE_AM |
+                    UCP_FEATURE_WAKEUP,
+        .estimated_num_eps = (size_t)n_pes,
+    };
+    st = ucp_init(&params, config, &gk__ucx.context);
+    ucp_config_release(config);
+    if (st != UCS_OK) {
+        gk__ucx.context = NULL;
+        return gk__ucx_status(st, "creating the UCX context (ucp_init)", -1);
+    }
+    return GK_OK;
+}
+
+static int ucx_worker_create(void)
+{
+    ucp_worker_params_t params = {
+        .field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+        .thread_mode = UCS_THREAD_MODE_MULTI,
+    };
+    ucs_status_t st = ucp_worker_create(gk__ucx.context, &params, &gk__ucx.worker);
+    if (st != UCS_OK) {
+        gk__ucx.worker = NULL;
+        return gk__ucx_status(st, "creating the UCX worker (ucp_worker_create)", -1);
+    }
+    ucp_worker_attr_t attr = {
+        .field_mask = UCP_WORKER_ATTR_FIELD_THREAD_MODE | UCP_WORKER_ATTR_FIELD_MAX_AM_HEADER,
+    };
+    st = ucp_worker_query(gk__ucx.worker, &attr);
+    if (st != UCS_OK)
+        return gk__ucx_status(st, "querying the UCX worker (ucp_worker_query)", -1);
+    /* The progress thread and the application's threads share the worker. */
+    if (attr.thread_mode != UCS_THREAD_MODE_MULTI) {
+        gk__error("this UCX (%s) cannot make a worker for several threads; gasket's progress "
+                  "thread needs one",
+                  ucp_get_version_string());
+        return GK_ERR_UNSUPPORTED;
+    }
+    if (attr.max_am_header < sizeof(struct gk__ucx_am_header)) {
+        gk__error("UCX's active-message headers hold %zu bytes; gasket's messages need %zu",
+                  attr.max_am_header, sizeof(struct gk__ucx_am_header));
+        return GK_ERR_UNSUPPORTED;
+    }
+    st = ucp_worker_get_efd(gk__ucx.worker, &gk__ucx.efd);
+    if (st != UCS_OK) {
+        gk__ucx.efd = -1;
+        return gk__ucx_status(st, "getting the UCX worker's event descriptor", -1);
+    }
+    return gk__ucx_am_register();
+}
+
+/* Registers the segment and builds this PE's blob (*blob_p, malloc'd). */
+static int ucx_blob_build(const struct gk__seg *my_seg, void **blob_p, size_t *len_p)
+{
+    ucp_mem_map_params_t mparams = {
+        .field_mask = UCP_MEM_MAP_PARAM_FIELD_ADDRESS | UCP_MEM_MAP_PARAM_FIELD_LENGTH,
+        .address = my_seg->base,
+        .length = my_seg->size,
+    };
+    ucs_status_t st = ucp_mem_map(gk__ucx.context, &mparams, &gk__ucx.memh);
+    if (st != UCS_OK) {
+        gk__ucx.memh = NULL;
+        gk__error("registering this PE's segment (%zu bytes at %p) with UCX failed: %s",
+                  my_seg->size, (void *)my_seg->base, ucs_status_string(st));
+        return GK_ERR_SYSTEM;
+    }
+    void *rkey = NULL, *addr = NULL;
+    size_t rkey_len = 0, addr_len = 0;
+    int status = GK_OK;
+    st = ucp_rkey_pack(gk__ucx.context, gk__ucx.memh, &rkey, &rkey_len);
+    if (st != UCS_OK) {
+        status = gk__ucx_status(st, "packing the segment's remote key", -1);
+        goto out;
+    }
+    ucp_address_t *worker_addr;
+    st = ucp_worker_get_address(gk__ucx.worker, &worker_addr, &addr_len);
+    if (st != UCS_OK) {
+        status = gk__ucx_status(st, "getting the UCX worker's address", -1);
+        goto out_rkey;
+    }
+    addr = worker_addr;
+    size_t len = sizeof(struct ucx_blob) + addr_len + rkey_len;
+    char *blob = malloc(len);
+    if (blob == NULL) {
+        gk__error("out of memory for this PE's network address (%zu bytes)", len);
+        status = GK_ERR_NOMEM;
+        goto out_addr;
+    }
+    struct ucx_blob head = {(uint64_t)(uintptr_t)my_seg->base, (uint32_t)addr_len,
+                            (uint32_t)rkey_len};
+    memcpy(blob, &head, sizeof(head));
+    memcpy(blob + sizeof(head), addr, addr_len);
+    memcpy(blob + sizeof(head) + addr_len, rkey, rkey_len);
+    *blob_p = blob;
+    *len_p = len;
+out_addr:
+    ucp_worker_release_address(gk__ucx.worker, worker_addr);
+out_rkey:
+    ucp_rkey_buffer_release(rkey);
+out:
+    return status;
+}
+
+/* Connects to every peer nobody else reaches, from the PEs' blobs. */
+static int ucx_connect(const char *blobs, size_t stride)
+{
+    struct gk__ucx *u = &gk__ucx;
+    for (int pe = 0; pe < u->n_pes; pe++) {
+        if (pe == u->my_pe || u->peers[pe].transport != NULL)
+            continue;
+        const char *blob = blobs + (size_t)pe * stride;
+        struct ucx_blob head;
+        memcpy(&head, blob, sizeof(head));
+        struct gk__ucx_peer *peer = &u->ucx_peers[pe];
+        ucp_ep_params_t params = {
+            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                          UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER,
+            .address = (const ucp_address_t *)(blob + sizeof(head)),
+            .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+            .err_handler = {.cb = ucx_ep_failed, .arg = peer},
+        };
+        ucs_status_t st = ucp_ep_create(u->worker, &params, &peer->ep);
+        if (st != UCS_OK) {
+            peer->ep = NULL;
+            return gk__ucx_status(st, "connecting (ucp_ep_create)", pe);
+        }
+        st = ucp_ep_rkey_unpack(peer->ep, blob + sizeof(head) + head.addr_len, &peer->rkey);
+        if (st != UCS_OK) {
+            peer->rkey = NULL;
+            return gk__ucx_status(st, "unpacking the remote key of the segment", pe);
+        }
+        peer->remote_base = head.seg_base;
+        u->peers[pe].transport = &gk__ucx_transport;
+        u->peers[pe].caps = GK__NET_CAP_CPU_ATOMICS;
+        u->peers[pe].direct = NULL;
+        u->peers[pe].priv = peer;
+        u->n_remote++;
+    }
+    return GK_OK;
+}
+
+/* Every PE learns the largest of `mine` (0 where a PE failed: then 0). */
+static int ucx_exchange_max(uint64_t mine, uint64_t *max_p)
+{
+    struct gk__ucx *u = &gk__ucx;
+    uint64_t *all = calloc((size_t)u->n_pes, sizeof(*all));
+    if (all == NULL) /* the others wait for us in the exchange */
+        u->boot->ops->abort(u->boot, 1, "out of memory during start-up");
+    int status = gk__boot_allgather(u->boot, &mine, all, sizeof(mine));
+    uint64_t max = 0;
+    for (int pe = 0; status == GK_OK && pe < u->n_pes; pe++) {
+        if (all[pe] == 0) {
+            if (mine != 0)
+                gk__error("the network transport failed to start on PE %d", pe);
+            max = 0;
+            break;
+        }
+        max = all[pe] > max ? all[pe] : max;
+    }
+    free(all);
+    *max_p = status == GK_OK ? max : 0;
+    return status;
+}
+
+/* Undoes whatever part of start-up got done, on this PE alone. */
+static void ucx_release(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    atomic_store_explicit(&u->closing, 1, memory_order_release);
+    gk__ucx_thread_stop();
+    for (int pe = 0; u->ucx_peers != NULL && pe < u->n_pes; pe++) {
+        struct gk__ucx_peer *peer = &u->ucx_peers[pe];
+        /* A remote key belongs to its endpoint: it goes first. */
+        if (peer->rkey != NULL)
+            ucp_rkey_destroy(peer->rkey);
+        peer->rkey = NULL;
+        if (peer->ep != NULL) {
+            ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                         .flags = UCP_EP_CLOSE_FLAG_FORCE};
+            ucs_status_ptr_t req = ucp_ep_close_nbx(peer->ep, &param);
+            if (req != NULL && !UCS_PTR_IS_ERR(req)) {
+                while (ucp_request_check_status(req) == UCS_INPROGRESS)
+                    ucp_worker_progress(u->worker);
+                ucp_request_free(req);
+            }
+        }
+        peer->ep = NULL;
+        if (u->peers[pe].priv == peer) {
+            u->peers[pe].transport = NULL;
+            u->peers[pe].priv = NULL;
+            u->peers[pe].caps = 0;
+        }
+    }
+    free(u->ucx_peers);
+    u->ucx_peers = NULL;
+    gk__ucx_held_free();
+    if (u->memh != NULL)
+        ucp_mem_unmap(u->context, u->memh);
+    u->memh = NULL;
+    if (u->worker != NULL)
+        ucp_worker_destroy(u->worker);
+    u->worker = NULL;
+    u->efd = -1;
+    if (u->context != NULL)
+        ucp_cleanup(u->context);
+    u->context = NULL;
+    pthread_mutex_destroy(&u->held_lock);
+    pthread_mutex_destroy(&u->progress_lock);
+    u->joined = 0;
+    u->n_remote = 0;
+}
+
+int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk__net_peer *peers,
+                 int my_pe, const struct gk__config *config)
+{
+    struct gk__ucx *u = &gk__ucx;
+    *u = (struct gk__ucx){.efd = -1, .boot = boot, .peers = peers, .self = &peers[my_pe],
+                          .my_wake = &my_seg->header->wake, .n_pes = boot->size,
+                          .my_pe = my_pe};
+    atomic_init(&u->epoch, 1);
+    pthread_mutex_init(&u->held_lock, NULL);
+    pthread_mutex_init(&u->progress_lock, NULL);
+    u->ucx_peers = calloc((size_t)u->n_pes, sizeof(*u->ucx_peers));
+    int status = u->ucx_peers != NULL ? GK_OK : GK_ERR_NOMEM;
+    if (status != GK_OK)
+        gk__error("out of memory for the network state of %d PEs", u->n_pes);
+    for (int pe = 0; status == GK_OK && pe < u->n_pes; pe++)
+        u->ucx_peers[pe].pe = pe;
+    if (status == GK_OK)
+        status = ucx_context_create(u->n_pes);
+    if (status == GK_OK)
+        status = ucx_worker_create();
+    void *blob = NULL;
+    size_t blob_len = 0;
+    if (status == GK_OK)
+        status = ucx_blob_build(my_seg, &blob, &blob_len);
+
+    /* The three exchanges (top comment). */
+    uint64_t stride;
+    int exchanged = ucx_exchange_max(status == GK_OK ? blob_len : 0, &stride);
+    char *blobs = NULL;
+    if (exchanged == GK_OK && stride > 0) {
+        char *mine = calloc(1, stride);
+        blobs = calloc((size_t)u->n_pes, stride);
+        if (mine == NULL || blobs == NULL)
+            boot->ops->abort(boot, 1, "out of memory for the PEs' network addresses");
+        memcpy(mine, blob, blob_len);
+        exchanged = gk__boot_allgather(boot, mine, blobs, stride);
+        free(mine);
+        if (exchanged == GK_OK)
+            status = ucx_connect(blobs, stride);
+        uint64_t verdict;
+        if (exchanged == GK_OK)
+            exchanged = ucx_exchange_max(status == GK_OK ? 1 : 0, &verdict);
+        if (exchanged == GK_OK && verdict == 0 && status == GK_OK)
+            status = GK_ERR_UNREACHABLE; /* another PE failed and said why */
+    } else if (status == GK_OK) {
+        status = GK_ERR_UNREACHABLE;
+    }
+    free(blobs);
+    free(blob);
+    if (status == GK_OK)
+        status = exchanged;
+    if (status != GK_OK) {
+        ucx_release();
+        return status;
+    }
+    u->joined = 1;
+    int want_thread = config->ucx_progress_thread < 0 ? u->n_remote > 0
+                                                      : config->ucx_progress_thread;
+    if (want_thread && gk__ucx_thread_start() != GK_OK)
+        gk__warn("no UCX progress thread: one-sided operations from other PEs progress "
+                 "only while this PE calls gasket");
+    gk__debug("ucx %s: %d peers, progress thread %s", ucp_get_version_string(), u->n_remote,
+              u->thread_running ? "on" : "off");
+    return GK_OK;
+}
+
+void gk__ucx_close(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    if (u->worker == NULL)
+        return;
+    /* Complete what is ours in flight, then let every PE stop taking a
+     * vanishing peer for a failure before any connection goes. */
+    gk__ucx_transport.quiet();
+    atomic_store_explicit(&u->closing, 1, memory_order_release);
+    if (u->joined)
+        gk__boot_barrier(u->boot);
+    gk__ucx_thread_stop();
+    /* Wake-ups sent from flush callbacks: their buffers go at completion. */
+    gk__ucx_transport.quiet();
+    ucx_release();
+}
+
+/* ------------------------------------------------------------------------ */
+/* Operations                                                               */
+/* ------------------------------------------------------------------------ */
+
+static inline struct gk__ucx_peer *ucx_peer(const struct gk__net_peer *peer)
+{
+    return peer->priv;
+}
+
+static int ucx_flush_peer(struct gk__ucx_peer *p)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    int status = gk__ucx_wait(ucp_ep_flush_nbx(p->ep, &param), "flush", p->pe);
+    if (status == GK_OK)
+        atomic_store_explicit(&p->pending, 0, memory_order_relaxed);
+    return status;
+}
+
+/* Ordering (top comment): before an operation to p, complete p's
+ * operations of epochs before the current one. */
+static inline int ucx_order(struct gk__ucx_peer *p)
+{
+    uint64_t s = atomic_load_explicit(&p->pending, memory_order_relaxed);
+    if (UCX_UNLIKELY(s != 0 &&
+                     s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed) &&
+                     s < atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed)))
+        return ucx_flush_peer(p);
+    return GK_OK;
+}
+
+/* An operation to p may be in flight until the next flush or quiet. */
+static inline void ucx_issued(struct gk__ucx_peer *p)
+{
+    atomic_store_explicit(&p->pending, atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed),
+                          memory_order_relaxed);
+}
+
+static inline int ucx_in_flight(const struct gk__ucx_peer *p)
+{
+    uint64_t s = atomic_load_explicit(&p->pending, memory_order_relaxed);
+    return s != 0 && s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed);
+}
+
+static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK || n == 0)
+        return status;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
+    ucx_issued(p);
+    return gk__ucx_wait(req, "put", p->pe);
+}
+
+static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK || n == 0)
+        return status;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
+    ucx_issued(p);
+    if (UCS_PTR_IS_ERR(req))
+        return gk__ucx_status(UCS_PTR_STATUS(req), "put", p->pe);
+    if (req != NULL)
+        ucp_request_free(req); /* completes at quiet */
+    return GK_OK;
+}
+
+static int ucx_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK || n == 0)
+        return status;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    return gk__ucx_wait(ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param),
+                        "get", p->pe);
+}
+
+static int ucx_get_nbi(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK || n == 0)
+        return status;
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param);
+    ucx_issued(p);
+    if (UCS_PTR_IS_ERR(req))
+        return gk__ucx_status(UCS_PTR_STATUS(req), "get", p->pe);
+    if (req != NULL)
+        ucp_request_free(req); /* completes at quiet */
+    return GK_OK;
+}
+
+static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width, size_t offset,
+                      uint64_t operand, uint64_t compare, uint64_t *result_p)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK)
+        return status;
+    ucp_atomic_op_t uop;
+    int fetch = result_p != NULL;
+    switch (op) {
+    case GK__AMO_FETCH:
+        uop = UCP_ATOMIC_OP_ADD;
+        operand = 0;
+        fetch = 1;
+        break;
+    case GK__AMO_SET:
+    case GK__AMO_SWAP:
+        uop = UCP_ATOMIC_OP_SWAP; /* UCP's swap always fetches */
+        fetch = 1;
+        break;
+    case GK__AMO_CSWAP:
+        uop = UCP_ATOMIC_OP_CSWAP;
+        fetch = 1;
+        break;
+    case GK__AMO_FETCH_ADD:
+        uop = UCP_ATOMIC_OP_ADD;
+        break;
+    case GK__AMO_FETCH_AND:
+        uop = UCP_ATOMIC_OP_AND;
+        break;
+    case GK__AMO_FETCH_OR:
+        uop = UCP_ATOMIC_OP_OR;
+        break;
+    case GK__AMO_FETCH_XOR:
+        uop = UCP_ATOMIC_OP_XOR;
+        break;
+    default:
+        gk__error("atomic to PE %d: unknown operation %d", p->pe, (int)op);
+        return GK_ERR_INVALID_ARG;
+    }
+    /* X and Z of UCP's table: for CSWAP the buffer holds the expected
+     * value and the reply buffer the desired one, replaced by the old. */
+    union {
+        uint32_t u32;
+        uint64_t u64;
+    } x, reply;
+    if (width == 4) {
+        x.u32 = (uint32_t)(op == GK__AMO_CSWAP ? compare : operand);
+        reply.u32 = (uint32_t)operand;
+    } else {
+        x.u64 = op == GK__AMO_CSWAP ? compare : operand;
+        reply.u64 = operand;
+    }
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE | (fetch ? UCP_OP_ATTR_FIELD_REPLY_BUFFER : 0),
+        .datatype = ucp_dt_make_contig(width),
+        .reply_buffer = fetch ? &reply : NULL,
+    };
+    ucs_status_ptr_t req =
+        ucp_atomic_op_nbx(p->ep, uop, &x, 1, p->remote_base + offset, p->rkey, &param);
+    if (!fetch)
+        ucx_issued(p);
+    /* Posted or fetching, the operand (and the reply) live on this stack:
+     * a request UCX kept must finish before we return. */
+    status = gk__ucx_wait(req, "atomic", p->pe);
+    if (status == GK_OK && result_p != NULL)
+        *result_p = width == 4 ? reply.u32 : reply.u64;
+    return status;
+}
+
+/* A wake-up that waits for its peer's flush (ucx_wake). */
+struct ucx_wake_req {
+    struct gk__ucx_wake_header range;
+    struct gk__ucx_peer *peer;
+};
+
+static void ucx_wake_sent(void *request, ucs_status_t status, void *user_data)
+{
+    free(user_data);
+    ucp_request_free(request);
+}
+
+/* Sends the wake-up in w (malloc'd: freed once sent). */
+static void ucx_wake_post(struct ucx_wake_req *w)
+{
+    ucp_request_param_t param = {
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = ucx_wake_sent,
+        .user_data = w,
+    };
+    ucs_status_ptr_t req =
+        ucp_am_send_nbx(w->peer->ep, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), NULL, 0, &param);
+    if (UCS_PTR_IS_ERR(req))
+        gk__ucx_status(UCS_PTR_STATUS(req), "wake-up", w->peer->pe);
+    if (req == NULL || UCS_PTR_IS_ERR(req))
+        free(w);
+}
+
+static void ucx_wake_flushed(void *request, ucs_status_t status, void *user_data)
+{
+    struct ucx_wake_req *w = user_data;
+    ucp_request_free(request);
+    if (status != UCS_OK) { /* the endpoint failed: its handler says so */
+        free(w);
+        return;
+    }
+    ucx_wake_post(w);
+}
+
+static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    if (!ucx_in_flight(p)) {
+        /* Nothing to wait for: straight out, from this stack. */
+        struct gk__ucx_wake_header range = {lo, hi};
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                     .flags = UCP_AM_SEND_FLAG_EAGER};
+        return gk__ucx_wait(
+            ucp_am_send_nbx(p->ep, GK__UCX_AM_WAKE, &range, sizeof(range), NULL, 0, &param),
+            "wake-up", p->pe);
+    }
+    struct ucx_wake_req *w = malloc(sizeof(*w));
+    if (w == NULL) {
+        gk__error("wake-up to PE %d: out of memory", p->pe);
+        return GK_ERR_NOMEM;
+    }
+    *w = (struct ucx_wake_req){{lo, hi}, p};
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .cb.send = ucx_wake_flushed,
+        .user_data = w,
+    };
+    ucs_status_ptr_t req = ucp_ep_flush_nbx(p->ep, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+        free(w);
+        return gk__ucx_status(UCS_PTR_STATUS(req), "flush before a wake-up", p->pe);
+    }
+    if (req == NULL) /* flushed already: no callback comes */
+        ucx_wake_post(w);
+    return GK_OK;
+}
+
+static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                       const uint64_t *args, const void *payload)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    if (status != GK_OK)
+        return status;
+    struct gk__ucx_am_header header;
+    header.msg = *msg;
+    unsigned nargs = msg->nargs <= GK__NET_AM_MAX_ARGS ? msg->nargs : GK__NET_AM_MAX_ARGS;
+    memcpy(header.args, args, nargs * sizeof(uint64_t));
+    size_t header_len = offsetof(struct gk__ucx_am_header, args) + nargs * sizeof(uint64_t);
+    size_t data_len = payload != NULL ? (size_t)msg->nbytes : 0;
+    /* Eager only: a rendezvous message's data would arrive after later
+     * messages, and messages keep their order. */
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = UCP_AM_SEND_FLAG_EAGER};
+    ucs_status_ptr_t req =
+        ucp_am_send_nbx(p->ep, GK__UCX_AM_MSG, &header, header_len, payload, data_len, &param);
+    ucx_issued(p);
+    /* UCX keeps a message it could not send at once, and it needs our
+     * buffers until it does: usually it copied them and returned NULL. */
+    status = gk__ucx_wait(req, "active message", p->pe);
+    if (status == GK_OK) /* the progress engine's quiescence counts it */
+        atomic_fetch_add_explicit(&gk__net_am_sent, 1, memory_order_release);
+    return status;
+}
+
+static int ucx_flush(struct gk__net_peer *peer)
+{
+    return ucx_flush_peer(ucx_peer(peer));
+}
+
+static int ucx_fence(void)
+{
+    atomic_fetch_add_explicit(&gk__ucx.epoch, 1, memory_order_relaxed);
+    return GK_OK;
+}
+
+static int ucx_quiet(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    uint64_t upto = atomic_fetch_add_explicit(&u->epoch, 1, memory_order_relaxed);
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    int status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
+    if (status != GK_OK)
+        return status;
+    uint64_t done = atomic_load_explicit(&u->completed_upto, memory_order_relaxed);
+    while (done < upto && !atomic_compare_exchange_weak_explicit(
+                              &u->completed_upto, &done, upto, memory_order_relaxed,
+                              memory_order_relaxed)) {
+    }
+    return GK_OK;
+}
+
+static int ucx_progress(void)
+{
+    return gk__ucx_progress();
+}
+
+const struct gk__net_transport gk__ucx_transport = {
+    .name = "ucx",
+    .put = ucx_put,
+    .put_nbi = ucx_put_nbi,
+    .get = ucx_get,
+    .get_nbi = ucx_get_nbi,
+    .atomic = ucx_atomic,
+    .wake = ucx_wake,
+    .am_send = ucx_am_send,
+    .flush = ucx_flush,
+    .fence = ucx_fence,
+    .quiet = ucx_quiet,
+    .progress = ucx_progress,
+};

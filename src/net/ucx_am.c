@@ -1,0 +1,171 @@
+/*
+ * ucx_am.c: what arrives through UCX's active messages: gasket's active
+ * messages, which go into this PE's own inbox (shm_ring.h) exactly as a
+ * sender on this node would put them there, and wake-ups, which look at
+ * this PE's sleepers as a local writer's wake-up check does (base/wait.h).
+ *
+ * Both handlers run inside ucp_worker_progress, on whichever thread
+ * progresses the worker (the progress thread or one that waits for a
+ * request), one at a time: the worker is serialized. A handler must not
+ * wait, and the inbox may be full (its owner computes), so a message that
+ * does not fit is copied to the held queue, and every later message goes
+ * behind it until the queue is empty again: the messages of one sender
+ * stay in the order sent. Progress (ucx_progress.c) moves held messages
+ * into the inbox as it frees up. The queue has no bound: UCX has already
+ * taken the message off the network, and refusing it would only move the
+ * queue into UCX.
+ */
+#include "net/ucx_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "base/wait.h"
+#include "gasket.h"
+#include "net/shm_ring.h"
+
+/* The progress engine's quiescence counts these (net.h: gk__net_am_landed). */
+static int ucx_inbox_push(const struct gk__net_am *msg, const uint64_t *args, const void *data)
+{
+    int status = gk__ring_try_push(gk__ucx.self, msg, args, data, &gk__ucx.self_released,
+                                   &gk__ucx.self_next);
+    if (status == GK_OK)
+        atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
+    return status;
+}
+
+/* Queues a message behind those held; held_lock taken. */
+static int ucx_hold_locked(const struct gk__net_am *msg, const uint64_t *args, const void *data,
+                           size_t data_len)
+{
+    struct gk__ucx_held *h = malloc(sizeof(*h) + data_len);
+    if (h == NULL) {
+        gk__error("active message from PE %u: out of memory holding it for the full inbox "
+                  "(%zu bytes); it is lost",
+                  msg->src, sizeof(*h) + data_len);
+        return GK_ERR_NOMEM;
+    }
+    h->next = NULL;
+    h->msg = *msg;
+    memcpy(h->args, args, msg->nargs * sizeof(uint64_t));
+    h->data_len = data_len;
+    if (data_len > 0)
+        memcpy(h->data, data, data_len);
+    if (gk__ucx.held_tail != NULL)
+        gk__ucx.held_tail->next = h;
+    else
+        gk__ucx.held_head = h;
+    gk__ucx.held_tail = h;
+    atomic_fetch_add_explicit(&gk__ucx.n_held, 1, memory_order_release);
+    atomic_fetch_add_explicit(&gk__net_am_waiting, 1, memory_order_release);
+    return GK_OK;
+}
+
+int gk__ucx_held_drain(void)
+{
+    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0)
+        return 0;
+    int moved = 0;
+    pthread_mutex_lock(&gk__ucx.held_lock);
+    struct gk__ucx_held *h;
+    while ((h = gk__ucx.held_head) != NULL &&
+           ucx_inbox_push(&h->msg, h->args, h->data_len > 0 ? h->data : NULL) == GK_OK) {
+        gk__ucx.held_head = h->next;
+        if (gk__ucx.held_head == NULL)
+            gk__ucx.held_tail = NULL;
+        atomic_fetch_sub_explicit(&gk__ucx.n_held, 1, memory_order_release);
+        atomic_fetch_sub_explicit(&gk__net_am_waiting, 1, memory_order_release);
+        free(h);
+        moved++;
+    }
+    pthread_mutex_unlock(&gk__ucx.held_lock);
+    return moved;
+}
+
+void gk__ucx_held_free(void)
+{
+    struct gk__ucx_held *h = gk__ucx.held_head;
+    while (h != NULL) {
+        struct gk__ucx_held *next = h->next;
+        free(h);
+        h = next;
+    }
+    gk__ucx.held_head = gk__ucx.held_tail = NULL;
+    atomic_store_explicit(&gk__ucx.n_held, 0, memory_order_relaxed);
+}
+
+static ucs_status_t ucx_am_msg_arrived(void *arg, const void *header, size_t header_len,
+                                       void *data, size_t data_len,
+                                       const ucp_am_recv_param_t *param)
+{
+    /* The header is UCX's buffer, perhaps unaligned: copy it out. */
+    struct gk__ucx_am_header h;
+    size_t fixed = offsetof(struct gk__ucx_am_header, args);
+    if (header_len < fixed || header_len > sizeof(h)) {
+        gk__error("active message of %zu header bytes from the network rejected: expected %zu "
+                  "to %zu",
+                  header_len, fixed, sizeof(h));
+        return UCS_OK;
+    }
+    memcpy(&h, header, header_len);
+    const char *why = NULL;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        why = "its payload came by rendezvous, not eagerly";
+    else if (header_len != fixed + h.msg.nargs * sizeof(uint64_t))
+        why = "its header length does not match its argument count";
+    else if (data_len > 0 && (data_len != h.msg.nbytes || data_len > GK__NET_AM_MAX_PAYLOAD))
+        why = "its payload length does not match its header";
+    if (why != NULL) {
+        gk__error("active message from PE %u (handler %u, %u args, %llu bytes) from the "
+                  "network rejected: %s",
+                  h.msg.src, h.msg.handler, h.msg.nargs, (unsigned long long)h.msg.nbytes, why);
+        return UCS_OK;
+    }
+    const void *payload = data_len > 0 ? data : NULL;
+    /* Behind held messages, or held itself if the inbox is full. */
+    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0 &&
+        ucx_inbox_push(&h.msg, h.args, payload) == GK_OK)
+        return UCS_OK;
+    pthread_mutex_lock(&gk__ucx.held_lock);
+    if (gk__ucx.held_head != NULL || ucx_inbox_push(&h.msg, h.args, payload) != GK_OK)
+        ucx_hold_locked(&h.msg, h.args, payload, data_len);
+    pthread_mutex_unlock(&gk__ucx.held_lock);
+    return UCS_OK;
+}
+
+static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t header_len,
+                                        void *data, size_t data_len,
+                                        const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_wake_header range;
+    if (header_len != sizeof(range)) {
+        gk__error("wake-up of %zu header bytes from the network rejected: expected %zu",
+                  header_len, sizeof(range));
+        return UCS_OK;
+    }
+    memcpy(&range, header, sizeof(range));
+    gk__wake_notify(gk__ucx.my_wake, range.lo, range.hi);
+    return UCS_OK;
+}
+
+static int ucx_set_handler(unsigned id, ucp_am_recv_callback_t cb)
+{
+    ucp_am_handler_param_t param = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_CB |
+                      UCP_AM_HANDLER_PARAM_FIELD_FLAGS,
+        .id = id,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = cb,
+    };
+    return gk__ucx_status(ucp_worker_set_am_recv_handler(gk__ucx.worker, &param),
+                          "registering a UCX active-message handler", -1);
+}
+
+int gk__ucx_am_register(void)
+{
+    int status = ucx_set_handler(GK__UCX_AM_MSG, ucx_am_msg_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_WAKE, ucx_am_wake_arrived);
+    return status;
+}

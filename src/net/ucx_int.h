@@ -1,0 +1,110 @@
+/*
+ * ucx_int.h: the UCX transport's own state, shared by its files: ucx.c
+ * (start-up, shut-down and the operations), ucx_am.c (arriving active
+ * messages and wake-ups) and ucx_progress.c (waits for requests, progress,
+ * the progress thread).
+ */
+#ifndef GK_NET_UCX_INT_H
+#define GK_NET_UCX_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <ucp/api/ucp.h>
+
+#include "boot/boot.h"
+#include "net/net.h"
+
+/* UCP active-message ids: gasket's messages and wake-ups. */
+#define GK__UCX_AM_MSG 1
+#define GK__UCX_AM_WAKE 2
+
+/* A message's UCP header: the gasket message and its arguments (the
+ * medium payload travels as the UCP message's data). */
+struct gk__ucx_am_header {
+    struct gk__net_am msg;
+    uint64_t args[GK__NET_AM_MAX_ARGS];
+};
+
+/* A wake-up's UCP header: the target's segment range that was written. */
+struct gk__ucx_wake_header {
+    uint64_t lo, hi;
+};
+
+/* A peer reached through UCX (gk__net_peer.priv). */
+struct gk__ucx_peer {
+    ucp_ep_h ep;
+    ucp_rkey_h rkey;
+    uint64_t remote_base; /* the peer's segment, in its address space */
+    int pe;
+    /*
+     * The epoch (ucx.c, "Ordering") of the last operation issued to this
+     * peer that may not be complete yet; 0 when none is.
+     */
+    _Atomic uint64_t pending;
+};
+
+/* An active message that found this PE's inbox full, kept in order. */
+struct gk__ucx_held {
+    struct gk__ucx_held *next;
+    struct gk__net_am msg;
+    uint64_t args[GK__NET_AM_MAX_ARGS];
+    size_t data_len;
+    unsigned char data[]; /* a medium message's payload */
+};
+
+struct gk__ucx {
+    ucp_context_h context;
+    ucp_worker_h worker;
+    ucp_mem_h memh;
+    int efd; /* the worker's event descriptor */
+    struct gk__boot *boot;
+    struct gk__net_peer *peers;
+    struct gk__net_peer *self; /* peers[my_pe]: mapped, its inbox is ours */
+    struct gk__wake *my_wake;  /* our segment's wake-up word */
+    struct gk__ucx_peer *ucx_peers; /* one per PE; ep NULL for those not ours */
+    int n_pes;
+    int my_pe;
+    int n_remote; /* peers given to UCX */
+    int joined;   /* every PE finished gk__ucx_open: close is collective */
+    _Atomic int closing; /* connection failures are expected now */
+
+    /* Ordering (ucx.c): the epoch counter and the last epoch a quiet
+     * completed. */
+    _Atomic uint64_t epoch;
+    _Atomic uint64_t completed_upto;
+
+    /* Our side of our own inbox (shm_ring.h), as a sender's. */
+    _Atomic uint64_t self_released;
+    _Atomic uint64_t self_next;
+    /* Messages that found the inbox full, oldest first. */
+    pthread_mutex_t held_lock;
+    struct gk__ucx_held *held_head, *held_tail;
+    _Atomic uint64_t n_held;
+
+    /* Held by the thread that drives the worker (ucx_progress.c). */
+    pthread_mutex_t progress_lock;
+    /* The progress thread. */
+    pthread_t thread;
+    int thread_running;
+    _Atomic int thread_stop;
+};
+
+extern struct gk__ucx gk__ucx;
+
+/* GK_OK, or logs `what` with UCX's reason and returns an error. */
+int gk__ucx_status(ucs_status_t status, const char *what, int pe);
+/* Waits for a request UCX returned (NULL: done; an error pointer: failed)
+ * and frees it; progresses the worker meanwhile. */
+int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
+/* Progress: the worker, then the held messages. Events handled. */
+int gk__ucx_progress(void);
+/* The UCP active-message handlers (ucx_am.c). */
+int gk__ucx_am_register(void);
+void gk__ucx_held_free(void);
+int gk__ucx_held_drain(void);
+/* The progress thread (ucx_progress.c). */
+int gk__ucx_thread_start(void);
+void gk__ucx_thread_stop(void);
+
+#endif /* GK_NET_UCX_INT_H */
