@@ -55,8 +55,8 @@ UCX_ENV = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "lo"}
 BW_SIZES = (64 * KiB, MiB, 4 * MiB)
 RUN_TIMEOUT = 120
 # MPICH 4.0.2 and Open MPI 4.1.4 over UCX 1.13's tcp now and then hang in
-# MPI_Finalize, after their tables: their runs take seconds, so they get
-# less time.
+# MPI_Finalize, after their tables: their latency runs take seconds, so
+# they get less time (bandwidth runs keep RUN_TIMEOUT).
 TIMEOUTS = {"mpich": 60, "ompi": 60, "oshmem": 60}
 NAMES = {"gasket": "gasket", "oshmem": "Open MPI OSHMEM (spml ucx)",
          "ucx": "ucx_perftest", "mpich": "MPICH (ch4:ucx)", "ompi": "Open MPI (pml ucx)"}
@@ -260,6 +260,10 @@ class Runner:
         return (cmd + ["-n", "1"] + self.hosts.enter(0) + prog + [":", "-n", "1"] +
                 self.hosts.enter(1) + prog, dict(compare.MPI_ENV))
 
+    @staticmethod
+    def timeout(impl, bench):
+        return RUN_TIMEOUT if bench.endswith("_bw") else TIMEOUTS.get(impl, RUN_TIMEOUT)
+
     def execute(self, cmd, env, timeout=RUN_TIMEOUT):
         """Runs cmd in a session of its own (a timeout ends the whole tree);
         (exit status, stdout, stderr), status None on a timeout."""
@@ -286,7 +290,7 @@ class Runner:
         else:
             cmd, cmd_env = self.command(impl, bench, extra)
             cmd_env.update(env or {})
-            status, out, err = self.execute(cmd, cmd_env, TIMEOUTS.get(impl, RUN_TIMEOUT))
+            status, out, err = self.execute(cmd, cmd_env, self.timeout(impl, bench))
             tables, text = compare.parse_tables(out), out + err
             if status is None and tables:
                 # The measurement is complete; only the exit hung.
@@ -451,9 +455,8 @@ def report(values, ratios, reps, runner, args):
             label, med, min(r), max(r), len(r), sign, limit,
             "info" if info else ("PASS" if ok else "FAIL")))
     for (impl, bench), n in sorted(runner.hung.items()):
-        out += ["", "%s %s: %d run(s) printed their table, then did not exit within %d s and "
-                "were killed; their tables count." % (NAMES[impl], bench, n,
-                                                      TIMEOUTS.get(impl, RUN_TIMEOUT))]
+        out += ["", "%s %s: %d run(s) did not end within %d s and were killed; the rows they "
+                "had printed count." % (NAMES[impl], bench, n, runner.timeout(impl, bench))]
     if runner.failures:
         out += ["", "Runs that failed:", ""] + ["    " + f for f in runner.failures]
     return "\n".join(out) + "\n", failed
