@@ -101,6 +101,7 @@ int main(void)
     CHECK_STATUS(gk_sem_post_n(near_full_right, 0), GK_ERR_INVALID_ARG);
     CHECK_OK(gk_sem_value(near_full_right, &value));
     CHECK_EQ_U64(value, GK_SEM_VALUE_MAX);
+    CHECK_OK(gk_barrier()); /* every PE has looked at its full neighbour */
     CHECK_OK(gk_sem_wait_n(near_full, GK_SEM_VALUE_MAX));
     CHECK_OK(gk_barrier());
     /* Room again: a post from the other PE lands. */
