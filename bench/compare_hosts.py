@@ -53,18 +53,27 @@ import compare  # noqa: E402  (parse_tables, machine_lines)
 KiB, MiB = 1024, 1024 * 1024
 UCX_ENV = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "lo"}
 BW_SIZES = (64 * KiB, MiB, 4 * MiB)
-RUN_TIMEOUT = 300
+RUN_TIMEOUT = 120
+# MPICH 4.0.2 and Open MPI 4.1.4 over UCX 1.13's tcp now and then hang in
+# MPI_Finalize, after their tables: their latency runs take seconds, so
+# they get less time (bandwidth runs keep RUN_TIMEOUT).
+TIMEOUTS = {"mpich": 60, "ompi": 60, "oshmem": 60}
 NAMES = {"gasket": "gasket", "oshmem": "Open MPI OSHMEM (spml ucx)",
          "ucx": "ucx_perftest", "mpich": "MPICH (ch4:ucx)", "ompi": "Open MPI (pml ucx)"}
 
-LAT8 = ["--min-size", "8", "--max-size", "8", "--iters", "20000"]
+# 5000 round trips: 0.1 s at TCP's 10 us, seconds where a wake-up takes a
+# millisecond (a machine shared with other jobs).
+LAT_ITERS = 5000
+LAT8 = ["--min-size", "8", "--max-size", "8", "--iters", str(LAT_ITERS)]
 # The command line of each (impl, bench): what the tables need, no more.
 ARGS = {
-    "put_lat": LAT8, "get_lat": LAT8, "fadd_lat": ["--iters", "20000"],
-    "put_bw": ["--min-size", str(64 * KiB), "--max-size", str(4 * MiB)],
+    "put_lat": LAT8, "get_lat": LAT8, "fadd_lat": ["--iters", str(LAT_ITERS)],
+    # 0.1-1.3 GiB a size (bench_bw_loops), not 1 GiB: TCP on a shared
+    # machine may give 400 MB/s.
+    "put_bw": ["--min-size", str(64 * KiB), "--max-size", str(4 * MiB), "--iters", "400"],
     "signal_pingpong": LAT8, "flag_pingpong": LAT8, "nbi_flag_pingpong": LAT8,
-    "lock_xget_lat": LAT8[:4] + ["--iters", "5000"],
-    "sendrecv_lat": LAT8, "am_lat": ["--max-size", "1", "--iters", "20000"],
+    "lock_xget_lat": LAT8,
+    "sendrecv_lat": LAT8, "am_lat": ["--max-size", "1", "--iters", str(LAT_ITERS)],
     "passive_busy": [],
 }
 
@@ -196,6 +205,7 @@ class Runner:
         b = args.build
         self.hosts = hosts
         self.failures = []  # one line per failed run
+        self.hung = {}  # (impl, bench): runs that timed out after a table, kept
         self.why = {}  # impl: why it is not measured
         self.transports = {}  # impl: (hosts seen, transports seen)
         self.gasket = [os.path.join(b, "tools", "gasket-run"), "-n", "2", "--hosts", "2",
@@ -250,7 +260,11 @@ class Runner:
         return (cmd + ["-n", "1"] + self.hosts.enter(0) + prog + [":", "-n", "1"] +
                 self.hosts.enter(1) + prog, dict(compare.MPI_ENV))
 
-    def execute(self, cmd, env):
+    @staticmethod
+    def timeout(impl, bench):
+        return RUN_TIMEOUT if bench.endswith("_bw") else TIMEOUTS.get(impl, RUN_TIMEOUT)
+
+    def execute(self, cmd, env, timeout=RUN_TIMEOUT):
         """Runs cmd in a session of its own (a timeout ends the whole tree);
         (exit status, stdout, stderr), status None on a timeout."""
         full = dict(os.environ)
@@ -259,7 +273,7 @@ class Runner:
         proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 env=full, start_new_session=True)
         try:
-            out, err = proc.communicate(timeout=RUN_TIMEOUT)
+            out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             out, err = proc.communicate()
@@ -276,9 +290,12 @@ class Runner:
         else:
             cmd, cmd_env = self.command(impl, bench, extra)
             cmd_env.update(env or {})
-            status, out, err = self.execute(cmd, cmd_env)
+            status, out, err = self.execute(cmd, cmd_env, self.timeout(impl, bench))
             tables, text = compare.parse_tables(out), out + err
-            if status != 0 or not tables:
+            if status is None and tables:
+                # The measurement is complete; only the exit hung.
+                self.hung[(impl, bench)] = self.hung.get((impl, bench), 0) + 1
+            elif status != 0 or not tables:
                 self.fail(impl, bench, "timed out" if status is None else "exit %d" % status,
                           err or out)
                 tables = {}
@@ -287,9 +304,8 @@ class Runner:
     def fail(self, impl, bench, what, text):
         lines = [x.strip() for x in text.splitlines()
                  if re.search(r"error|failed|abort|refused|cannot", x, re.I)]
-        self.failures.append("%s %s: %s: %s" % (NAMES[impl], bench, what,
-                                                " / ".join(lines[:3])[:400] or
-                                                text.strip()[-300:]))
+        detail = " / ".join(lines[:3])[:400] or " / ".join(text.strip().splitlines()[-3:])
+        self.failures.append("%s %s: %s: %s" % (NAMES[impl], bench, what, detail[-400:]))
         sys.stderr.write("warning: %s\n" % self.failures[-1])
 
     def perftest(self, test, env):
@@ -300,7 +316,7 @@ class Runner:
         sizes = BW_SIZES if test == "ucp_put_bw" else (8,)
         table, text = {}, ""
         for size in sizes:
-            n = 50000 if test == "ucp_am_lat" else max(200, min(20000, (1 << 30) // size))
+            n = LAT_ITERS if test == "ucp_am_lat" else max(100, min(20000, (1 << 28) // size))
             port = free_port()
             common = ["ucx_perftest", "-t", test, "-s", str(size), "-n", str(n),
                       "-p", str(port)]
@@ -438,6 +454,9 @@ def report(values, ratios, reps, runner, args):
         out.append("| %s | %.3f | %.2f-%.2f | %d | %s %.2f | %s |" % (
             label, med, min(r), max(r), len(r), sign, limit,
             "info" if info else ("PASS" if ok else "FAIL")))
+    for (impl, bench), n in sorted(runner.hung.items()):
+        out += ["", "%s %s: %d run(s) did not end within %d s and were killed; the rows they "
+                "had printed count." % (NAMES[impl], bench, n, runner.timeout(impl, bench))]
     if runner.failures:
         out += ["", "Runs that failed:", ""] + ["    " + f for f in runner.failures]
     return "\n".join(out) + "\n", failed
