@@ -1,6 +1,6 @@
 /*
  * bench_common.c: the clock, command line, iteration counts and table
- * output shared by gk-bench, mpi-peer and raw-floor (see bench_common.h).
+ * output shared by gk-bench and its peers (see bench_common.h).
  */
 #include "bench_common.h"
 
@@ -105,6 +105,22 @@ err_usage:
     return 2;
 }
 
+int bench_select(const char *prog, const char *usage, const struct bench_opts *opts,
+                 const struct bench_entry *table, size_t n, int all, int quiet)
+{
+    int found = all && strcmp(opts->name, "all") == 0 ? BENCH_ALL : BENCH_REFUSED;
+    for (size_t b = 0; b < n && found == BENCH_REFUSED; b++)
+        if (strcmp(opts->name, table[b].name) == 0)
+            found = (int)b;
+    if (found != BENCH_REFUSED && opts->n_args == 0)
+        return found;
+    if (!quiet)
+        fprintf(stderr, "%s: %s %s\n%s", prog,
+                found == BENCH_REFUSED ? "unknown benchmark" : "unexpected argument",
+                found == BENCH_REFUSED ? opts->name : opts->args[0], usage);
+    return BENCH_REFUSED;
+}
+
 double bench_now_us(void)
 {
     struct timespec ts;
@@ -140,6 +156,13 @@ long bench_bw_loops(const struct bench_opts *opts, size_t size)
         return scale(opts->iters, size, 5);
     double loops = (double)(1u << 30) / ((double)size * BENCH_BW_WINDOW);
     return loops < 5 ? 5 : loops > 20000 ? 20000 : (long)loops;
+}
+
+long bench_bw_warmup(const struct bench_opts *opts, long loops)
+{
+    if (opts->warmup < 0)
+        return 2;
+    return opts->warmup < loops ? opts->warmup : loops;
 }
 
 size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi)
@@ -181,6 +204,22 @@ void bench_row_bw(size_t size, double mb_per_s)
 {
     printf("%-12zu %.2f\n", size, mb_per_s);
     fflush(stdout);
+}
+
+void bench_row_bw_windows(size_t size, long loops, double us)
+{
+    bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+}
+
+int bench_two_or_skip(int me, int npes, const char *name, const char *units)
+{
+    if (npes >= 2)
+        return 1;
+    if (me == 0) {
+        printf("# %s needs 2 %s; skipped\n", name, units);
+        fflush(stdout);
+    }
+    return 0;
 }
 
 /* A dependent chain of floating-point operations: no vectorising, no

@@ -1,12 +1,13 @@
 /*
- * bench_common.h: what gk-bench and the peer programs (mpi-peer, raw-floor)
- * share, so that their tables line up and compare.py can read all of them
- * with one parser: the clock, the command line, the iteration counts by
- * message size, the size sweep and the OSU-style output (`#` header lines,
- * then `size value` rows).
+ * bench_common.h: what gk-bench and the peer programs (mpi-peer,
+ * mpi-lock-peer, oshmem-peer, raw-floor) share, so that they measure alike,
+ * their tables line up and compare.py can read all of them with one parser:
+ * the clock, the command line and the table of benchmarks, the iteration
+ * counts by message size, the size sweep, the timed loop and the OSU-style
+ * output (`#` header lines, then `size value` rows).
  *
- * Nothing here knows about gasket or MPI; the peers link bench_common.c
- * without the library.
+ * Nothing here knows about gasket, MPI or OpenSHMEM; the peers link
+ * bench_common.c without the library, built by their own compiler wrappers.
  */
 #ifndef GK_BENCH_COMMON_H
 #define GK_BENCH_COMMON_H
@@ -39,6 +40,30 @@ struct bench_opts {
  */
 int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opts_p);
 
+/*
+ * A program's benchmarks: a table of names and the functions that run them
+ * (each gets the options and its own name, for the table header).
+ */
+struct bench_entry {
+    const char *name;
+    void (*run)(const struct bench_opts *opts, const char *name);
+};
+
+#define BENCH_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+#define BENCH_ALL (-1)     /* bench_select(): "all" was named */
+#define BENCH_REFUSED (-2) /* bench_select(): unknown name or extra argument */
+
+/*
+ * The entry of table[0 .. n - 1] that opts->name names: its index, or
+ * BENCH_ALL for "all" when `all` is non-zero. A name not in the table, or a
+ * positional argument after it (these benchmarks take none), gives
+ * BENCH_REFUSED, after "PROG: unknown benchmark NAME" or "PROG: unexpected
+ * argument ARG" and `usage` on stderr unless `quiet` (the other processes of
+ * a job, which refuse alike).
+ */
+int bench_select(const char *prog, const char *usage, const struct bench_opts *opts,
+                 const struct bench_entry *table, size_t n, int all, int quiet);
+
 /* Microseconds on CLOCK_MONOTONIC. */
 double bench_now_us(void);
 
@@ -58,6 +83,10 @@ long bench_warmup(const struct bench_opts *opts, size_t size, long base);
  */
 long bench_bw_loops(const struct bench_opts *opts, size_t size);
 
+/* Warm-up windows of a bandwidth run of `loops` windows: --warmup (at most
+ * `loops`), else 2. */
+long bench_bw_warmup(const struct bench_opts *opts, long loops);
+
 /* The last size of a sweep from `lo` to `hi`: hi, or --max-size if smaller
  * (but never below lo, so each sweep prints at least one row). */
 size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi);
@@ -73,6 +102,20 @@ size_t bench_first_size(const struct bench_opts *opts, size_t lo, size_t hi);
          size <= size##_last_; size *= 2)
 
 /*
+ * The timed loop of a run, used as a for statement:
+ *   double t0 = 0;
+ *   BENCH_TIMED_LOOP(i, warmup, iters, t0) { one operation }
+ * runs the body `warmup` times, then `iters` times (at least 1) with t0 set
+ * to bench_now_us() just before the first of those. One loop for both, so
+ * that the warm-up runs the very code that is timed, back to back with it.
+ * The else binds the body; break and continue act on the loop.
+ */
+#define BENCH_TIMED_LOOP(i, warmup, iters, t0)                                 \
+    for (long i = -(long)(warmup); i < (long)(iters); i++)                     \
+        if (i == 0 && ((t0) = bench_now_us(), 0)) {                            \
+        } else
+
+/*
  * The header of a table:
  *   # NAME (IMPL), N PEs
  *   # NOTE                      (only when note is not NULL)
@@ -84,6 +127,15 @@ void bench_header(const char *name, const char *impl, int npes, const char *note
 /* A latency row (us, --digits decimals) and a bandwidth row (MB/s, 2). */
 void bench_row_lat(const struct bench_opts *opts, size_t size, double us);
 void bench_row_bw(size_t size, double mb_per_s);
+/* The bandwidth row of `loops` windows of BENCH_BW_WINDOW transfers of
+ * `size` bytes that took `us` microseconds. */
+void bench_row_bw_windows(size_t size, long loops, double us);
+
+/*
+ * 1 when the job has 2 processes or more. Otherwise 0, and process 0 prints
+ * "# NAME needs 2 UNITS; skipped" (units: "PEs", "ranks") as the table.
+ */
+int bench_two_or_skip(int me, int npes, const char *name, const char *units);
 
 /*
  * The seed's overlap test, the same procedure for gk-bench and the MPI

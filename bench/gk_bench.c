@@ -78,12 +78,7 @@ void bench_fail(int status, const char *what)
 
 int bench_need_two(const char *name)
 {
-    if (npes < 2) {
-        if (me == 0)
-            printf("# %s needs 2 PEs; skipped\n", name);
-        return 0;
-    }
-    return 1;
+    return bench_two_or_skip(me, npes, name, "PEs");
 }
 
 /*
@@ -104,9 +99,7 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_put)
                 bench_check(gk_put(1, sym, priv, size), "gk_put");
             else
@@ -127,15 +120,12 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
         bench_header(name, "gasket", npes, "windows of 64 non-blocking operations, then gk_quiet",
                      "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
-        long loops = bench_bw_loops(opts, size);
-        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
         bench_check(gk_barrier(), "gk_barrier");
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long l = -warmup; l < loops; l++) {
-            if (l == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(l, warmup, loops, t0) {
             for (int w = 0; w < BENCH_BW_WINDOW; w++) {
                 if (is_put)
                     bench_check(gk_put_nbi(1, sym, priv, size), "gk_put_nbi");
@@ -144,8 +134,7 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
             }
             bench_check(gk_quiet(), "gk_quiet");
         }
-        double us = bench_now_us() - t0;
-        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+        bench_row_bw_windows(size, loops, bench_now_us() - t0);
     }
     bench_check(gk_barrier(), "gk_barrier");
 }
@@ -167,9 +156,7 @@ static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd
                              : "us per gk_atomic_compare_swap_u64");
         bench_check(gk_atomic_fetch_u64(1, word, &old), "gk_atomic_fetch_u64");
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_fadd) {
                 bench_check(gk_atomic_fetch_add_u64(1, word, 1, &old), "gk_atomic_fetch_add_u64");
             } else {
@@ -198,9 +185,7 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
         bench_header(name, "gasket", npes, "size is the number of PEs", "us per gk_barrier");
     bench_check(gk_barrier(), "gk_barrier");
     double t0 = 0;
-    for (long i = -warmup; i < iters; i++) {
-        if (i == 0)
-            t0 = bench_now_us();
+    BENCH_TIMED_LOOP(i, warmup, iters, t0) {
         bench_check(gk_barrier(), "gk_barrier");
     }
     double us = (bench_now_us() - t0) / (double)iters;
@@ -370,9 +355,7 @@ static void collective_lat(const struct bench_opts *opts, const char *name, int 
         long warmup = bench_warmup(opts, size, 20000);
         bench_check(gk_barrier(), "gk_barrier");
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_bcast)
                 bench_check(gk_broadcast(priv, priv + BENCH_MAX_MSG, size, 0), "gk_broadcast");
             else
@@ -411,10 +394,7 @@ static void run_barrier_pp(const struct bench_opts *o, const char *n)
 static void run_bcast(const struct bench_opts *o, const char *n) { collective_lat(o, n, 1); }
 static void run_allreduce(const struct bench_opts *o, const char *n) { collective_lat(o, n, 0); }
 
-static const struct {
-    const char *name;
-    void (*run)(const struct bench_opts *opts, const char *name);
-} benches[] = {
+static const struct bench_entry benches[] = {
     {"put_lat", run_put_lat},
     {"get_lat", run_get_lat},
     {"put_bw", run_put_bw},
@@ -443,27 +423,19 @@ static const struct {
     {"overlap", bench_overlap},
     {"passive_busy", bench_passive_busy},
 };
-#define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 
 int main(int argc, char **argv)
 {
     struct bench_opts opts;
     if (bench_parse(argc, argv, usage, &opts) != 0)
         return 2;
-    int all = strcmp(opts.name, "all") == 0, known = all;
-    for (size_t b = 0; b < N_BENCHES; b++)
-        known |= strcmp(opts.name, benches[b].name) == 0;
     /* Checked before gk_init, so that every PE exits alike; PE 0 says why
      * (gasket-run sets GK_RANK). */
-    if (!known || opts.n_args != 0) {
-        const char *rank = getenv("GK_RANK");
-        if (rank != NULL && strcmp(rank, "0") != 0)
-            return 2;
-        fprintf(stderr, "gk-bench: %s %s\n%s",
-                known ? "unexpected argument" : "unknown benchmark",
-                known ? opts.args[0] : opts.name, usage);
+    const char *rank = getenv("GK_RANK");
+    int found = bench_select("gk-bench", usage, &opts, benches, BENCH_COUNT(benches), 1,
+                             rank != NULL && strcmp(rank, "0") != 0);
+    if (found == BENCH_REFUSED)
         return 2;
-    }
 
     /* Only the threaded benchmark asks for threads: the others measure the
      * single-threaded paths, as a typical program uses them. */
@@ -485,8 +457,8 @@ int main(int argc, char **argv)
     memset(sym, 0, 2 * BENCH_MAX_MSG);
     bench_check(gk_barrier(), "gk_barrier");
 
-    for (size_t b = 0; b < N_BENCHES; b++) {
-        if (all || strcmp(opts.name, benches[b].name) == 0) {
+    for (size_t b = 0; b < BENCH_COUNT(benches); b++) {
+        if (found == BENCH_ALL || found == (int)b) {
             benches[b].run(&opts, benches[b].name);
             bench_check(gk_barrier(), "gk_barrier");
         }

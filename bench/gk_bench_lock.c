@@ -90,9 +90,7 @@ static void lock_lat(const struct bench_opts *opts, const char *name, enum lock_
         bench_check(gk_barrier(), "gk_barrier");
         if (bench_me == 0) {
             double start = 0;
-            for (long i = -warmup; i < iters; i++) {
-                if (i == 0)
-                    start = bench_now_us();
+            BENCH_TIMED_LOOP(i, warmup, iters, start) {
                 lock_epoch(win, kind, size);
             }
             bench_row_lat(opts, size, (bench_now_us() - start) / (double)iters);

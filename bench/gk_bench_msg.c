@@ -242,7 +242,7 @@ void bench_sendrecv_bw(const struct bench_opts *opts, const char *name)
             }
             double us = bench_now_us() - start;
             if (bench_me == 0)
-                bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+                bench_row_bw_windows(size, loops, us);
         }
     }
     bench_check(gk_barrier(), "gk_barrier");

@@ -92,9 +92,7 @@ static void lock_lat(const struct bench_opts *opts, const char *name, enum lock_
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         if (me == 0) {
             double start = 0;
-            for (long i = -warmup; i < iters; i++) {
-                if (i == 0)
-                    start = bench_now_us();
+            BENCH_TIMED_LOOP(i, warmup, iters, start) {
                 lock_epoch(win, kind, size);
             }
             bench_row_lat(opts, size, (bench_now_us() - start) / (double)iters);
@@ -198,10 +196,7 @@ static void run_get8(const struct bench_opts *o, const char *n) { lock_lat(o, n,
 static void run_all(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_ALL_GET); }
 static void run_xget(const struct bench_opts *o, const char *n) { lock_lat(o, n, LK_XGET); }
 
-static const struct {
-    const char *name;
-    void (*run)(const struct bench_opts *opts, const char *name);
-} benches[] = {
+static const struct bench_entry benches[] = {
     {"lock_put_lat", run_put},      {"lock_get_lat", run_get},
     {"lock_get8_lat", run_get8},    {"lock_all_get_lat", run_all},
     {"lock_xget_lat", run_xget},
@@ -213,21 +208,16 @@ int main(int argc, char **argv)
     struct bench_opts opts;
     if (bench_parse(argc, argv, usage, &opts) != 0)
         return 2;
-    int found = -1;
-    for (size_t b = 0; b < sizeof(benches) / sizeof(benches[0]); b++)
-        if (strcmp(opts.name, benches[b].name) == 0)
-            found = (int)b;
-    if (found < 0 || opts.n_args != 0) {
-        fprintf(stderr, "mpi-lock-peer: unknown benchmark or argument\n%s", usage);
+    int found =
+        bench_select("mpi-lock-peer", usage, &opts, benches, BENCH_COUNT(benches), 0, 0);
+    if (found == BENCH_REFUSED)
         return 2;
-    }
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &npes);
-    if (npes < 2 && strcmp(opts.name, "lock_contended") != 0) {
-        if (me == 0)
-            printf("# %s needs 2 ranks; skipped\n", opts.name);
+    if (strcmp(opts.name, "lock_contended") != 0 &&
+        !bench_two_or_skip(me, npes, opts.name, "ranks")) {
         MPI_Finalize();
         return 0;
     }

@@ -45,12 +45,7 @@ static MPI_Win win;
 
 static int need_two(const char *name)
 {
-    if (npes < 2) {
-        if (me == 0)
-            printf("# %s needs 2 ranks; skipped\n", name);
-        return 0;
-    }
-    return 1;
+    return bench_two_or_skip(me, npes, name, "ranks");
 }
 
 static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
@@ -67,9 +62,7 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_put)
                 check(MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
                       "MPI_Put");
@@ -93,15 +86,12 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
                             : "windows of 64 MPI_Get, then MPI_Win_flush",
                      "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
-        long loops = bench_bw_loops(opts, size);
-        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long l = -warmup; l < loops; l++) {
-            if (l == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(l, warmup, loops, t0) {
             for (int w = 0; w < BENCH_BW_WINDOW; w++) {
                 if (is_put)
                     check(MPI_Put(priv, (int)size, MPI_BYTE, 1, 0, (int)size, MPI_BYTE, win),
@@ -112,8 +102,7 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
             }
             check(MPI_Win_flush(1, win), "MPI_Win_flush");
         }
-        double us = bench_now_us() - t0;
-        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+        bench_row_bw_windows(size, loops, bench_now_us() - t0);
     }
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
@@ -136,9 +125,7 @@ static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd
               "MPI_Fetch_and_op");
         check(MPI_Win_flush(1, win), "MPI_Win_flush");
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_fadd) {
                 check(MPI_Fetch_and_op(&one, &old, MPI_UINT64_T, 1, disp, MPI_SUM, win),
                       "MPI_Fetch_and_op");
@@ -170,9 +157,7 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
         bench_header(name, "MPI", npes, "size is the number of ranks", "us per MPI_Barrier");
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     double t0 = 0;
-    for (long i = -warmup; i < iters; i++) {
-        if (i == 0)
-            t0 = bench_now_us();
+    BENCH_TIMED_LOOP(i, warmup, iters, t0) {
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     }
     double us = (bench_now_us() - t0) / (double)iters;
@@ -251,7 +236,7 @@ static void sendrecv_bw(const struct bench_opts *opts, const char *name)
         }
         double us = bench_now_us() - t0;
         if (me == 0)
-            bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+            bench_row_bw_windows(size, loops, us);
     }
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
 }
@@ -267,9 +252,7 @@ static void collective_lat(const struct bench_opts *opts, const char *name, int 
         long warmup = bench_warmup(opts, size, 20000);
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_bcast)
                 check(MPI_Bcast(priv, (int)size, MPI_BYTE, 0, MPI_COMM_WORLD), "MPI_Bcast");
             else
@@ -292,31 +275,23 @@ static void run_cswap(const struct bench_opts *o, const char *n) { amo_lat(o, n,
 static void run_bcast(const struct bench_opts *o, const char *n) { collective_lat(o, n, 1); }
 static void run_allreduce(const struct bench_opts *o, const char *n) { collective_lat(o, n, 0); }
 
-static const struct {
-    const char *name;
-    void (*run)(const struct bench_opts *opts, const char *name);
-} benches[] = {
+static const struct bench_entry benches[] = {
     {"put_lat", run_put_lat},     {"get_lat", run_get_lat},     {"put_bw", run_put_bw},
     {"get_bw", run_get_bw},       {"fadd_lat", run_fadd},       {"cswap_lat", run_cswap},
     {"barrier_lat", barrier_lat}, {"pingpong", pingpong},       {"bcast_lat", run_bcast},
     {"allreduce_lat", run_allreduce}, {"sendrecv_lat", sendrecv_lat},
     {"sendrecv_bw", sendrecv_bw},
 };
-#define N_BENCHES (sizeof(benches) / sizeof(benches[0]))
 
 int main(int argc, char **argv)
 {
     struct bench_opts opts;
     if (bench_parse(argc, argv, usage, &opts) != 0)
         return 2;
-    int all = strcmp(opts.name, "all") == 0, known = all;
-    for (size_t b = 0; b < N_BENCHES; b++)
-        known |= strcmp(opts.name, benches[b].name) == 0;
-    if (!known || opts.n_args != 0) {
-        fprintf(stderr, "mpi-peer: %s %s\n%s", known ? "unexpected argument" : "unknown benchmark",
-                known ? opts.args[0] : opts.name, usage);
+    int found =
+        bench_select("mpi-peer", usage, &opts, benches, BENCH_COUNT(benches), 1, 0);
+    if (found == BENCH_REFUSED)
         return 2;
-    }
 
     MPI_Init(&argc, &argv);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -336,8 +311,8 @@ int main(int argc, char **argv)
     check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     check(MPI_Win_lock_all(0, win), "MPI_Win_lock_all");
 
-    for (size_t b = 0; b < N_BENCHES; b++) {
-        if (all || strcmp(opts.name, benches[b].name) == 0) {
+    for (size_t b = 0; b < BENCH_COUNT(benches); b++) {
+        if (found == BENCH_ALL || found == (int)b) {
             benches[b].run(&opts, benches[b].name);
             check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         }

@@ -42,9 +42,7 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             if (is_put) {
                 shmem_putmem(sym, priv, size, 1);
                 shmem_quiet();
@@ -63,21 +61,17 @@ static void put_bw(const struct bench_opts *opts, const char *name)
         bench_header(name, "OSHMEM", npes,
                      "windows of 64 shmem_putmem_nbi, then shmem_quiet", "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
-        long loops = bench_bw_loops(opts, size);
-        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
         shmem_barrier_all();
         if (me != 0)
             continue;
         double t0 = 0;
-        for (long l = -warmup; l < loops; l++) {
-            if (l == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(l, warmup, loops, t0) {
             for (int w = 0; w < BENCH_BW_WINDOW; w++)
                 shmem_putmem_nbi(sym, priv, size, 1);
             shmem_quiet();
         }
-        double us = bench_now_us() - t0;
-        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / us);
+        bench_row_bw_windows(size, loops, bench_now_us() - t0);
     }
     shmem_barrier_all();
 }
@@ -92,9 +86,7 @@ static void fadd_lat(const struct bench_opts *opts, const char *name)
         bench_header(name, "OSHMEM", npes, NULL, "us per shmem_ulong_atomic_fetch_add");
         unsigned long expected = 0;
         double t0 = 0;
-        for (long i = -warmup; i < iters; i++) {
-            if (i == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
             unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
             /* The check a program would make keeps the result live. */
             if (old != expected++) {
@@ -111,10 +103,7 @@ static void fadd_lat(const struct bench_opts *opts, const char *name)
 static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
 static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
 
-static const struct {
-    const char *name;
-    void (*run)(const struct bench_opts *opts, const char *name);
-} benches[] = {
+static const struct bench_entry benches[] = {
     {"put_lat", run_put_lat},
     {"get_lat", run_get_lat},
     {"put_bw", put_bw},
@@ -126,21 +115,14 @@ int main(int argc, char **argv)
     struct bench_opts opts;
     if (bench_parse(argc, argv, usage, &opts) != 0)
         return 2;
-    int found = -1;
-    for (size_t b = 0; b < sizeof(benches) / sizeof(benches[0]); b++)
-        if (strcmp(opts.name, benches[b].name) == 0)
-            found = (int)b;
-    if (found < 0 || opts.n_args != 0) {
-        fprintf(stderr, "oshmem-peer: unknown benchmark %s\n%s",
-                found < 0 ? opts.name : opts.args[0], usage);
+    int found =
+        bench_select("oshmem-peer", usage, &opts, benches, BENCH_COUNT(benches), 0, 0);
+    if (found == BENCH_REFUSED)
         return 2;
-    }
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    if (npes < 2) {
-        if (me == 0)
-            printf("# %s needs 2 PEs; skipped\n", opts.name);
+    if (!bench_two_or_skip(me, npes, opts.name, "PEs")) {
         shmem_finalize();
         return 0;
     }

@@ -198,19 +198,16 @@ static void memcpy_bw(const struct bench_opts *opts)
     snprintf(note, sizeof(note), "windows of 64 memcpy to one buffer; CPU %d", cpu);
     bench_header("memcpy_bw", "raw", 1, note, "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
-        long loops = bench_bw_loops(opts, size);
-        long warmup = opts->warmup >= 0 ? (opts->warmup < loops ? opts->warmup : loops) : 2;
+        long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
         double t0 = 0;
-        for (long l = -warmup; l < loops; l++) {
-            if (l == 0)
-                t0 = bench_now_us();
+        BENCH_TIMED_LOOP(l, warmup, loops, t0) {
             for (int w = 0; w < BENCH_BW_WINDOW; w++) {
                 memcpy(dst, src, size);
                 /* Keep every copy: the compiler may not merge or drop them. */
                 __asm__ __volatile__("" ::"r"(dst) : "memory");
             }
         }
-        bench_row_bw(size, (double)size * BENCH_BW_WINDOW * (double)loops / (bench_now_us() - t0));
+        bench_row_bw_windows(size, loops, bench_now_us() - t0);
     }
     free(src);
     free(dst);
