@@ -30,6 +30,10 @@ ping-pong latency figure (needs matplotlib). Exit status 0, or with
 --strict 1 when a target is not met or not measured.
 
 Standard library only (matplotlib only for --plot).
+
+The other compare_*.py scripts import this one for what they share: the
+table parser, the runner, the samples, and the helpers below Samples
+(command line, repetitions, targets table, report file).
 """
 import argparse
 import os
@@ -128,21 +132,32 @@ def parse_tables(text):
     return tables
 
 
+def pinned_cpus():
+    """The two CPUs the runs are pinned to, as gasket-run --bind pins PEs 0
+    and 1: the first two this process may run on (one twice if it has one)."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return [cpus[0], cpus[1 % len(cpus)]]
+
+
+def need_built(script, paths, build):
+    """Ends the script with a message when a program it runs is not built."""
+    for path in paths:
+        if not os.access(path, os.X_OK):
+            sys.exit("%s: %s is missing; build first (cmake --build %s)" % (script, path, build))
+
+
 class Runner:
     def __init__(self, args):
         b = args.build
         self.failures = []
         self.state_us = args.state_us
-        cpus = sorted(os.sched_getaffinity(0))
-        self.cpus = [cpus[0], cpus[1 % len(cpus)]]
+        self.cpus = pinned_cpus()
         self.ours = [os.path.join(b, "tools", "gasket-run"), "-n", "2", "--bind",
                      os.path.join(b, "bench", "gk-bench")]
         self.mpi = ["mpirun", "-n", "2", "--bind-to", "core", "--mca", "osc", "sm",
                     os.path.join(b, "bench", "mpi-peer")]
         self.raw = [os.path.join(b, "bench", "raw-floor")]
-        for path in (self.ours[0], self.ours[-1], self.raw[0]):
-            if not os.access(path, os.X_OK):
-                sys.exit("compare.py: %s is missing; build first (cmake --build %s)" % (path, b))
+        need_built("compare.py", (self.ours[0], self.ours[-1], self.raw[0]), b)
         self.have_mpi = (os.access(self.mpi[-1], os.X_OK) and shutil.which("mpirun") is not None)
         if not self.have_mpi:
             sys.stderr.write("compare.py: no mpi-peer or mpirun; the MPI comparisons are "
@@ -247,6 +262,85 @@ class Samples:
         return (statistics.median(v), min(v), max(v), len(v)) if v else None
 
 
+def script_args(doc, reps):
+    """The options every compare_*.py script starts with: --build, --reps
+    (default `reps`) and --markdown; the script adds its own after them."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--build", default="build", help="the build directory (build)")
+    ap.add_argument("--reps", type=int, default=reps, help="repetitions (%d)" % reps)
+    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    return ap
+
+
+def add_state_us(ap):
+    ap.add_argument("--state-us", type=float, default=0.1,
+                    help="raw one-way time (us) that splits the VM's states (0.1)")
+
+
+def repetitions(reps):
+    """range(reps), saying on stderr which repetition starts."""
+    for rep in range(reps):
+        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+        yield rep
+
+
+def alternate(order, rep):
+    """The runs of one group in repetition `rep`: `order` in even
+    repetitions, reversed in odd ones, so that a drift of the machine does
+    not always favour the same side."""
+    return list(order[::-1] if rep % 2 else order)
+
+
+def target_ratios(ratios, targets, tables):
+    """Adds each target's ratio from one repetition to ratios[label]:
+    ours / (the peer's value * scale), when both were measured. A target is
+    (label, (impl, bench, size) ours, (impl, bench, size) peer, limit,
+    higher is better, scale); tables are {(impl, bench): {size: value}}."""
+    for label, ours, peer, limit, higher, scale in targets:
+        o = tables.get(ours[:2], {}).get(ours[2])
+        p = tables.get(peer[:2], {}).get(peer[2])
+        if o and p:
+            ratios.setdefault(label, []).append(o / (p * scale))
+
+
+TARGETS_HEADER = ["| target | ratio (median) | range | pairs | limit | result |",
+                  "|---|---:|---:|---:|---:|---|"]
+
+
+def target_row(label, ratios, limit, higher, info=False, unmeasured="not measured"):
+    """A row of a TARGETS_HEADER table, and whether the target is met: the
+    median of `ratios` against the limit (ours >= limit when higher is
+    better, else <=), their range and count; PASS, FAIL, or "info" for a
+    target shown for information. No ratios: a row of dashes whose result
+    is `unmeasured`, and not met."""
+    sign = ">=" if higher else "<="
+    if not ratios:
+        return "| %s | - | - | 0 | %s %.2f | %s |" % (label, sign, limit, unmeasured), False
+    med = statistics.median(ratios)
+    ok = med >= limit if higher else med <= limit
+    return ("| %s | %.3f | %.2f-%.2f | %d | %s %.2f | %s |" % (
+        label, med, min(ratios), max(ratios), len(ratios), sign, limit,
+        "info" if info else ("PASS" if ok else "FAIL")), ok)
+
+
+def failure_lines(failures, width=None):
+    """The report's list of failed runs, the first line of each (at most
+    `width` characters)."""
+    if not failures:
+        return []
+    return ["", "Runs that failed:", ""] + ["    " + f.splitlines()[0][:width] for f in failures]
+
+
+def finish(text, start, markdown):
+    """Prints the report with the time the script took since `start`, and
+    writes it to the --markdown file if one was named."""
+    text += "\n(%.0f s)\n" % (time.time() - start)
+    sys.stdout.write(text)
+    if markdown:
+        with open(markdown, "w") as f:
+            f.write(text)
+
+
 def plan(quick):
     """Groups run back to back in one repetition: ours, then its peers."""
     groups = [
@@ -282,8 +376,7 @@ SANDWICH_SPREAD = 1.25  # outer runs further apart than this: set aside
 def measure(runner, samples, reps, quick):
     groups = plan(quick)
     small = ["--max-size", "8"]
-    for rep in range(reps):
-        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+    for rep in repetitions(reps):
         flip = rep % 2 == 1
         for bench, peers in groups:
             # Ours first in even repetitions, last in odd ones.
@@ -505,8 +598,7 @@ def main():
     ap.add_argument("--quick", action="store_true", help="only what the targets need")
     ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
     ap.add_argument("--plot", metavar="PNG", help="draw the ping-pong figure (matplotlib)")
-    ap.add_argument("--state-us", type=float, default=0.1,
-                    help="raw one-way time (us) that splits the VM's states (0.1)")
+    add_state_us(ap)
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met or not measured")
     args = ap.parse_args()

@@ -36,7 +36,6 @@ not measured.
 
 Standard library only; needs root (namespaces), like gasket-run --hosts.
 """
-import argparse
 import os
 import re
 import shutil
@@ -48,7 +47,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import compare  # noqa: E402  (parse_tables, machine_lines)
+import compare  # noqa: E402  (the shared machinery)
 
 KiB, MiB = 1024, 1024 * 1024
 UCX_ENV = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "lo"}
@@ -215,12 +214,8 @@ class Runner:
                          "mpich": os.path.join(b, "bench", "mpi-lock-peer-mpich"),
                          "ompi": os.path.join(b, "bench", "mpi-peer")}
         launchers = {"oshmem": "oshrun", "mpich": "mpirun.mpich", "ompi": "mpirun"}
-        cpus = sorted(os.sched_getaffinity(0))
-        self.cpus = [cpus[0], cpus[1 % len(cpus)]]
-        for path in (self.gasket[0], self.gasket[-1]):
-            if not os.access(path, os.X_OK):
-                sys.exit("compare_hosts.py: %s is missing; build first (cmake --build %s)" %
-                         (path, b))
+        self.cpus = compare.pinned_cpus()
+        compare.need_built("compare_hosts.py", (self.gasket[0], self.gasket[-1]), b)
         for impl, prog in self.programs.items():
             if hosts.error:
                 self.why[impl] = hosts.error
@@ -376,26 +371,17 @@ class Runner:
 
 
 def measure(runner, reps):
-    values = {}  # (impl, table, size): [values]
+    samples = compare.Samples()  # by (impl, table, size)
     ratios = {}  # label: [ratios]
-    for rep in range(reps):
-        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+    for rep in compare.repetitions(reps):
         tables = {}
         for bench, peers in GROUPS:
-            order = [("gasket", bench)] + peers
-            if rep % 2:
-                order.reverse()
-            for impl, name in order:
+            for impl, name in compare.alternate([("gasket", bench)] + peers, rep):
                 for table, rows in runner.run(impl, name).items():
                     tables[(impl, table)] = rows
-                    for size, v in rows.items():
-                        values.setdefault((impl, table, size), []).append(v)
-        for label, ours, peer, limit, higher, scale in TARGETS + INFO:
-            o = tables.get(ours[:2], {}).get(ours[2])
-            p = tables.get(peer[:2], {}).get(peer[2])
-            if o and p:
-                ratios.setdefault(label, []).append(o / (p * scale))
-    return values, ratios
+                    samples.add(impl, table, rows)
+        compare.target_ratios(ratios, TARGETS + INFO, tables)
+    return samples.values, ratios
 
 
 def report(values, ratios, reps, runner, args):
@@ -431,42 +417,28 @@ def report(values, ratios, reps, runner, args):
                                                    fmt % statistics.median(v), len(v)))
     out += ["", "## Targets", "",
             "Each ratio is ours / the peer's value (times the factor the target names), "
-            "the median over repetitions of ratios taken within one repetition.", "",
-            "| target | ratio (median) | range | pairs | limit | result |",
-            "|---|---:|---:|---:|---:|---|"]
+            "the median over repetitions of ratios taken within one repetition.", ""]
+    out += compare.TARGETS_HEADER
     failed = []
     for label, ours, peer, limit, higher, scale in TARGETS + INFO:
         info = (label, ours, peer, limit, higher, scale) in INFO
-        r = ratios.get(label)
-        sign = ">=" if higher else "<="
-        if not r:
-            missing = [NAMES[i] for i in dict.fromkeys((ours[0], peer[0])) if i in runner.why]
-            if not info:
-                failed.append(label)
-            out.append("| %s | - | - | 0 | %s %.2f | %s%s |" % (
-                label, sign, limit, "info" if info else "not measured",
-                " (%s: see above)" % ", ".join(missing) if missing else ""))
-            continue
-        med = statistics.median(r)
-        ok = med >= limit if higher else med <= limit
+        missing = [NAMES[i] for i in dict.fromkeys((ours[0], peer[0])) if i in runner.why]
+        row, ok = compare.target_row(
+            label, ratios.get(label), limit, higher, info,
+            ("info" if info else "not measured") +
+            (" (%s: see above)" % ", ".join(missing) if missing else ""))
         if not ok and not info:
             failed.append(label)
-        out.append("| %s | %.3f | %.2f-%.2f | %d | %s %.2f | %s |" % (
-            label, med, min(r), max(r), len(r), sign, limit,
-            "info" if info else ("PASS" if ok else "FAIL")))
+        out.append(row)
     for (impl, bench), n in sorted(runner.hung.items()):
         out += ["", "%s %s: %d run(s) did not end within %d s and were killed; the rows they "
                 "had printed count." % (NAMES[impl], bench, n, runner.timeout(impl, bench))]
-    if runner.failures:
-        out += ["", "Runs that failed:", ""] + ["    " + f for f in runner.failures]
+    out += compare.failure_lines(runner.failures)
     return "\n".join(out) + "\n", failed
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build", help="the build directory (build)")
-    ap.add_argument("--reps", type=int, default=5, help="repetitions (5)")
-    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    ap = compare.script_args(__doc__, 5)
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met or not measured")
     args = ap.parse_args()
@@ -481,11 +453,7 @@ def main():
     finally:
         hosts.close()
     text, failed = report(values, ratios, args.reps, runner, args)
-    text += "\n(%.0f s)\n" % (time.time() - start)
-    sys.stdout.write(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+    compare.finish(text, start, args.markdown)
     return 1 if (args.strict and failed) else 0
 
 

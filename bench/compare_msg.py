@@ -13,7 +13,6 @@ same repetition. The latency targets are also measured in sandwiches (the
 8-byte row only: peer, ours, peer), as compare.py does, because this VM
 changes state every few seconds.
 """
-import argparse
 import os
 import shutil
 import statistics
@@ -98,7 +97,7 @@ class Runner(compare.Runner):
 
 
 def measure(runner, reps):
-    values = {}  # (impl, bench, size) -> [values]
+    samples = compare.Samples()  # by (impl, bench, size)
     ratios = {}  # target label -> [ratios]
     thread_ratios = []
     groups = [
@@ -108,14 +107,10 @@ def measure(runner, reps):
         ("sendrecv_bw", [("mpi", "sendrecv_bw"), ("mpich", "sendrecv_bw")], []),
         ("mt_put_lat", [], []),
     ]
-    for rep in range(reps):
-        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+    for rep in compare.repetitions(reps):
         tables = {}
         for bench, peers, extra in groups:
-            order = [("gasket", bench)] + peers
-            if rep % 2:
-                order.reverse()
-            for impl, name in order:
+            for impl, name in compare.alternate([("gasket", bench)] + peers, rep):
                 ex = extra if impl == "gasket" else (["--max-size", "8"] if impl == "raw"
                                                      else [])
                 # mt_put_lat without --bind: --bind gives PE 0 one CPU, and
@@ -123,13 +118,8 @@ def measure(runner, reps):
                 # a CPU of its own from what the PE may use).
                 t = runner.run(impl, name, extra=ex, npes=2 if bench == "mt_put_lat" else None)
                 tables[(impl, name)] = t
-                for size, v in t.items():
-                    values.setdefault((impl, name, size), []).append(v)
-        for label, ours, peer, limit, higher, scale in TARGETS + INFO:
-            o = tables.get(ours[:2], {}).get(ours[2])
-            p = tables.get(peer[:2], {}).get(peer[2])
-            if o and p:
-                ratios.setdefault(label, []).append(o / (p * scale))
+                samples.add(impl, name, t)
+        compare.target_ratios(ratios, TARGETS + INFO, tables)
         mt = tables.get(("gasket", "mt_put_lat"), {})
         if mt.get(1) and mt.get(2):
             thread_ratios.append(mt[2] / mt[1])
@@ -145,7 +135,7 @@ def measure(runner, reps):
                     om / ((pa + pb) / 2 * scale))
                 if peer[0] == "raw":  # the raw floor's time says the VM's state
                     runner.am_sandwiches.append(((pa + pb) / 2, om / ((pa + pb) / 2 * scale)))
-    return values, ratios, thread_ratios
+    return samples.values, ratios, thread_ratios
 
 
 def report(values, ratios, thread_ratios, reps, runner):
@@ -174,8 +164,7 @@ def report(values, ratios, thread_ratios, reps, runner):
                              % statistics.median(values[(impl, bench, s)]))
                  for s in sizes]
         out += ["- %s: %s" % (title, ", ".join(cells))]
-    out += ["", "| target | ratio (median) | range | pairs | limit | result |",
-            "|---|---:|---:|---:|---:|---|"]
+    out += [""] + compare.TARGETS_HEADER
     failed = []
     rows = [(t[0], t[3], t[4]) for t in TARGETS] + \
            [(t[0] + " (sandwiches)", t[3], t[4]) for t in TARGETS[:2]] + \
@@ -186,22 +175,16 @@ def report(values, ratios, thread_ratios, reps, runner):
         if not r:
             out.append("| %s | - | - | 0 | %.2f | not measured |" % (label, limit))
             continue
-        med = statistics.median(r)
-        ok = med >= limit if higher else med <= limit
-        result = ("info" if info else ("PASS" if ok else "FAIL"))
+        row, ok = compare.target_row(label, r, limit, higher, info)
         if not ok and not info:
             failed.append(label)
-        out.append("| %s | %.3f | %.2f-%.2f | %d | %s %.2f | %s |" % (
-            label, med, min(r), max(r), len(r), ">=" if higher else "<=", limit, result))
+        out.append(row)
     if thread_ratios:
-        med = statistics.median(thread_ratios)
-        ok = med <= 1.2
+        row, ok = compare.target_row("put latency, 2 threads on own contexts <= 1.2x 1 thread",
+                                     thread_ratios, 1.2, False)
         if not ok:
             failed.append("mt_put_lat")
-        out.append("| put latency, 2 threads on own contexts <= 1.2x 1 thread | %.3f | "
-                   "%.2f-%.2f | %d | <= 1.20 | %s |" % (med, min(thread_ratios),
-                                                        max(thread_ratios), len(thread_ratios),
-                                                        "PASS" if ok else "FAIL"))
+        out.append(row)
     if runner.am_sandwiches:
         out += ["", "The AM round trip's sandwiches by the VM's state (the raw floor's "
                 "one-way time, us: ratio; \"ht\" below %.2f us):" % runner.state_us, ""]
@@ -212,19 +195,13 @@ def report(values, ratios, thread_ratios, reps, runner):
                 out.append("- %s: median %.3f of %d (%s)" % (
                     state, statistics.median(r for _, r in kept), len(kept),
                     ", ".join("%.3f: %.2f" % p for p in kept)))
-    if runner.failures:
-        out += ["", "Runs that failed:", ""] + ["    " + f.splitlines()[0]
-                                                 for f in runner.failures]
+    out += compare.failure_lines(runner.failures)
     return "\n".join(out) + "\n", failed
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build", help="the build directory (build)")
-    ap.add_argument("--reps", type=int, default=7, help="repetitions (7)")
-    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
-    ap.add_argument("--state-us", type=float, default=0.1,
-                    help="raw one-way time (us) that splits the VM's states (0.1)")
+    ap = compare.script_args(__doc__, 7)
+    compare.add_state_us(ap)
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met")
     args = ap.parse_args()
@@ -233,11 +210,7 @@ def main():
     start = time.time()
     values, ratios, thread_ratios = measure(runner, args.reps)
     text, failed = report(values, ratios, thread_ratios, args.reps, runner)
-    text += "\n(%.0f s)\n" % (time.time() - start)
-    sys.stdout.write(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+    compare.finish(text, start, args.markdown)
     return 1 if (args.strict and failed) else 0
 
 

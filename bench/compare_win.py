@@ -20,7 +20,6 @@ reported as unavailable and its columns and targets are "-" / "not
 measured". The sandwiches are split by the VM's state, probed before and
 after each with the raw floor's one-way time, as in compare.py.
 """
-import argparse
 import os
 import shutil
 import statistics
@@ -100,21 +99,16 @@ class Runner(compare.Runner):
 
 
 def measure(runner, reps):
-    values, ratios = {}, {}
-    for rep in range(reps):
-        sys.stderr.write("repetition %d of %d\n" % (rep + 1, reps))
+    samples, ratios = compare.Samples(), {}
+    for rep in compare.repetitions(reps):
         for bench in LAT + ["lock_contended@2", "lock_contended@4", "lock_contended@8"]:
             name, _, n = bench.partition("@")
             npes = int(n) if n else 2
-            order = ["gasket"] + PEERS
-            if rep % 2:
-                order.reverse()
             tables = {}
-            for impl in order:
+            for impl in compare.alternate(["gasket"] + PEERS, rep):
                 extra = ["--max-size", "65536"] if name in LAT else []
                 tables[impl] = runner.lock_run(impl, name, npes, extra)
-                for size, v in tables[impl].items():
-                    values.setdefault((impl, bench, size), []).append(v)
+                samples.add(impl, bench, tables[impl])
             for label, tb, size, peer, limit in TARGETS:
                 if tb == bench and tables.get("gasket", {}).get(size) and \
                         tables.get(peer, {}).get(size):
@@ -122,8 +116,7 @@ def measure(runner, reps):
                                                         tables[peer][size])
         for impl in ["gasket"] + PEERS:
             for name, t in runner.lock_run(impl, "overlap", 2, [], tables=True).items():
-                for size, v in t.items():
-                    values.setdefault((impl, name, size), []).append(v)
+                samples.add(impl, name, t)
         # Sandwiches for the 8-byte latency targets.
         for label, tb, size, peer, limit in TARGETS[:3]:
             if not runner.have[peer]:
@@ -143,7 +136,7 @@ def measure(runner, reps):
             around = (a[8] + b[8]) / 2
             ratios.setdefault(label + " (sandwiches)", []).append(m[8] / around)
             runner.kept.setdefault(label, []).append((m[8], around, state))
-    return values, ratios
+    return samples.values, ratios
 
 
 def report(values, ratios, reps, runner):
@@ -168,22 +161,16 @@ def report(values, ratios, reps, runner):
                 cells.append("%.3f" % statistics.median(v) if v else "-")
             out.append("| %d | %s |" % (s, " | ".join(cells)))
         out.append("")
-    out += ["| target | ratio (median) | range | pairs | limit | result |",
-            "|---|---:|---:|---:|---:|---|"]
+    out += compare.TARGETS_HEADER
     failed = []
     rows = [(t[0], t[4]) for t in TARGETS] + [(t[0] + " (sandwiches)", t[4])
                                               for t in TARGETS[:3]]
     for label, limit in rows:
         r = ratios.get(label)
-        if not r:
-            out.append("| %s | - | - | 0 | <= %.2f | not measured |" % (label, limit))
-            continue
-        med = statistics.median(r)
-        ok = med <= limit
-        if not ok:
+        row, ok = compare.target_row(label, r, limit, False)
+        if r and not ok:
             failed.append(label)
-        out.append("| %s | %.3f | %.2f-%.2f | %d | <= %.2f | %s |" % (
-            label, med, min(r), max(r), len(r), limit, "PASS" if ok else "FAIL"))
+        out.append(row)
     out += ["", "Sandwiches (8 B) by the VM's state, probed before and after each with the "
             "raw floor's one-way time: \"ht\" below %.2f us, \"cores\" above; "
             "probes that disagree count in neither:" % runner.state_us, "",
@@ -197,9 +184,7 @@ def report(values, ratios, reps, runner):
             cells += ["%.2f" % statistics.median(r) if r else "-", str(len(r))]
         out.append("| %s | %s | %d |" % (label, " | ".join(cells),
                                          runner.set_aside.get(label, 0)))
-    if runner.failures:
-        out += ["", "Runs that failed:", ""] + ["    " + f.splitlines()[0][:300]
-                                                 for f in runner.failures]
+    out += compare.failure_lines(runner.failures, 300)
     return "\n".join(out) + "\n", failed
 
 
@@ -252,25 +237,17 @@ def plot(directory, values):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--build", default="build", help="the build directory (build)")
-    ap.add_argument("--reps", type=int, default=7, help="repetitions (7)")
-    ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
+    ap = compare.script_args(__doc__, 7)
     ap.add_argument("--plot-dir", metavar="DIR",
                     help="draw win_lock_lat.png and win_lock_contended.png here (matplotlib)")
-    ap.add_argument("--state-us", type=float, default=0.1,
-                    help="raw one-way time (us) that splits the VM's states (0.1)")
+    compare.add_state_us(ap)
     ap.add_argument("--strict", action="store_true", help="exit 1 when a target is not met")
     args = ap.parse_args()
     runner = Runner(args)
     start = time.time()
     values, ratios = measure(runner, args.reps)
     text, failed = report(values, ratios, args.reps, runner)
-    text += "\n(%.0f s)\n" % (time.time() - start)
-    sys.stdout.write(text)
-    if args.markdown:
-        with open(args.markdown, "w") as f:
-            f.write(text)
+    compare.finish(text, start, args.markdown)
     if args.plot_dir:
         plot(args.plot_dir, values)
     return 1 if (args.strict and failed) else 0
