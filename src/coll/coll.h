@@ -1,18 +1,18 @@
 /*
- * coll.h: what the collectives share: the layout of the scratch region each
- * PE's segment keeps for them (mem/segment.h: GK__SEG_COLL_OFFSET), and the
- * internal signaling put into that region.
+ * coll.h: what the collectives of coll/ share: the layout of the scratch
+ * region each PE's segment keeps for the collectives (mem/segment.h:
+ * GK__SEG_COLL_OFFSET), of which the all-reduce's part is core's
+ * (core/allreduce.h), and the helpers of the broadcast and the exchanges.
+ * Their messages travel by core's signaling put (core/coll_signal.h).
  *
  * Scratch layout (offsets from the start of the region):
+ *   all-reduce      its signal lines and slots (core/allreduce.h)
  *   control lines   one 64-byte line per word: the broadcast's signal words
- *                   and consumed counter, the all-reduce's signal words,
- *                   the exchange's signal words and consumed counter
+ *                   and consumed counter, the exchange's signal words and
+ *                   consumed counter
  *   bcast slots     COLL_BCAST_SLOTS x COLL_BCAST_CHUNK bytes
- *   reduce slots    2 parities x COLL_REDUCE_STEPS x COLL_REDUCE_CHUNK bytes
  *   exchange slots  COLL_XCHG_SLOTS x COLL_XCHG_CHUNK bytes (collect and
  *                   all-to-all, exchange.c)
- * Signal words hold sequence numbers that only grow, so they never need
- * resetting (as the barrier's flags).
  */
 #ifndef GK_COLL_COLL_H
 #define GK_COLL_COLL_H
@@ -20,42 +20,28 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "core/allreduce.h"
+#include "core/coll_signal.h"
 #include "core/runtime.h"
 #include "mem/segment.h"
 
 #define COLL_BCAST_SLOTS 8
 #define COLL_BCAST_CHUNK ((size_t)64 * 1024)
-#define COLL_REDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
-#define COLL_REDUCE_CHUNK ((size_t)4096)
 #define COLL_XCHG_SLOTS 8
 #define COLL_XCHG_CHUNK ((size_t)16 * 1024)
 
-/*
- * A signal word on a line of its own. Beside it, the sender's collective
- * call (core/coll_check.h) and PE number, written before the signal: the
- * receiver checks that the message belongs to the call it is in. A line
- * is rewritten only once its owner is done with the last signal (the
- * collectives' flow control), so what lies beside a signal is its own.
- */
-struct gk__coll_line {
-    _Alignas(64) _Atomic uint64_t value;
-    _Atomic uint64_t coll;
-    _Atomic uint64_t from_pe;
-};
-
 struct gk__coll_scratch {
+    struct gk__allreduce_scratch reduce; /* first: core finds it there */
     /* Broadcast: slot s holds chunk number `bcast_signal[s]`. */
     struct gk__coll_line bcast_signal[COLL_BCAST_SLOTS];
     /* The last broadcast chunk this PE has finished with (written by itself,
      * read by the PE that wants to refill its slot). */
     struct gk__coll_line bcast_consumed;
-    struct gk__coll_line reduce_signal[2][COLL_REDUCE_STEPS];
     /* Exchange: slot s holds chunk number `xchg_signal[s]`; xchg_consumed
      * as bcast_consumed, for the exchange's chunks. */
     struct gk__coll_line xchg_signal[COLL_XCHG_SLOTS];
     struct gk__coll_line xchg_consumed;
     _Alignas(4096) unsigned char bcast_slot[COLL_BCAST_SLOTS][COLL_BCAST_CHUNK];
-    _Alignas(64) unsigned char reduce_slot[2][COLL_REDUCE_STEPS][COLL_REDUCE_CHUNK];
     _Alignas(64) unsigned char xchg_slot[COLL_XCHG_SLOTS][COLL_XCHG_CHUNK];
 };
 
@@ -96,18 +82,5 @@ int gk__coll_agree(const char *op, int local_status, const struct gk__coll_arg *
  * word of another PE, so the wait polls.
  */
 int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *seen_p);
-
-/*
- * Copies n bytes into PE pe's scratch at data_offset, then sets the signal
- * word at signal_offset (the value of a struct gk__coll_line) to `seq`
- * (release, with the wake-up), our collective call beside it: the
- * collectives' signaling put.
- */
-int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
-                        size_t signal_offset, uint64_t seq);
-
-/* Waits until my signal word (a struct gk__coll_line's value) reaches seq
- * (acquire), and checks that its sender is in our collective call. */
-int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq);
 
 #endif /* GK_COLL_COLL_H */

@@ -6,6 +6,7 @@
  * goes into one all-reduce, and every PE returns the same way.
  */
 #include "base/log.h"
+#include "core/allreduce.h"
 #include "core/runtime.h"
 #include "core/progress.h"
 
@@ -18,7 +19,7 @@ int gk__rt_agree(const char *op, int local_status)
         return in_handler;
     /* Failure codes are negative: the worst (most negative) wins as a max. */
     uint64_t mine = (uint64_t)-(int64_t)local_status, worst = 0;
-    int status = gk_allreduce(&worst, &mine, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    int status = gk__allreduce_u64(op, &worst, &mine, 1, GK_OP_MAX);
     if (status != GK_OK)
         return status; /* the job is ending */
     if (worst == 0)

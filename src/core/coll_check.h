@@ -22,9 +22,9 @@
  * Two checks use it, one in band and one on the slow path of waits.
  *
  * In band: what collectives send each other carries the sender's call: the
- * barrier's flags hold its low 16 bits beside the epoch (sync/barrier.c),
- * the collectives' signal lines the whole word (coll/coll.h). A receiver
- * compares it with its own. Two different calls whose internal steps fit
+ * barrier's flags hold its low 16 bits beside the epoch (core/barrier.c),
+ * the collectives' signal lines the whole word (core/coll_signal.h). A
+ * receiver compares it with its own. Two different calls whose internal steps fit
  * together (gk_finalize's barrier and a gk_barrier, the votes of gk_malloc
  * and gk_win_create) are caught there, before either returns.
  *

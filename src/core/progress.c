@@ -76,6 +76,7 @@
 #include "base/log.h"
 #include "base/prefetch.h"
 #include "base/wait.h"
+#include "core/allreduce.h"
 #include "core/runtime.h"
 
 static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
@@ -529,7 +530,7 @@ int gk__progress_quiesce(void)
                                 atomic_load_explicit(&gk__net_am_waiting,
                                                      memory_order_acquire)};
         uint64_t sums[3];
-        status = gk_allreduce(sums, mine, 3, GK_DTYPE_UINT64, GK_OP_SUM);
+        status = gk__allreduce_u64("gk_finalize", sums, mine, 3, GK_OP_SUM);
         if (status != GK_OK)
             return status;
         if (sums[0] == sums[1] && sums[2] == 0 && memcmp(sums, last, sizeof(sums)) == 0)

@@ -11,6 +11,8 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
+#include "core/allreduce.h"
+#include "core/barrier.h"
 #include "core/coll_check.h"
 #include "core/progress.h"
 
@@ -380,7 +382,7 @@ static int rt_finalize_messages(void)
     }
     uint64_t *lost_sent = lost_from + n;
     uint64_t here = gk__rt_finalize_unreceived(lost_from);
-    status = gk_allreduce(lost_sent, lost_from, n, GK_DTYPE_UINT64, GK_OP_SUM);
+    status = gk__allreduce_u64("gk_finalize", lost_sent, lost_from, n, GK_OP_SUM);
     uint64_t mine = lost_sent[gk__rt.my_pe];
     free(lost_from);
     if (status != GK_OK)
@@ -410,7 +412,7 @@ int gk_finalize(void)
     int status = gk__coll_enter(GK__COLL_FINALIZE);
     if (status == GK_OK) {
         status = rt_finalize_messages();
-        int barrier = gk_barrier();
+        int barrier = gk__barrier();
         if (status == GK_OK)
             status = barrier;
         gk__coll_leave();

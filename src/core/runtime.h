@@ -34,7 +34,8 @@ struct gk__runtime {
     struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
     struct gk__heap_alloc heap_alloc;
     uint64_t barrier_epoch;
-    /* Sequence numbers of the collectives (coll/): every PE counts the same. */
+    /* Sequence numbers of the collectives (coll/, and core/allreduce.c for
+     * reduce_seq): every PE counts the same. */
     uint64_t bcast_seq;
     uint64_t reduce_seq;
     uint64_t xchg_seq; /* chunks through the exchange slots (collect, all-to-all) */

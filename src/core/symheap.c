@@ -18,6 +18,8 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/allreduce.h"
+#include "core/barrier.h"
 #include "core/coll_check.h"
 #include "core/runtime.h"
 #include "core/progress.h"
@@ -68,7 +70,7 @@ static int symheap_vote(const char *op, const struct symheap_args *args, int loc
     }
     /* Failure codes are negative: the vote carries the worst as a positive. */
     in[2 * N_VALUES] = (uint64_t)-(int64_t)local_status;
-    int status = gk_allreduce(out, in, 2 * N_VALUES + 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    int status = gk__allreduce_u64(op, out, in, 2 * N_VALUES + 1, GK_OP_MAX);
     if (status != GK_OK)
         return status; /* the job is ending */
     uint64_t lo[N_VALUES], hi[N_VALUES];
@@ -134,7 +136,7 @@ static void *symheap_take_voted(const char *op, enum gk__coll_kind kind, size_t 
         memset(gk__rt.heap + offset, 0, size);
         /* Peers may write into the block once we return: zero it first. A
          * barrier that fails (a collective mismatch) fails the call. */
-        if (gk_barrier() != GK_OK) {
+        if (gk__barrier() != GK_OK) {
             gk__heap_alloc_give(&gk__rt.heap_alloc, offset);
             return NULL;
         }
@@ -232,7 +234,7 @@ static void *symheap_realloc(void *ptr, size_t size)
         return NULL; /* the block is unchanged everywhere */
     gk__heap_alloc_block_size(&gk__rt.heap_alloc, offset, &old_size);
     if (gk__heap_alloc_resize(&gk__rt.heap_alloc, offset, size) == GK_OK) {
-        gk_barrier();
+        gk__barrier();
         return ptr;
     }
     /* Same arguments, same allocator state: every PE moves alike. */
@@ -245,7 +247,7 @@ static void *symheap_realloc(void *ptr, size_t size)
     } else {
         symheap_report_exhausted("gk_realloc", size);
     }
-    gk_barrier();
+    gk__barrier();
     return status == GK_OK ? gk__rt.heap + new_offset : NULL;
 }
 

@@ -26,7 +26,7 @@
 
 #include "pe_check.h"
 
-#define PIECE_BYTES 4096 /* the all-reduce's piece (src/coll/coll.h) */
+#define PIECE_BYTES 4096 /* the all-reduce's piece (src/core/allreduce.h) */
 
 static int me, npes;
 

@@ -1,0 +1,75 @@
+/*
+ * allreduce.h: the engine of the all-reduce (recursive doubling over
+ * signaling puts, allreduce.c): gk_allreduce and gk_reduce (coll/) run on
+ * it with their element types and operations, and the runtime's own
+ * collective steps (the votes of gk_malloc and its kind, gk_finalize's
+ * counts) with 64-bit sums and maxima, so core needs nothing from coll/.
+ */
+#ifndef GK_CORE_ALLREDUCE_H
+#define GK_CORE_ALLREDUCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/coll_signal.h"
+#include "gasket.h"
+
+#define GK__ALLREDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
+#define GK__ALLREDUCE_CHUNK ((size_t)4096)
+
+/*
+ * The all-reduce's part of the collectives' scratch, at its start
+ * (mem/segment.h: GK__SEG_COLL_OFFSET; coll/coll.h lays out the rest):
+ * a signal line and a slot for each parity and step.
+ */
+struct gk__allreduce_scratch {
+    struct gk__coll_line signal[2][GK__ALLREDUCE_STEPS];
+    _Alignas(64) unsigned char slot[2][GK__ALLREDUCE_STEPS][GK__ALLREDUCE_CHUNK];
+};
+
+/*
+ * A call's state, carried below the sequence number in each signal word
+ * (allreduce.c, "Agreement"): a hash of what the call is, and two bits.
+ */
+#define GK__ALLREDUCE_FAILED (1u << 23)   /* some PE's own arguments failed */
+#define GK__ALLREDUCE_MISMATCH (1u << 22) /* the PEs' hashes differ */
+#define GK__ALLREDUCE_WRONG (GK__ALLREDUCE_FAILED | GK__ALLREDUCE_MISMATCH)
+
+/* The root of an all-reduce (every PE keeps the result) for the hash. */
+#define GK__ALLREDUCE_ROOT_ALL INT64_MIN
+
+/* The state of a call of count elements of dtype under op to root (or
+ * GK__ALLREDUCE_ROOT_ALL): its hash, no bits set. */
+uint32_t gk__allreduce_hash(size_t count, gk_dtype_t dtype, gk_op_t op, int64_t root);
+
+/* out[i] = lower[i] op upper[i], lower from the lower-numbered block, so
+ * every PE computes the same bits; out may alias either input, and all
+ * three are aligned for any element type. */
+typedef void gk__allreduce_combine_fn(void *out, const void *lower, const void *upper,
+                                      size_t count, const void *arg);
+
+/*
+ * One all-reduce, inside a collective call (gk__coll_enter() has numbered
+ * it): count elements of `size` bytes from src, combined with
+ * combine(arg), the result in dst (NULL: this PE keeps none, a reduce's
+ * non-root). *state_p holds this PE's state on entry (a hash, with
+ * GK__ALLREDUCE_FAILED when its own arguments failed: then count is 0 and
+ * the buffers unused) and the state every PE ends with on return: with
+ * GK__ALLREDUCE_WRONG no PE has a result, and the caller says why.
+ * Returns GK_OK, or the error of a wait or a transport (a PE died, or the
+ * collectives went out of step: logged where found).
+ */
+int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
+                      gk__allreduce_combine_fn *combine, const void *arg,
+                      uint32_t *state_p);
+
+/*
+ * dst = the sum (GK_OP_SUM) or maximum (GK_OP_MAX) over all PEs of src,
+ * count 64-bit words: the runtime's own collective steps, inside the
+ * collective call `call` (named in messages). GK_OK, or the failure of
+ * gk__allreduce_run.
+ */
+int gk__allreduce_u64(const char *call, uint64_t *dst, const uint64_t *src, size_t count,
+                      gk_op_t op);
+
+#endif /* GK_CORE_ALLREDUCE_H */
