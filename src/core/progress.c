@@ -230,7 +230,7 @@ static int try_push(int pe, const struct gk__net_am *msg, const uint64_t *args,
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->direct == NULL)
         return peer->transport->am_send(peer, msg, args, payload);
-    return gk__ring_try_push(peer, msg, args, payload, &inbox_seen[pe].released,
+    return gk__ring_try_push(peer->direct, msg, args, payload, &inbox_seen[pe].released,
                              &inbox_seen[pe].next_ticket);
 }
 
@@ -623,7 +623,7 @@ int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void
         status = gk__wait_poll(held_low, held); /* top comment */
     if (status != GK_OK)
         return status; /* the job is ending */
-    return gk__ring_push(peer, msg, args, payload, am_while_full, &seen->released,
+    return gk__ring_push(peer->direct, msg, args, payload, am_while_full, &seen->released,
                          &seen->next_ticket);
 }
 
