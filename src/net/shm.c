@@ -92,9 +92,10 @@ static int shm_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n
         }                                                                      \
     } while (0)
 
-static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
-                      size_t offset, uint64_t operand, uint64_t compare,
-                      uint64_t *result_p)
+/* The atomic alone: the indirect form's, whose wake-up is the caller's
+ * (as ucx's is: a network atomic cannot look at the target's sleepers). */
+static int shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                   size_t offset, uint64_t operand, uint64_t compare, uint64_t *result_p)
 {
     void *word = shm_base(peer) + offset;
     uint64_t old = 0;
@@ -107,11 +108,19 @@ static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
     } else {
         return GK_ERR_INVALID_ARG;
     }
-    if (op != GK__AMO_FETCH)
-        gk__wake_notify_after_rmw(shm_wake_word(peer), offset, offset + width);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;
+}
+
+static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                      size_t offset, uint64_t operand, uint64_t compare,
+                      uint64_t *result_p)
+{
+    int status = shm_rmw(peer, op, width, offset, operand, compare, result_p);
+    if (status == GK_OK && op != GK__AMO_FETCH)
+        gk__wake_notify_after_rmw(shm_wake_word(peer), offset, offset + width);
+    return status;
 }
 
 static int shm_fence(void)
@@ -201,7 +210,7 @@ const struct gk__net_transport gk__shm_indirect_transport = {
     .put_nbi = shm_copy,
     .get = shm_get,
     .get_nbi = shm_get,
-    .atomic = shm_atomic,
+    .atomic = shm_rmw,
     .wake = shm_wake,
     .am_send = shm_am_send,
     .flush = shm_flush,
