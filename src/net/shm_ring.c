@@ -3,7 +3,6 @@
  */
 #include "net/shm_ring.h"
 
-#include <sched.h>
 #include <string.h>
 
 #include "base/wait.h"
@@ -99,29 +98,39 @@ static void ring_remember_released(_Atomic uint64_t *released_seen, uint64_t rel
     }
 }
 
+/* The slot of a sender's ticket is free; released: what it last read. */
+struct ring_room {
+    struct gk__ring_ctl *ctl;
+    uint64_t ticket;
+    uint64_t released;
+};
+
+static int ring_room(const void *arg)
+{
+    struct ring_room *room = (struct ring_room *)arg; /* gk__ring_push's own */
+    room->released = atomic_load_explicit(&room->ctl->released, memory_order_acquire);
+    return room->ticket < room->released + GK__RING_SLOTS;
+}
+
 int gk__ring_push(char *seg_base, const struct gk__net_am *msg, const uint64_t *args,
-                  const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+                  const void *payload, _Atomic uint64_t *released_seen,
+                  _Atomic uint64_t *next_ticket)
 {
     struct gk__ring_ctl *ctl = gk__ring_ctl(seg_base);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
     atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     /* Our slot is free once ticket - N is released: ask the consumer's
-     * counter only when our cached copy does not already say so. */
+     * counter only when our cached copy does not already say so. Nobody
+     * wakes a sender when the consumer frees slots: the wait polls. */
     uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
-    for (unsigned spins = 0; ticket >= released + GK__RING_SLOTS; spins++) {
-        released = atomic_load_explicit(&ctl->released, memory_order_acquire);
-        if (ticket < released + GK__RING_SLOTS)
-            break;
-        if (while_full != NULL) {
-            int status = while_full();
-            if (status < 0)
+    if (ticket >= released + GK__RING_SLOTS) {
+        struct ring_room room = {ctl, ticket, released};
+        if (!ring_room(&room)) {
+            int status = gk__wait_poll(ring_room, &room);
+            if (status != GK_OK)
                 return status;
         }
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
+        released = room.released;
     }
     ring_remember_released(released_seen, released);
     ring_fill(seg_base, ticket, msg, args, payload);
