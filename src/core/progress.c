@@ -67,7 +67,6 @@
 #include "core/progress.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -231,7 +230,7 @@ static int try_push(int pe, const struct gk__net_am *msg, const uint64_t *args,
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->direct == NULL)
         return peer->transport->am_send(peer, msg, args, payload);
-    return gk__ring_try_push(peer, msg, args, payload, &inbox_seen[pe].released,
+    return gk__ring_try_push(peer->direct, msg, args, payload, &inbox_seen[pe].released,
                              &inbox_seen[pe].next_ticket);
 }
 
@@ -420,27 +419,38 @@ static void wake_holders(void)
     }
 }
 
+/* A message to a peer reached through its transport, and the transport's
+ * answer once it is not GK__NET_AM_FULL. */
+struct remote_send {
+    int pe;
+    const struct gk__net_am *msg;
+    const uint64_t *args;
+    const void *payload;
+    int status;
+};
+
+static int remote_sent(const void *arg)
+{
+    struct remote_send *send = (struct remote_send *)arg; /* am_send_remote's own */
+    struct gk__net_peer *peer = &gk__rt.peers[send->pe];
+    send->status = peer->transport->am_send(peer, send->msg, send->args, send->payload);
+    return send->status != GK__NET_AM_FULL;
+}
+
 /*
  * To a peer that is not mapped here, outside a handler: its transport's
  * send. One that queues (ucx) never says full; one that does is retried
- * after progress (handlers defer instead: am_send_or_defer).
+ * as a wait polls, running this PE's inbox, until the target has made room
+ * (handlers defer instead: am_send_or_defer).
  */
 static int am_send_remote(int pe, const struct gk__net_am *msg, const uint64_t *args,
                           const void *payload)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    for (unsigned spins = 0;; spins++) {
-        int status = peer->transport->am_send(peer, msg, args, payload);
-        if (status != GK__NET_AM_FULL)
-            return status;
-        status = gk__progress();
-        if (status < 0)
-            return status;
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
-    }
+    struct remote_send send = {pe, msg, args, payload, GK__NET_AM_FULL};
+    if (remote_sent(&send))
+        return send.status;
+    int status = gk__wait_poll(remote_sent, &send);
+    return status != GK_OK ? status : send.status;
 }
 
 /* The held count of a peer reached through its transport (0 if the get
@@ -596,11 +606,6 @@ int gk__progress_inbox_ready(void)
     return gk__inbox_ready() || deferred_room();
 }
 
-static int am_while_full(void)
-{
-    return gk__progress();
-}
-
 int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void *payload)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
@@ -624,7 +629,7 @@ int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void
         status = gk__wait_poll(held_low, held); /* top comment */
     if (status != GK_OK)
         return status; /* the job is ending */
-    return gk__ring_push(peer, msg, args, payload, am_while_full, &seen->released,
+    return gk__ring_push(peer->direct, msg, args, payload, &seen->released,
                          &seen->next_ticket);
 }
 

@@ -109,7 +109,9 @@ static inline int gk__xfer_notify64(int pe, enum gk__amo_op op, size_t seg_offse
 }
 
 /* A 64-bit atomic on a word given by its segment offset (internal words:
- * semaphores, collective flags), through the shm mapping or the transport. */
+ * semaphores, collective flags), through the shm mapping or the transport;
+ * to a peer not mapped here, with no wake-up: for fetches, and for callers
+ * that send their own (a write that may end a wait: gk__xfer_notify64). */
 static inline int gk__xfer_atomic64(int pe, enum gk__amo_op op, size_t seg_offset,
                                     uint64_t operand, uint64_t compare,
                                     uint64_t *old_p)

@@ -9,15 +9,50 @@
 #include "gasket.h"
 #include "net/shm_ring.h"
 
+/*
+ * The table's operations reach the peer through its mapping as kept in
+ * their own state (struct shm_peer), not through peer->direct: so they
+ * serve a hidden peer (gk__shm_peer_hide) as they serve a mapped one.
+ */
+struct shm_peer {
+    /* Our mapping of the peer's segment, to undo; for this PE itself, the
+     * runtime's own mapping (not ours to undo). */
+    struct gk__seg seg;
+    /* The sender's side of the peer's inbox for messages sent through the
+     * table (shm_ring.h's caches). The progress engine keeps its own for
+     * its inline sends; both are valid caches of the same ring. */
+    _Atomic uint64_t released_seen;
+    _Atomic uint64_t next_ticket;
+};
+
+static inline char *shm_base(const struct gk__net_peer *peer)
+{
+    return ((const struct shm_peer *)peer->priv)->seg.base;
+}
+
+static inline struct gk__wake *shm_wake_word(const struct gk__net_peer *peer)
+{
+    return &gk__shm_header_at(shm_base(peer))->wake;
+}
+
+/* The copy alone: the indirect form's put, whose wake-up is the caller's
+ * (as ucx's is). */
+static int shm_copy(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
+{
+    gk__copy_small(shm_base(peer) + offset, src, n);
+    return GK_OK;
+}
+
 static int shm_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
-    gk__shm_put(peer, offset, src, n);
+    shm_copy(peer, offset, src, n);
+    gk__wake_notify(shm_wake_word(peer), offset, offset + n);
     return GK_OK;
 }
 
 static int shm_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
 {
-    gk__shm_get(peer, dst, offset, n);
+    gk__copy_small(dst, shm_base(peer) + offset, n);
     return GK_OK;
 }
 
@@ -57,11 +92,12 @@ static int shm_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n
         }                                                                      \
     } while (0)
 
-static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
-                      size_t offset, uint64_t operand, uint64_t compare,
-                      uint64_t *result_p)
+/* The atomic alone: the indirect form's, whose wake-up is the caller's
+ * (as ucx's is: a network atomic cannot look at the target's sleepers). */
+static int shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                   size_t offset, uint64_t operand, uint64_t compare, uint64_t *result_p)
 {
-    void *word = peer->direct + offset;
+    void *word = shm_base(peer) + offset;
     uint64_t old = 0;
     if (width == 4) {
         uint32_t old32 = 0;
@@ -72,11 +108,19 @@ static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
     } else {
         return GK_ERR_INVALID_ARG;
     }
-    if (op != GK__AMO_FETCH)
-        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + width);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;
+}
+
+static int shm_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                      size_t offset, uint64_t operand, uint64_t compare,
+                      uint64_t *result_p)
+{
+    int status = shm_rmw(peer, op, width, offset, operand, compare, result_p);
+    if (status == GK_OK && op != GK__AMO_FETCH)
+        gk__wake_notify_after_rmw(shm_wake_word(peer), offset, offset + width);
+    return status;
 }
 
 static int shm_fence(void)
@@ -87,24 +131,16 @@ static int shm_fence(void)
 
 static int shm_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
 {
-    gk__wake_notify(&gk__shm_header(peer)->wake, lo, hi);
+    gk__wake_notify(shm_wake_word(peer), lo, hi);
     return GK_OK;
 }
-
-/* Per peer, the sender's side of its inbox for messages sent through the
- * table (shm_ring.h's caches). The progress engine keeps its own for its
- * inline sends; both are valid caches of the same ring. */
-struct shm_peer {
-    struct gk__seg seg; /* our mapping of it, to undo */
-    _Atomic uint64_t released_seen;
-    _Atomic uint64_t next_ticket;
-};
 
 static int shm_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
                        const uint64_t *args, const void *payload)
 {
     struct shm_peer *sp = peer->priv;
-    return gk__ring_try_push(peer, msg, args, payload, &sp->released_seen, &sp->next_ticket);
+    return gk__ring_try_push(sp->seg.base, msg, args, payload, &sp->released_seen,
+                             &sp->next_ticket);
 }
 
 static int shm_flush(struct gk__net_peer *peer)
@@ -163,47 +199,6 @@ int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t
  * paths they take to a peer on another host. It has a progress function,
  * so the runtime treats it as a network transport too.
  */
-static struct gk__net_peer shm_unhidden(const struct gk__net_peer *peer)
-{
-    struct gk__net_peer mapped = *peer;
-    mapped.direct = ((struct shm_peer *)peer->priv)->seg.base;
-    return mapped;
-}
-
-static int shm_ind_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
-{
-    struct gk__net_peer mapped = shm_unhidden(peer);
-    gk__shm_copy_to(&mapped, offset, src, n); /* the wake-up is the caller's, as ucx's */
-    return GK_OK;
-}
-
-static int shm_ind_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
-{
-    struct gk__net_peer mapped = shm_unhidden(peer);
-    gk__shm_get(&mapped, dst, offset, n);
-    return GK_OK;
-}
-
-static int shm_ind_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
-                          size_t offset, uint64_t operand, uint64_t compare, uint64_t *result_p)
-{
-    struct gk__net_peer mapped = shm_unhidden(peer);
-    return shm_atomic(&mapped, op, width, offset, operand, compare, result_p);
-}
-
-static int shm_ind_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
-{
-    struct gk__net_peer mapped = shm_unhidden(peer);
-    return shm_wake(&mapped, lo, hi);
-}
-
-static int shm_ind_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                           const uint64_t *args, const void *payload)
-{
-    struct gk__net_peer mapped = shm_unhidden(peer);
-    return shm_am_send(&mapped, msg, args, payload);
-}
-
 static int shm_ind_progress(void)
 {
     return 0;
@@ -211,13 +206,13 @@ static int shm_ind_progress(void)
 
 const struct gk__net_transport gk__shm_indirect_transport = {
     .name = "shm-indirect",
-    .put = shm_ind_put,
-    .put_nbi = shm_ind_put,
-    .get = shm_ind_get,
-    .get_nbi = shm_ind_get,
-    .atomic = shm_ind_atomic,
-    .wake = shm_ind_wake,
-    .am_send = shm_ind_am_send,
+    .put = shm_copy,
+    .put_nbi = shm_copy,
+    .get = shm_get,
+    .get_nbi = shm_get,
+    .atomic = shm_rmw,
+    .wake = shm_wake,
+    .am_send = shm_am_send,
     .flush = shm_flush,
     .fence = shm_fence,
     .quiet = shm_fence,
@@ -236,7 +231,9 @@ static const unsigned shm_caps =
 
 void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg)
 {
-    static struct shm_peer self; /* nothing to undo: the runtime owns my_seg */
+    /* Each gk_init maps a new segment, whose inbox starts empty. */
+    static struct shm_peer self;
+    self = (struct shm_peer){.seg = *my_seg};
     peer->direct = my_seg->base;
     peer->caps = shm_caps;
     peer->transport = &gk__shm_transport;

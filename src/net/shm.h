@@ -15,10 +15,16 @@ extern const struct gk__net_transport gk__shm_transport;
 /* The same on a mapping kept private (GK_NET_INDIRECT, for tests). */
 extern const struct gk__net_transport gk__shm_indirect_transport;
 
-/* A mapped peer's segment header: the first bytes of its mapping. */
+/* A segment's header: the first bytes of its mapping. */
+static inline struct gk__seg_header *gk__shm_header_at(char *seg_base)
+{
+    return (struct gk__seg_header *)(void *)seg_base;
+}
+
+/* A mapped peer's segment header. */
 static inline struct gk__seg_header *gk__shm_header(const struct gk__net_peer *peer)
 {
-    return (struct gk__seg_header *)(void *)peer->direct;
+    return gk__shm_header_at(peer->direct);
 }
 
 /*

@@ -3,7 +3,6 @@
  */
 #include "net/shm_ring.h"
 
-#include <sched.h>
 #include <string.h>
 
 #include "base/wait.h"
@@ -50,12 +49,12 @@ void gk__ring_init(char *seg_base)
 
 /*
  * Fills ticket's slot (free: its previous lap is released) and publishes
- * it, then wakes the peer if it sleeps.
+ * it, then wakes the segment's owner if it sleeps.
  */
-static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct gk__net_am *msg,
+static void ring_fill(char *seg_base, uint64_t ticket, const struct gk__net_am *msg,
                       const uint64_t *args, const void *payload)
 {
-    struct gk__ring_slot *slot = gk__ring_slot(peer->direct, ticket);
+    struct gk__ring_slot *slot = gk__ring_slot(seg_base, ticket);
 #if defined(__SANITIZE_THREAD__)
     /* ThreadSanitizer cannot see the consumer (another process) order the
      * producer of ticket - N before us; the slot's sequence word, which
@@ -73,7 +72,7 @@ static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct g
     slot->msg.dst_offset = dst_offset;
     gk__copy_args(slot->args, args, msg->nargs);
     if (payload != NULL && msg->nbytes > 0)
-        gk__copy_small(ring_payload(peer->direct, ticket, slot, msg->nargs, msg->nbytes),
+        gk__copy_small(ring_payload(seg_base, ticket, slot, msg->nargs, msg->nbytes),
                        payload, msg->nbytes);
     slot->check = ring_check(ticket, msg);
     /* Publish with a seq_cst exchange: it is the full fence the wake-up
@@ -81,8 +80,9 @@ static void ring_fill(struct gk__net_peer *peer, uint64_t ticket, const struct g
      * target waits in some wait of its own, watching some word: every
      * message wakes every sleeper, which then runs its inbox. */
     atomic_exchange_explicit(&slot->seq, ticket + 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&gk__shm_header(peer)->wake.sleepers, memory_order_seq_cst) != 0)
-        gk__wake_all(&gk__shm_header(peer)->wake);
+    struct gk__wake *wake = &gk__shm_header_at(seg_base)->wake;
+    if (atomic_load_explicit(&wake->sleepers, memory_order_seq_cst) != 0)
+        gk__wake_all(wake);
 }
 
 /* Only ever raise the sender's cache of `released` (other threads of ours
@@ -98,40 +98,50 @@ static void ring_remember_released(_Atomic uint64_t *released_seen, uint64_t rel
     }
 }
 
-int gk__ring_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                  const uint64_t *args, const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+/* The slot of a sender's ticket is free; released: what it last read. */
+struct ring_room {
+    struct gk__ring_ctl *ctl;
+    uint64_t ticket;
+    uint64_t released;
+};
+
+static int ring_room(const void *arg)
 {
-    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->direct);
+    struct ring_room *room = (struct ring_room *)arg; /* gk__ring_push's own */
+    room->released = atomic_load_explicit(&room->ctl->released, memory_order_acquire);
+    return room->ticket < room->released + GK__RING_SLOTS;
+}
+
+int gk__ring_push(char *seg_base, const struct gk__net_am *msg, const uint64_t *args,
+                  const void *payload, _Atomic uint64_t *released_seen,
+                  _Atomic uint64_t *next_ticket)
+{
+    struct gk__ring_ctl *ctl = gk__ring_ctl(seg_base);
     uint64_t ticket = atomic_fetch_add_explicit(&ctl->tail, 1, memory_order_relaxed);
     atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     /* Our slot is free once ticket - N is released: ask the consumer's
-     * counter only when our cached copy does not already say so. */
+     * counter only when our cached copy does not already say so. Nobody
+     * wakes a sender when the consumer frees slots: the wait polls. */
     uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
-    for (unsigned spins = 0; ticket >= released + GK__RING_SLOTS; spins++) {
-        released = atomic_load_explicit(&ctl->released, memory_order_acquire);
-        if (ticket < released + GK__RING_SLOTS)
-            break;
-        if (while_full != NULL) {
-            int status = while_full();
-            if (status < 0)
+    if (ticket >= released + GK__RING_SLOTS) {
+        struct ring_room room = {ctl, ticket, released};
+        if (!ring_room(&room)) {
+            int status = gk__wait_poll(ring_room, &room);
+            if (status != GK_OK)
                 return status;
         }
-        if (spins < 64)
-            gk__cpu_relax();
-        else
-            sched_yield();
+        released = room.released;
     }
     ring_remember_released(released_seen, released);
-    ring_fill(peer, ticket, msg, args, payload);
+    ring_fill(seg_base, ticket, msg, args, payload);
     return GK_OK;
 }
 
-int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                      const uint64_t *args, const void *payload,
-                      _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket)
+int gk__ring_try_push(char *seg_base, const struct gk__net_am *msg, const uint64_t *args,
+                      const void *payload, _Atomic uint64_t *released_seen,
+                      _Atomic uint64_t *next_ticket)
 {
-    struct gk__ring_ctl *ctl = gk__ring_ctl(peer->direct);
+    struct gk__ring_ctl *ctl = gk__ring_ctl(seg_base);
     uint64_t ticket = atomic_load_explicit(&ctl->tail, memory_order_relaxed);
     uint64_t released = atomic_load_explicit(released_seen, memory_order_acquire);
     /* Take ticket only while its slot is free; a producer that took a
@@ -147,7 +157,7 @@ int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
                                                     memory_order_relaxed));
     atomic_store_explicit(next_ticket, ticket + 1, memory_order_relaxed);
     ring_remember_released(released_seen, released);
-    ring_fill(peer, ticket, msg, args, payload);
+    ring_fill(seg_base, ticket, msg, args, payload);
     return GK_OK;
 }
 

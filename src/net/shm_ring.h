@@ -14,8 +14,8 @@
  * when done with it stores released = h + 1. Tickets are taken in order,
  * so the messages of one sender are consumed in the order sent (MPI's
  * non-overtaking rule needs this). Two ways to send: gk__ring_push takes
- * a ticket at once and, if the ring is full, waits for its slot while the
- * caller's `while_full` callback runs the waiting PE's own inbox;
+ * a ticket at once and, if the ring is full, waits for its slot (a wait
+ * that polls and runs the waiting PE's own inbox, base/wait.h);
  * gk__ring_try_push takes a ticket only if its slot is free (a
  * compare-and-swap on `tail`), else returns GK__RING_FULL: the form for
  * senders that must not wait (handlers, core/progress.c).
@@ -111,15 +111,17 @@ void gk__ring_init(char *seg_base);
 
 /*
  * Sends `msg` with its msg->nargs `args` and msg->nbytes (<=
- * GK__RING_MAX_PAYLOAD) of payload to the inbox of `peer`; while the slot
- * is taken, calls while_full() between backoffs. Wakes the peer if it
- * sleeps. *released_seen is the sender's cache of the peer's `released`
- * (0 at start; any thread of the sender may share it); *next_ticket is
- * set to the ticket after this message's, a guess at the next one's slot.
+ * GK__RING_MAX_PAYLOAD) of payload to the inbox of the segment mapped at
+ * `seg_base`; while the slot is taken, waits as gk__wait_poll does
+ * (base/wait.h: running this PE's inbox, then napping). Wakes the
+ * segment's owner if it sleeps. *released_seen is the
+ * sender's cache of the inbox's `released` (0 at start; any thread of the
+ * sender may share it); *next_ticket is set to the ticket after this
+ * message's, a guess at the next one's slot.
  */
-int gk__ring_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                  const uint64_t *args, const void *payload, int (*while_full)(void),
-                  _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
+int gk__ring_push(char *seg_base, const struct gk__net_am *msg, const uint64_t *args,
+                  const void *payload, _Atomic uint64_t *released_seen,
+                  _Atomic uint64_t *next_ticket);
 
 /* gk__ring_try_push's answer when no slot is free: nothing was sent. */
 #define GK__RING_FULL GK__NET_AM_FULL
@@ -128,9 +130,9 @@ int gk__ring_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
  * As gk__ring_push, but never waits: GK_OK once sent, GK__RING_FULL when
  * the slot the next ticket needs is still taken.
  */
-int gk__ring_try_push(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                      const uint64_t *args, const void *payload,
-                      _Atomic uint64_t *released_seen, _Atomic uint64_t *next_ticket);
+int gk__ring_try_push(char *seg_base, const struct gk__net_am *msg, const uint64_t *args,
+                      const void *payload, _Atomic uint64_t *released_seen,
+                      _Atomic uint64_t *next_ticket);
 
 /*
  * The consumer side, on this PE's own inbox: the next message if one is

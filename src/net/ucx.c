@@ -508,6 +508,18 @@ static inline int ucx_in_flight(const struct gk__ucx_peer *p)
     return s != 0 && s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed);
 }
 
+/* A put_nbi or get_nbi just issued to p: it completes at quiet, nobody
+ * waits for its request. */
+static int ucx_nbi_issued(struct gk__ucx_peer *p, ucs_status_ptr_t req, const char *what)
+{
+    ucx_issued(p);
+    if (UCS_PTR_IS_ERR(req))
+        return gk__ucx_status(UCS_PTR_STATUS(req), what, p->pe);
+    if (req != NULL)
+        ucp_request_free(req);
+    return GK_OK;
+}
+
 static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
@@ -527,13 +539,8 @@ static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src
     if (status != GK_OK || n == 0)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
-    ucx_issued(p);
-    if (UCS_PTR_IS_ERR(req))
-        return gk__ucx_status(UCS_PTR_STATUS(req), "put", p->pe);
-    if (req != NULL)
-        ucp_request_free(req); /* completes at quiet */
-    return GK_OK;
+    return ucx_nbi_issued(
+        p, ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param), "put");
 }
 
 static int ucx_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
@@ -554,13 +561,8 @@ static int ucx_get_nbi(struct gk__net_peer *peer, void *dst, size_t offset, size
     if (status != GK_OK || n == 0)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param);
-    ucx_issued(p);
-    if (UCS_PTR_IS_ERR(req))
-        return gk__ucx_status(UCS_PTR_STATUS(req), "get", p->pe);
-    if (req != NULL)
-        ucp_request_free(req); /* completes at quiet */
-    return GK_OK;
+    return ucx_nbi_issued(
+        p, ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param), "get");
 }
 
 static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width, size_t offset,

@@ -28,8 +28,8 @@
 /* The progress engine's quiescence counts these (net.h: gk__net_am_landed). */
 static int ucx_inbox_push(const struct gk__net_am *msg, const uint64_t *args, const void *data)
 {
-    int status = gk__ring_try_push(gk__ucx.self, msg, args, data, &gk__ucx.self_released,
-                                   &gk__ucx.self_next);
+    int status = gk__ring_try_push(gk__ucx.self->direct, msg, args, data,
+                                   &gk__ucx.self_released, &gk__ucx.self_next);
     if (status == GK_OK)
         atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
     return status;

@@ -182,6 +182,17 @@ static uint64_t load_bits(const void *src, size_t i, size_t width)
     return bits;
 }
 
+/*
+ * A mapped peer's atomics made its wake-up check; a peer reached through
+ * its transport is owed one, made with the flush that completes the
+ * operation, as for a put (core/xfer.h).
+ */
+static void acc_wake_owed(int pe, size_t offset, size_t nbytes)
+{
+    if (gk__rt.peers[pe].direct == NULL)
+        gk__rt_defer_wake(pe, offset, offset + nbytes);
+}
+
 /* The shared body of accumulate and get_accumulate (result may be NULL). */
 static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
                       const void *src, void *result, size_t count, gk_dtype_t dtype,
@@ -222,6 +233,8 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
         if (status == GK_OK && result != NULL)
             memcpy((char *)result + i * width, &old, width);
     }
+    if (op != GK_OP_NO_OP)
+        acc_wake_owed(pe, offset, nbytes);
     return status;
 }
 
@@ -271,6 +284,7 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
     status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset,
                                      load_bits(desired, 0, width),
                                      load_bits(compare, 0, width), &old);
+    acc_wake_owed(pe, offset, width);
     if (status == GK_OK)
         memcpy(result, &old, width);
     return status;

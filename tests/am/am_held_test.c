@@ -18,6 +18,12 @@
  *                          when it makes room, whether PE 0 is mapped
  *                          there or reached through a transport (run with
  *                          a GK_SLEEP_MS longer than the time allowed)
+ *   am_held_test full      PE 1 computes while PE 0 sends it more than its
+ *                          inbox holds: PE 0, waiting for room outside a
+ *                          handler, sleeps instead of spinning (its CPU
+ *                          time stays well under the wait's length),
+ *                          whether PE 1 is mapped there or reached through
+ *                          a transport that says when its inbox is full
  *
  * "Computes" is a sleep standing for work that makes no gasket call; the
  * results do not depend on its length, only on PE 0 (or PE 1) not serving
@@ -161,11 +167,37 @@ static void wake_holder(void)
     }
 }
 
+/* PE 0 sends PE 1, which computes, more than its inbox holds. */
+static void send_to_full(void)
+{
+    enum { SENDS = 3 * 64 }; /* an inbox holds 64 (shm_ring.h) */
+    int me = gk_my_pe();
+    if (me == 1) {
+        usleep(1000000); /* computes: its inbox fills up */
+        while (atomic_load_explicit(&sunk, memory_order_relaxed) < SENDS)
+            CHECK_OK(gk_poll());
+        CHECK_EQ_U64(atomic_load_explicit(&sunk, memory_order_relaxed), SENDS);
+    } else if (me == 0) {
+        double cpu0 = cpu_seconds(), wall0 = gk_wtime();
+        for (int i = 0; i < SENDS; i++)
+            CHECK_OK(gk_am_request_short(1, H_SINK, NULL, 0));
+        double cpu = cpu_seconds() - cpu0, wall = gk_wtime() - wall0;
+        PE_LOG("sends to a full inbox: %.2f s, %.2f s of CPU", wall, cpu);
+        if (!(wall > 0.2)) /* the case under test */
+            PE_FAIL("%d sends took %.2f s: they never waited for room", SENDS, wall);
+        /* Its naps cost about a tenth; a spin, yielding or not, takes what
+         * the machine leaves it: a whole CPU on an idle one. */
+        if (!(cpu < 0.3 * wall + 0.05))
+            PE_FAIL("sends that waited %.2f s for room used %.2f s of CPU: they spun",
+                    wall, cpu);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2 || (strcmp(argv[1], "forward") != 0 && strcmp(argv[1], "sleep") != 0 &&
-                      strcmp(argv[1], "wake") != 0)) {
-        fprintf(stderr, "usage: %s forward|sleep|wake\n", argv[0]);
+                      strcmp(argv[1], "wake") != 0 && strcmp(argv[1], "full") != 0)) {
+        fprintf(stderr, "usage: %s forward|sleep|wake|full\n", argv[0]);
         return 2;
     }
     CHECK_OK(gk_init());
@@ -181,6 +213,8 @@ int main(int argc, char **argv)
         sleep_while_holding();
     else if (strcmp(argv[1], "wake") == 0 && gk_n_pes() >= 2)
         wake_holder();
+    else if (strcmp(argv[1], "full") == 0 && gk_n_pes() >= 2)
+        send_to_full();
     CHECK_OK(gk_barrier());
     gk_free(first_block);
     CHECK_OK(gk_finalize());

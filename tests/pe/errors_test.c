@@ -331,6 +331,32 @@ static void test_bad_cmp_and_handles(void)
     CHECK_EQ(done, 7);
     gk_handle_t two[2] = {GK_HANDLE_NULL, {0xbad}};
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait_all(two, 2), "gk_handle_wait_all", "0xbad");
+
+    /* gasket's handles carry a tag over the PE they name (src/rma/rma.c):
+     * one that has the tag but names a PE out of range, or this PE (always
+     * mapped, so never given a handle), or that names a PE reached through
+     * a transport under a tag one off, was not issued either. */
+    const uint64_t tag = UINT64_C(0x676b4800) << 32;
+    gk_handle_t forged_tagged[3] = {{tag | (uint64_t)npes},
+                                    {tag | (uint64_t)me},
+                                    {(tag + (UINT64_C(1) << 32)) | (uint64_t)other}};
+    for (int i = 0; i < 3; i++) {
+        gk_handle_t h = forged_tagged[i];
+        const char *value = pe_fmt("%#llx", (unsigned long long)h.opaque);
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_wait(&h), "gk_handle_wait", value,
+                     "was not issued by gasket");
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_handle_test(&h, &done), "gk_handle_test",
+                     value, "was not issued by gasket");
+        CHECK_EQ_U64(h.opaque, forged_tagged[i].opaque); /* left as it was */
+        CHECK_EQ(done, 7);
+    }
+    /* The same tag over a PE reached through a transport is a handle gasket
+     * issues (gk_put_nb there): waiting completes it. */
+    if (other != me && gk_ptr(heap_start, other) == NULL) {
+        gk_handle_t issued = {tag | (uint64_t)other};
+        CHECK_OK_SILENT(gk_handle_wait(&issued));
+        CHECK_EQ_U64(issued.opaque, 0);
+    }
 }
 
 /* Collective: every PE runs the same failing allocations. */

@@ -4,10 +4,25 @@
  * gk_win_test, lock/unlock, lock_all/unlock_all, NOCHECK, the flushes.
  * The window is GK_WIN_STRICT, so every access below must be inside some
  * epoch or it fails.
+ *
+ * The waits of PSCW, and those on a word that accumulates change, are
+ * timed: in the "sleeping" variant (CMakeLists.txt) every wait sleeps at
+ * once and a write that does not wake its waiter costs GK_SLEEP_MS (4 s),
+ * so such a wait over MAX_WAIT_S fails.
  */
 #include <time.h>
 
 #include "pe_check.h"
+
+#define MAX_WAIT_S 2.0
+#define CHECK_OK_TIMED(call)                                                             \
+    do {                                                                                 \
+        double t0_ = pe_now();                                                           \
+        CHECK_OK(call);                                                                  \
+        double took_ = pe_now() - t0_;                                                   \
+        if (took_ > MAX_WAIT_S)                                                          \
+            PE_FAIL("%s took %.3f s (a lost wake-up?)", #call, took_);                   \
+    } while (0)
 
 /*
  * More of each mode, on a second strict window of n words per PE:
@@ -58,7 +73,7 @@ static void more_epochs(int me, int npes)
         if (me == target)
             CHECK_OK(gk_win_post(win, all, npes, 0));
         int t[1] = {target};
-        CHECK_OK(gk_win_start(win, t, 1, 0));
+        CHECK_OK_TIMED(gk_win_start(win, t, 1, 0));
         uint64_t v = 1;
         CHECK_OK(gk_win_accumulate(win, target, 16, &v, 1, GK_DTYPE_UINT64, GK_OP_SUM));
         uint64_t mine = 100 * (uint64_t)target + (uint64_t)me;
@@ -84,14 +99,14 @@ static void more_epochs(int me, int npes)
         int zero[1] = {0};
         CHECK_OK(gk_win_post(win, zero, 1, 0));
         if (me == 0) {
-            CHECK_OK(gk_win_start(win, all, npes, 0));
+            CHECK_OK_TIMED(gk_win_start(win, all, npes, 0));
             for (int p = 0; p < npes; p++) {
                 uint64_t v = (uint64_t)(round * 10 + p);
                 CHECK_OK(gk_win_put(win, p, 24, &v, 8));
             }
             CHECK_OK(gk_win_complete(win));
         }
-        CHECK_OK(gk_win_wait(win));
+        CHECK_OK_TIMED(gk_win_wait(win));
         CHECK_EQ_U64(base[3], (uint64_t)(round * 10 + me));
     }
     CHECK_OK(gk_barrier());
@@ -102,11 +117,11 @@ static void more_epochs(int me, int npes)
         for (int round = 1; round <= 5; round++) {
             int g[1] = {partner};
             CHECK_OK(gk_win_post(win, g, 1, GK_WIN_NOCHECK));
-            CHECK_OK(gk_win_start(win, g, 1, GK_WIN_NOCHECK));
+            CHECK_OK_TIMED(gk_win_start(win, g, 1, GK_WIN_NOCHECK));
             uint64_t v = (uint64_t)(round * 100 + me);
             CHECK_OK(gk_win_put(win, partner, 32, &v, 8));
             CHECK_OK(gk_win_complete(win));
-            CHECK_OK(gk_win_wait(win));
+            CHECK_OK_TIMED(gk_win_wait(win));
             CHECK_EQ_U64(base[4], (uint64_t)(round * 100 + partner));
         }
     }
@@ -126,12 +141,12 @@ static void more_epochs(int me, int npes)
             struct timespec t = {0, 2000000};
             nanosleep(&t, NULL);
             CHECK_OK(gk_win_post(win, all + 1, npes - 1, 0));
-            CHECK_OK(gk_win_wait(win));
+            CHECK_OK_TIMED(gk_win_wait(win));
             CHECK_EQ_U64(base[5], (uint64_t)(npes - 1));
         } else {
             CHECK_OK(gk_atomic_add_u64(0, waiting, 1));
             int z[1] = {0};
-            CHECK_OK(gk_win_start(win, z, 1, 0));
+            CHECK_OK_TIMED(gk_win_start(win, z, 1, 0));
             uint64_t one = 1;
             CHECK_OK(gk_win_accumulate(win, 0, 40, &one, 1, GK_DTYPE_UINT64, GK_OP_SUM));
             CHECK_OK(gk_win_complete(win));
@@ -181,6 +196,48 @@ static void more_epochs(int me, int npes)
     CHECK_OK(gk_win_free(win));
 }
 
+/*
+ * An accumulate, a fetch-and-op and a compare-and-swap each wake a PE that
+ * waits on the word they change (gk_wait_until on its window memory) by
+ * the unlock that completes them, as a put does. Pairs (0,1), (2,3), ...:
+ * the odd PE says it is about to wait, then waits; the even one, 20 ms
+ * after it heard so (so the odd one most likely sleeps by then; correct
+ * either way), updates its word and goes on to wait itself.
+ */
+static void accumulates_wake(int me, int npes)
+{
+    uint64_t *base = NULL;
+    gk_win_t *win = NULL;
+    CHECK_OK(gk_win_allocate(2 * sizeof(uint64_t), 0, (void **)&base, &win));
+    int partner = me ^ 1;
+    for (uint64_t round = 1; round <= 3 && partner < npes; round++) {
+        if (me % 2 == 1) {
+            CHECK_OK(gk_atomic_add_u64(partner, &base[1], 1));
+            CHECK_OK_TIMED(gk_wait_until_u64(&base[0], GK_CMP_EQ, round));
+            continue;
+        }
+        CHECK_OK(gk_wait_until_u64(&base[1], GK_CMP_GE, round));
+        struct timespec t = {0, 20000000};
+        nanosleep(&t, NULL);
+        uint64_t one = 1, old = 0, expected = round - 1;
+        CHECK_OK(gk_win_lock(win, partner, GK_LOCK_SHARED, 0));
+        if (round == 1)
+            CHECK_OK(
+                gk_win_accumulate(win, partner, 0, &one, 1, GK_DTYPE_UINT64, GK_OP_SUM));
+        else if (round == 2)
+            CHECK_OK(gk_win_fetch_and_op(win, partner, 0, &one, &old, GK_DTYPE_UINT64,
+                                         GK_OP_SUM));
+        else
+            CHECK_OK(gk_win_compare_and_swap(win, partner, 0, &expected, &round, &old,
+                                             GK_DTYPE_UINT64));
+        CHECK_OK(gk_win_unlock(win, partner));
+        if (round > 1)
+            CHECK_EQ_U64(old, expected);
+    }
+    CHECK_OK(gk_barrier());
+    CHECK_OK(gk_win_free(win));
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -205,12 +262,12 @@ int main(void)
     for (int round = 1; round <= 5; round++) {
         int from[1] = {left}, to[1] = {right};
         CHECK_OK(gk_win_post(win, from, 1, 0));
-        CHECK_OK(gk_win_start(win, to, 1, 0));
+        CHECK_OK_TIMED(gk_win_start(win, to, 1, 0));
         uint64_t v = (uint64_t)(1000 * round + me);
         CHECK_OK(gk_win_put(win, right, 8, &v, sizeof(v)));
         CHECK_OK(gk_win_complete(win));
         if (round % 2) {
-            CHECK_OK(gk_win_wait(win));
+            CHECK_OK_TIMED(gk_win_wait(win));
         } else {
             int done = 0;
             while (!done)
@@ -228,12 +285,12 @@ int main(void)
     if (me == 0)
         CHECK_OK(gk_win_post(win, all, npes, 0));
     int zero[1] = {0};
-    CHECK_OK(gk_win_start(win, zero, 1, 0));
+    CHECK_OK_TIMED(gk_win_start(win, zero, 1, 0));
     uint64_t one = 1;
     CHECK_OK(gk_win_accumulate(win, 0, 16, &one, 1, GK_DTYPE_UINT64, GK_OP_SUM));
     CHECK_OK(gk_win_complete(win));
     if (me == 0) {
-        CHECK_OK(gk_win_wait(win));
+        CHECK_OK_TIMED(gk_win_wait(win));
         CHECK_EQ_U64(base[2], (uint64_t)npes);
     }
     free(all);
@@ -270,5 +327,6 @@ int main(void)
     CHECK_EQ_U64(base[4], 9000 + (uint64_t)left);
     CHECK_OK(gk_win_free(win));
     more_epochs(me, npes);
+    accumulates_wake(me, npes);
     return gk_finalize() == GK_OK ? 0 : 1;
 }
