@@ -18,6 +18,27 @@
 #define OWNER_RATIO 16
 #define OWNER_START 1000
 
+/* One update of each of PE 0's counters, from whichever PE calls it. */
+static void update_counters(uint64_t *c, uint32_t *c32, uint64_t *seen, size_t max_olds)
+{
+    uint64_t old = 0;
+    CHECK_OK(gk_atomic_fetch_add_u64(0, &c[0], 1, &old));
+    if (old >= max_olds)
+        PE_FAIL("fetch-add returned %llu, past the %zu bits kept", (unsigned long long)old,
+                max_olds);
+    CHECK_OK(gk_atomic_fetch_or_u64(0, &seen[old / 64], 1ULL << (old % 64), &old));
+    CHECK_OK(gk_atomic_add_u64(0, &c[1], 3));
+    uint64_t cur = 0;
+    CHECK_OK(gk_atomic_fetch_u64(0, &c[2], &cur));
+    for (;;) {
+        CHECK_OK(gk_atomic_compare_swap_u64(0, &c[2], cur, cur + 1, &old));
+        if (old == cur)
+            break;
+        cur = old;
+    }
+    CHECK_OK(gk_atomic_add_u32(0, &c32[0], 1));
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -34,21 +55,10 @@ int main(void)
             CHECK_NULL(gk_ptr(c, pe)); /* every other PE through UCX */
     CHECK_OK(gk_barrier());
 
-    uint64_t owner_ops = 0, old = 0;
+    uint64_t owner_ops = 0;
     if (me != 0) {
         for (int i = 0; i < REMOTE_OPS; i++) {
-            CHECK_OK(gk_atomic_fetch_add_u64(0, &c[0], 1, &old));
-            CHECK_OK(gk_atomic_fetch_or_u64(0, &seen[old / 64], 1ULL << (old % 64), &old));
-            CHECK_OK(gk_atomic_add_u64(0, &c[1], 3));
-            uint64_t cur = 0;
-            CHECK_OK(gk_atomic_fetch_u64(0, &c[2], &cur));
-            for (;;) {
-                CHECK_OK(gk_atomic_compare_swap_u64(0, &c[2], cur, cur + 1, &old));
-                if (old == cur)
-                    break;
-                cur = old;
-            }
-            CHECK_OK(gk_atomic_add_u32(0, &c32[0], 1));
+            update_counters(c, c32, seen, max_olds);
         }
         CHECK_OK(gk_quiet());
         CHECK_OK(gk_atomic_add_u64(0, &c[3], 1));
@@ -65,21 +75,7 @@ int main(void)
             CHECK_OK(gk_atomic_fetch_u64(0, &c[2], &now));
             if (owner_ops >= OWNER_RATIO * (now - owner_ops) + OWNER_START)
                 continue;
-            CHECK_OK(gk_atomic_fetch_add_u64(0, &c[0], 1, &old));
-            if (old >= max_olds)
-                PE_FAIL("fetch-add returned %llu, past the %zu bits kept",
-                        (unsigned long long)old, max_olds);
-            CHECK_OK(gk_atomic_fetch_or_u64(0, &seen[old / 64], 1ULL << (old % 64), &old));
-            CHECK_OK(gk_atomic_add_u64(0, &c[1], 3));
-            uint64_t cur = 0;
-            CHECK_OK(gk_atomic_fetch_u64(0, &c[2], &cur));
-            for (;;) {
-                CHECK_OK(gk_atomic_compare_swap_u64(0, &c[2], cur, cur + 1, &old));
-                if (old == cur)
-                    break;
-                cur = old;
-            }
-            CHECK_OK(gk_atomic_add_u32(0, &c32[0], 1));
+            update_counters(c, c32, seen, max_olds);
             owner_ops++;
         }
     }
