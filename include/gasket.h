@@ -372,6 +372,14 @@ typedef enum gk_cmp {
  * writer put before the write that satisfied it (when the writer ordered them
  * with gk_fence() or gk_quiet()).
  *
+ * A word that this PE changes itself once the wait returns (a flag it
+ * resets for the next round) must be written by its peers with atomics
+ * (gk_atomic_set_T, gk_atomic_add_T) or a signaling put, not with puts.
+ * Seeing a put's value does not mean the put is complete: to a PE on
+ * another host a put is copied into place by software (UCX over TCP or
+ * shared memory), which may store the same bytes again afterwards, over
+ * this PE's own store. An atomic is one store at the target.
+ *
  * While it waits, it runs this PE's active-message handlers (as every
  * blocking gasket call does), and a handler's store to `ivar` ends the
  * wait, on this thread or from the progress thread. So this is the way to

@@ -33,7 +33,8 @@
  * group: whoever takes A to 0 while H names Y grants Y.
  *
  * The steps (remote word ops are 64-bit compare-and-swap and fetch-add,
- * notifications are 64-bit puts; every other wait is on local memory):
+ * "put" is a notification, a 64-bit write into a word that holds 0
+ * (notify_word); every other wait is on local memory):
  *
  *   read lock    CAS: if T == 0, A += 1 (granted); else B += 1, and then
  *                put my PE into T's wait-for slot B(old); wait for granted.
@@ -61,7 +62,7 @@
  * Memory ordering. The word ops are sequentially consistent RMWs. The
  * caller completes its RMA to the target before releasing (on a mapped
  * peer RMA is complete on return, and the release's first RMW orders it),
- * and each notification put is ordered after everything before it (a
+ * and each notification is ordered after everything before it (a
  * transport fence; to a mapped peer the put is a seq_cst exchange, which
  * is that fence), so everything done under the lock is visible before the
  * next holder can learn it holds the lock: either from the word (its RMW
@@ -83,6 +84,7 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/xfer.h"
 
 #define FIELD_T GK__RWLOCK_FIELD_T
 #define FIELD_H GK__RWLOCK_FIELD_H
@@ -126,12 +128,23 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 }
 
 /*
- * A notification: a 64-bit put to `pe` at segment offset `offset`, ordered
- * after everything before it, and a wake-up if the PE sleeps on it. To a
+ * A notification: `value` written into the 64-bit word at segment offset
+ * `offset` of `pe` (a node's `granted` or `next`, a wait-for slot), ordered
+ * after everything before it, and a wake-up if the PE sleeps on it. The
+ * word holds 0 (its owner clears it before it can be written again). To a
  * mapped peer it is one exchange: a store that is also the full fence both
  * the ordering and the wake-up check need (base/wait.h).
+ *
+ * Through a transport it is an atomic add onto that 0, not a put: a put is
+ * not one store at its target. UCX's software RMA (TCP, shared memory)
+ * copies a put's bytes with memcpy on the target's progress thread, and
+ * glibc copies 8 bytes with two overlapping 8-byte stores; preempted
+ * between them, the thread stores the value again after the owner has
+ * seen it and cleared the word, and the owner takes the stale value for
+ * its next grant. An atomic is a single CPU atomic at the target
+ * (net.h, "Atomicity domain"), and it posts without a round trip.
  */
-static int notify_put(int pe, size_t offset, uint64_t value)
+static int notify_word(int pe, size_t offset, uint64_t value)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->direct != NULL)) {
@@ -141,9 +154,7 @@ static int notify_put(int pe, size_t offset, uint64_t value)
     }
     int status = peer->transport->fence();
     if (status == GK_OK)
-        status = peer->transport->put(peer, offset, &value, sizeof(value));
-    if (status == GK_OK)
-        status = peer->transport->wake(peer, offset, offset + sizeof(value));
+        status = gk__xfer_notify64(pe, GK__AMO_FETCH_ADD, offset, value, 0, NULL);
     return status;
 }
 
@@ -290,8 +301,8 @@ static int wait_granted(const struct gk__rwlock_site *site)
 /* Grants `pe` the lock, telling it the value of H in the word. */
 static int grant(const struct gk__rwlock_site *site, int pe, uint64_t h)
 {
-    return notify_put(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
-                      h << 1 | 1);
+    return notify_word(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
+                       h << 1 | 1);
 }
 
 static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char *why)
@@ -332,12 +343,12 @@ int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_
         uint64_t index = GET(old, FIELD_B);
         int status;
         if (mode == GK__RWLOCK_SHARED)
-            status = notify_put(pred, site->waitfor_offset + index * sizeof(uint64_t),
-                                me);
+            status =
+                notify_word(pred, site->waitfor_offset + index * sizeof(uint64_t), me);
         else
-            status = notify_put(pred,
-                                site->node_offset + offsetof(struct gk__rwlock_node, next),
-                                me | index << 32);
+            status = notify_word(
+                pred, site->node_offset + offsetof(struct gk__rwlock_node, next),
+                me | index << 32);
         if (status != GK_OK)
             return status;
     }

@@ -1,6 +1,6 @@
 /*
- * win_lock_stress: every PE takes OPS (20,000) random locks on random targets of one
- * window: shared, exclusive, try-lock of either kind, with short critical
+ * win_lock_stress [ops]: every PE takes `ops` (default 20,000) random locks on random
+ * targets of one window: shared, exclusive, try-lock of either kind, with short critical
  * sections. Checks, on every target:
  *   (a) occupancy: a word updated with window atomics; a writer entering
  *       sees nobody, a reader sees no writer (readers count in the high
@@ -18,7 +18,7 @@
 #include "gk_random.h"
 #include "pe_check.h"
 
-#define OPS 20000
+#define DEFAULT_OPS 20000
 #define BLOCK_WORDS 32 /* a block writers fill with their id, in two halves */
 #define READER_ONE ((uint64_t)1 << 32)
 
@@ -40,8 +40,10 @@ static void check_block(const uint64_t *block, int target, const char *who)
                     (unsigned long long)block[w]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int ops = argc > 1 ? atoi(argv[1]) : DEFAULT_OPS;
+    CHECK_TRUE(ops > 0);
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
     rng += (uint64_t)me * 0x9e3779b97f4a7c15ULL;
@@ -54,7 +56,7 @@ int main(void)
 
     CHECK_OK(gk_barrier());
     double started = pe_now();
-    for (int op = 0; op < OPS; op++) {
+    for (int op = 0; op < ops; op++) {
         int target = (int)(next_random() % (uint64_t)npes);
         int kind = (int)(next_random() % 4); /* 0 shared 1 exclusive 2,3 try */
         int type = (kind == 0 || kind == 2) ? GK_LOCK_SHARED : GK_LOCK_EXCLUSIVE;
@@ -129,7 +131,7 @@ int main(void)
     if (me == 0)
         printf("win_lock_stress: %d PEs, %d operations each in %.2f s, most readers at "
                "once %llu\n",
-               npes, OPS, pe_now() - started, (unsigned long long)most_all);
+               npes, ops, pe_now() - started, (unsigned long long)most_all);
     free(total);
     free(mine);
     CHECK_OK(gk_win_free(win));
