@@ -56,6 +56,10 @@
       "move on; it sleeps while nothing arrives (auto: on when some PE is "    \
       "reached through UCX). With 0 they move only while the PE calls "        \
       "gasket, and wait up to GK_SLEEP_MS while it sleeps in a wait")         \
+    X(UCX_LINGER_US, uint, ucx_linger_us, "200",                               \
+      "microseconds the UCX progress thread keeps polling after the last "     \
+      "thing that arrived before it sleeps: a stream of other PEs' requests "  \
+      "then costs no thread wake-up each (0: sleep at once)")                  \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
       "testing: 1 reaches every other PE through UCX, even on this node (no "  \
       "mapping of its segment), to test the UCX transport on one machine")

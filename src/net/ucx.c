@@ -430,6 +430,7 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
         return status;
     }
     u->joined = 1;
+    u->linger_us = config->ucx_linger_us;
     int want_thread = config->ucx_progress_thread < 0 ? u->n_remote > 0
                                                       : config->ucx_progress_thread;
     if (want_thread && gk__ucx_thread_start() != GK_OK)

@@ -96,6 +96,7 @@ struct gk__ucx {
     pthread_t thread;
     _Atomic int thread_running; /* then it alone drives the worker */
     _Atomic int thread_stop;
+    unsigned linger_us; /* GK_UCX_LINGER_US */
 };
 
 extern struct gk__ucx gk__ucx;

@@ -175,10 +175,60 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
 /* The progress thread                                                      */
 /* ------------------------------------------------------------------------ */
 
+static uint64_t ucx_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The threads of this PE asleep in a gasket wait (base/wait.h). */
+static int ucx_app_asleep(const struct gk__ucx *u)
+{
+    return atomic_load_explicit(&u->my_wake->sleepers, memory_order_relaxed) != 0;
+}
+
+/*
+ * After the worker went idle, while this PE's application sleeps in a
+ * gasket wait, the thread polls the worker for linger_us more before it
+ * arms it and sleeps itself, yielding between polls: requests from other
+ * PEs come in streams (a latency loop, a lock's queue), and one that
+ * arrives within the lingering costs no wake-up of this thread, the larger
+ * part of a round trip on these machines. Only then: an application that
+ * computes, or spins in a wait of its own, may share this thread's CPU,
+ * and a thread that polls beside it takes that CPU in turns, for a whole
+ * time slice at a time, where a thread woken from poll() gets it at once.
+ */
+static void ucx_thread_linger(struct gk__ucx *u)
+{
+    if (u->linger_us == 0 || !ucx_app_asleep(u))
+        return;
+    uint64_t until = ucx_now_us() + u->linger_us;
+    while (!atomic_load_explicit(&u->thread_stop, memory_order_relaxed) && ucx_app_asleep(u)) {
+        int events = 0;
+        if (pthread_mutex_trylock(&u->progress_lock) == 0) {
+            while (ucp_worker_progress(u->worker) != 0)
+                events++;
+            pthread_mutex_unlock(&u->progress_lock);
+        }
+        if (events > 0 || gk__ucx_held_drain() > 0)
+            until = ucx_now_us() + u->linger_us;
+        else if (ucx_now_us() >= until)
+            return;
+        sched_yield();
+    }
+}
+
 static void *ucx_thread_main(void *arg)
 {
     struct gk__ucx *u = &gk__ucx;
     while (!atomic_load_explicit(&u->thread_stop, memory_order_acquire)) {
+        pthread_mutex_lock(&u->progress_lock);
+        while (ucp_worker_progress(u->worker) != 0) {
+        }
+        pthread_mutex_unlock(&u->progress_lock);
+        gk__ucx_held_drain();
+        ucx_thread_linger(u);
         pthread_mutex_lock(&u->progress_lock);
         while (ucp_worker_progress(u->worker) != 0) {
         }
