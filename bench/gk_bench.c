@@ -29,6 +29,9 @@ static const char usage[] =
     "  get_bw         windows of 64 gk_get_nbi, then gk_quiet (MB/s)\n"
     "  fadd_lat       gk_atomic_fetch_add_u64 (us)\n"
     "  cswap_lat      gk_atomic_compare_swap_u64 (us)\n"
+    "  add_lat        gk_atomic_add_u64, issued back to back, then gk_quiet (us per add)\n"
+    "  put_fadd_lat   gk_put, then gk_atomic_fetch_add_u64 to the same PE, 8 B to\n"
+    "                 64 KiB (us per pair)\n"
     "  barrier_lat    gk_barrier over all PEs (us; size is the PE count)\n"
     "  flag_pingpong  put, gk_fence, gk_put_u64 flag; gk_wait_until_u64, 8 B to\n"
     "                 64 KiB (us one-way)\n"
@@ -36,6 +39,8 @@ static const char usage[] =
     "  signal_pingpong, nbi_flag_pingpong, barrier_pingpong: the ping-pong with\n"
     "                 gk_put_sem + gk_sem_wait, put_nbi + quiet + flag, or\n"
     "                 put + barrier, 1 B to 16 KiB\n"
+    "  amo_flag_pingpong  the ping-pong with put, then gk_atomic_add_u64 on the\n"
+    "                 flag (no fence), 8 B to 64 KiB\n"
     "  bcast_lat, allreduce_lat: gk_broadcast from PE 0, gk_allreduce of\n"
     "                 doubles (sum), 8 B to 64 KiB (us)\n"
     "  am_lat         short (size 0) or medium AM request + short reply (us round trip)\n"
@@ -139,6 +144,54 @@ static void rma_bw(const struct bench_opts *opts, const char *name, int is_put)
     bench_check(gk_barrier(), "gk_barrier");
 }
 
+/* add_lat: PE 0 adds to one word on PE 1, back to back; the quiet that
+ * completes them counts. */
+static void add_lat(const struct bench_opts *opts, const char *name)
+{
+    if (!bench_need_two(name))
+        return;
+    uint64_t *word = (uint64_t *)(void *)(sym + BENCH_MAX_MSG);
+    long iters = bench_iters(opts, 8, 1000000);
+    long warmup = bench_warmup(opts, 8, 1000000);
+    bench_check(gk_barrier(), "gk_barrier");
+    if (me == 0) {
+        bench_header(name, "gasket", npes, NULL, "us per gk_atomic_add_u64");
+        double t0 = 0;
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
+            bench_check(gk_atomic_add_u64(1, word, 1), "gk_atomic_add_u64");
+        }
+        bench_check(gk_quiet(), "gk_quiet");
+        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+    }
+    bench_check(gk_barrier(), "gk_barrier");
+}
+
+/* put_fadd_lat: PE 0 puts `size` bytes to PE 1, then fetch-adds a word
+ * there: the atomic is ordered after the put. */
+static void put_fadd_lat(const struct bench_opts *opts, const char *name)
+{
+    if (!bench_need_two(name))
+        return;
+    uint64_t *word = (uint64_t *)(void *)(sym + BENCH_MAX_MSG);
+    bench_check(gk_barrier(), "gk_barrier");
+    if (me == 0)
+        bench_header(name, "gasket", npes, NULL, "us per gk_put + gk_atomic_fetch_add_u64");
+    BENCH_FOR_SIZES(opts, size, 8, 65536) {
+        long iters = bench_iters(opts, size, 100000);
+        long warmup = bench_warmup(opts, size, 100000);
+        if (me == 0) {
+            uint64_t old = 0;
+            double t0 = 0;
+            BENCH_TIMED_LOOP(i, warmup, iters, t0) {
+                bench_check(gk_put(1, sym, priv, size), "gk_put");
+                bench_check(gk_atomic_fetch_add_u64(1, word, 1, &old), "gk_atomic_fetch_add_u64");
+            }
+            bench_row_lat(opts, size, (bench_now_us() - t0) / (double)iters);
+        }
+        bench_check(gk_barrier(), "gk_barrier");
+    }
+}
+
 /* fadd_lat / cswap_lat: PE 0 updates one word on PE 1; every compare-and-swap
  * succeeds (it expects the value the previous one left). */
 static void amo_lat(const struct bench_opts *opts, const char *name, int is_fadd)
@@ -200,12 +253,13 @@ static void barrier_lat(const struct bench_opts *opts, const char *name)
  *   nbi_flag: gk_put_nbi payload, gk_quiet, gk_put_u64 flag; the same wait
  *   signal:   gk_put_sem payload + semaphore; gk_sem_wait
  *   barrier:  gk_put payload, gk_barrier (both sides)
+ *   amo_flag: gk_put payload, gk_atomic_add_u64 flag; gk_wait_until_u64
  * The flag carries a sequence number that grows by one per message, so no
  * one resets it. The loop has the raw floor's shape (bench/peers/
  * raw_floor.c), and is compiled once per mechanism, so that only the
  * communication calls differ between the two.
  */
-enum pingpong_kind { PP_FLAG, PP_NBI_FLAG, PP_SIGNAL, PP_BARRIER };
+enum pingpong_kind { PP_FLAG, PP_NBI_FLAG, PP_SIGNAL, PP_BARRIER, PP_AMO_FLAG };
 
 struct pingpong {
     int peer;
@@ -235,6 +289,10 @@ pingpong_send(enum pingpong_kind kind, const struct pingpong *pp, size_t size, u
         bench_check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
         bench_check(gk_barrier(), "gk_barrier");
         break;
+    case PP_AMO_FLAG:
+        bench_check(gk_put(pp->peer, pp->inbox, priv, size), "gk_put");
+        bench_check(gk_atomic_add_u64(pp->peer, pp->peer_flag, 1), "gk_atomic_add_u64");
+        break;
     }
 }
 
@@ -251,6 +309,9 @@ pingpong_receive(enum pingpong_kind kind, const struct pingpong *pp, uint64_t se
         break;
     case PP_BARRIER:
         bench_check(gk_barrier(), "gk_barrier");
+        break;
+    case PP_AMO_FLAG: /* each PE gets every other message: seq 1 and 2 are the first */
+        bench_check(gk_wait_until_u64(pp->flag, GK_CMP_GE, (seq + 1) / 2), "gk_wait_until_u64");
         break;
     }
 }
@@ -294,6 +355,9 @@ static void pingpong_run(enum pingpong_kind kind, const struct pingpong *pp, siz
         break;
     case PP_BARRIER:
         pingpong_loop(PP_BARRIER, pp, size, iters, seq);
+        break;
+    case PP_AMO_FLAG:
+        pingpong_loop(PP_AMO_FLAG, pp, size, iters, seq);
         break;
     }
 }
@@ -391,6 +455,10 @@ static void run_barrier_pp(const struct bench_opts *o, const char *n)
 {
     pingpong(o, n, PP_BARRIER, 1, 16384);
 }
+static void run_amo_flag(const struct bench_opts *o, const char *n)
+{
+    pingpong(o, n, PP_AMO_FLAG, 8, 65536);
+}
 static void run_bcast(const struct bench_opts *o, const char *n) { collective_lat(o, n, 1); }
 static void run_allreduce(const struct bench_opts *o, const char *n) { collective_lat(o, n, 0); }
 
@@ -401,11 +469,14 @@ static const struct bench_entry benches[] = {
     {"get_bw", run_get_bw},
     {"fadd_lat", run_fadd},
     {"cswap_lat", run_cswap},
+    {"add_lat", add_lat},
+    {"put_fadd_lat", put_fadd_lat},
     {"barrier_lat", barrier_lat},
     {"flag_pingpong", run_flag},
     {"signal_pingpong", run_signal},
     {"nbi_flag_pingpong", run_nbi_flag},
     {"barrier_pingpong", run_barrier_pp},
+    {"amo_flag_pingpong", run_amo_flag},
     {"bcast_lat", run_bcast},
     {"allreduce_lat", run_allreduce},
     {"am_lat", bench_am_lat},

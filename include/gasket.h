@@ -309,9 +309,33 @@ GK_API int gk_get_u64(int pe, const uint64_t *src, uint64_t *value_p);
  * on PE `pe`, for the types i32, u32, i64 and u64 (int32_t ... uint64_t).
  * The address must be aligned to the operand size (else GK_ERR_ALIGN). Each
  * operation is atomic with respect to every other gasket atomic on the same
- * word, from any PE; it is complete (and, for the fetching forms, the old
- * value is in *old_p) when the call returns. Every atomic is ordered after
- * the calling PE's earlier puts to the same PE. Arithmetic wraps.
+ * word, from any PE. Arithmetic wraps.
+ *
+ * Completion, as OpenSHMEM's atomics:
+ *  - the fetching forms (fetch, swap, compare_swap, fetch_add and
+ *    fetch_{and,or,xor}) are complete when the call returns, with the old
+ *    value in *old_p (*value_p);
+ *  - the non-fetching forms (set, add, and, or, xor) are complete at the
+ *    target after the next gk_quiet() (or gk_barrier()): to a PE on another
+ *    host, the call returns once the operation is issued, and other PEs,
+ *    and this PE's gets, are sure to see it only then. On PEs of this node
+ *    they are complete on return.
+ *
+ * Ordering:
+ *  - an atomic is ordered after the calling thread's earlier puts to the
+ *    same PE (every form: blocking, _nbi, _nb, value puts, the _inline,
+ *    _buffered and _bulk puts, and their context forms), with no
+ *    gk_fence() between: a PE that sees the atomic's effect (a flag it
+ *    waits for) sees the data of those puts. To a PE on another host this
+ *    costs the atomic one network round trip when puts to that PE are
+ *    still in flight (none are after a gk_quiet(), a completed handle to
+ *    that PE, or an atomic that paid it);
+ *  - atomics of one thread to the same PE take effect in the order issued;
+ *  - puts and gets issued after a non-fetching atomic are ordered after it
+ *    by gk_fence() (or gk_quiet()) only.
+ *
+ * The context forms (gk_ctx_atomic_*) complete and order as these, with
+ * the puts and the gk_ctx_fence()/gk_ctx_quiet() of the same context.
  *
  *   gk_atomic_fetch_T(pe, src, &value)             value = *src
  *   gk_atomic_set_T(pe, dst, value)                *dst = value
@@ -369,8 +393,9 @@ typedef enum gk_cmp {
  * puts, value puts or atomics. The wait spins briefly, then yields, then
  * sleeps until a peer writes to this PE (GK_SPIN_COUNT, GK_YIELD_COUNT), so a
  * waiting PE does not hold a core. Reads after it returns see the data the
- * writer put before the write that satisfied it (when the writer ordered them
- * with gk_fence() or gk_quiet()).
+ * writer put before the write that satisfied it, when the writer ordered them
+ * with gk_fence() or gk_quiet(), or that write was an atomic (ordered after
+ * the writer's earlier puts to this PE: see "Atomics").
  *
  * A word that this PE changes itself once the wait returns (a flag it
  * resets for the next round) must be written by its peers with atomics

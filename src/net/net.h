@@ -12,7 +12,10 @@
  * fetching atomic return complete; a non-fetching atomic, like a put, is
  * complete at the next quiet (or flush of its peer). fence orders every
  * earlier put, atomic and active message to each peer before every later
- * one to the same peer. A transport whose peers carry
+ * one to the same peer. Without a fence, an atomic is ordered after the
+ * earlier puts and atomics to its peer (gasket.h, "Atomics": the data,
+ * then its flag), whatever paths the transport gives them. A transport
+ * whose peers carry
  * GK__NET_CAP_DONE_ON_RETURN completes everything before returning, so its
  * fence and quiet are memory fences.
  *
@@ -117,7 +120,8 @@ struct gk__net_transport {
      * Applies `op` to the 4- or 8-byte word at `offset`: operand is the
      * value (the desired value for CSWAP), compare the expected value for
      * CSWAP. With result_p, the old value, complete on return; without,
-     * complete at quiet and ordered by fence, as a put.
+     * complete at quiet and ordered before later puts by fence, as a put.
+     * Either way ordered after the earlier puts and atomics to the peer.
      */
     int (*atomic)(struct gk__net_peer *peer, enum gk__amo_op op, size_t width, size_t offset,
                   uint64_t operand, uint64_t compare, uint64_t *result_p);

@@ -24,6 +24,17 @@
  * peer. A wake-up needs the writes before it complete, fence or not: it
  * goes from the completion callback of a flush of its peer when that
  * peer has anything in flight, so the caller does not wait for it.
+ *
+ * An atomic is ordered after the earlier puts to its peer, fence or not
+ * (gasket.h: the data, then its flag), and UCX's atomics may take another
+ * lane than its puts (in the "cpu" atomic mode an RDMA adapter's puts are
+ * its own, the atomics software at the target): so an atomic to a peer
+ * with puts in flight (`puts_pending`, kept as `pending`) first flushes
+ * that peer; an atomic after a get, an atomic or a flush costs nothing
+ * more. Atomics after atomics need no flush: UCP sends all of an
+ * endpoint's atomics on a key on its one atomic lane, which keeps their
+ * order. A non-fetching atomic is only posted: complete at quiet, as a
+ * put, and ordered before later puts and gets by fence alone.
  */
 #include "net/ucx.h"
 #include "net/ucx_int.h"
@@ -475,12 +486,24 @@ static inline struct gk__ucx_peer *ucx_peer(const struct gk__net_peer *peer)
     return peer->priv;
 }
 
+/* `mark` was read before a flush that completed it: 0 unless another
+ * thread issued an operation since. */
+static inline void ucx_clear_mark(_Atomic uint64_t *mark, uint64_t seen)
+{
+    atomic_compare_exchange_strong_explicit(mark, &seen, 0, memory_order_relaxed,
+                                            memory_order_relaxed);
+}
+
 static int ucx_flush_peer(struct gk__ucx_peer *p)
 {
+    uint64_t pending = atomic_load_explicit(&p->pending, memory_order_relaxed);
+    uint64_t puts = atomic_load_explicit(&p->puts_pending, memory_order_relaxed);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_ep_flush_nbx(p->ep, &param), "flush", p->pe);
-    if (status == GK_OK)
-        atomic_store_explicit(&p->pending, 0, memory_order_relaxed);
+    if (status == GK_OK) {
+        ucx_clear_mark(&p->pending, pending);
+        ucx_clear_mark(&p->puts_pending, puts);
+    }
     return status;
 }
 
@@ -503,17 +526,31 @@ static inline void ucx_issued(struct gk__ucx_peer *p)
                           memory_order_relaxed);
 }
 
-static inline int ucx_in_flight(const struct gk__ucx_peer *p)
+/* The same for a put, which a later atomic must not overtake. */
+static inline void ucx_put_issued(struct gk__ucx_peer *p)
 {
-    uint64_t s = atomic_load_explicit(&p->pending, memory_order_relaxed);
+    uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
+    atomic_store_explicit(&p->pending, epoch, memory_order_relaxed);
+    atomic_store_explicit(&p->puts_pending, epoch, memory_order_relaxed);
+}
+
+/* Whether an operation marked in `mark` (pending, puts_pending) may still
+ * be in flight: no flush of its peer and no quiet since. */
+static inline int ucx_mark_in_flight(const _Atomic uint64_t *mark)
+{
+    uint64_t s = atomic_load_explicit(mark, memory_order_relaxed);
     return s != 0 && s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed);
 }
 
-/* A put_nbi or get_nbi just issued to p: it completes at quiet, nobody
- * waits for its request. */
+static inline int ucx_in_flight(const struct gk__ucx_peer *p)
+{
+    return ucx_mark_in_flight(&p->pending);
+}
+
+/* A put_nbi or get_nbi just issued to p (marked): it completes at quiet,
+ * nobody waits for its request. */
 static int ucx_nbi_issued(struct gk__ucx_peer *p, ucs_status_ptr_t req, const char *what)
 {
-    ucx_issued(p);
     if (UCS_PTR_IS_ERR(req))
         return gk__ucx_status(UCS_PTR_STATUS(req), what, p->pe);
     if (req != NULL)
@@ -529,7 +566,7 @@ static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, si
         return status;
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
-    ucx_issued(p);
+    ucx_put_issued(p);
     return gk__ucx_wait(req, "put", p->pe);
 }
 
@@ -540,8 +577,9 @@ static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src
     if (status != GK_OK || n == 0)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    return ucx_nbi_issued(
-        p, ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param), "put");
+    ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
+    ucx_put_issued(p);
+    return ucx_nbi_issued(p, req, "put");
 }
 
 static int ucx_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n)
@@ -562,8 +600,9 @@ static int ucx_get_nbi(struct gk__net_peer *peer, void *dst, size_t offset, size
     if (status != GK_OK || n == 0)
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
-    return ucx_nbi_issued(
-        p, ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param), "get");
+    ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param);
+    ucx_issued(p);
+    return ucx_nbi_issued(p, req, "get");
 }
 
 static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t width, size_t offset,
@@ -571,6 +610,8 @@ static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
     int status = ucx_order(p);
+    if (status == GK_OK && ucx_mark_in_flight(&p->puts_pending))
+        status = ucx_flush_peer(p); /* the top comment's "Ordering" */
     if (status != GK_OK)
         return status;
     ucp_atomic_op_t uop;

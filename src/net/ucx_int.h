@@ -42,6 +42,8 @@ struct gk__ucx_peer {
      * peer that may not be complete yet; 0 when none is.
      */
     _Atomic uint64_t pending;
+    /* The same for puts alone: an atomic completes them first. */
+    _Atomic uint64_t puts_pending;
 };
 
 /* Our part of every UCX request (the context's request_size): its

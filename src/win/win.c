@@ -391,8 +391,9 @@ int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
 }
 
 /*
- * On the transports we have, an operation is complete at the target when it
- * returns, so every flush is quiet (the fence and the owed wake-ups).
+ * Every flush is quiet: to a PE on another host a put is complete at the
+ * target only then (accumulates fetch every element, so they are complete
+ * on return), and quiet also pays the wake-ups that puts owe.
  */
 static int win_flush(const char *op, gk_win_t *win, int pe, int all)
 {
