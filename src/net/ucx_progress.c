@@ -22,7 +22,12 @@
  * futex that the request's callback sets on whichever thread drives (or,
  * without the progress thread, in poll() on the worker's descriptor), as
  * every wait in gasket sleeps (base/wait.h). The application's other
- * calls into progress (its spin loops) leave the worker to the thread.
+ * calls into progress (the spin and yield phases of its waits, gk_poll)
+ * drive the worker too when no other thread does: a message then lands in
+ * the thread that waits for it, without the progress thread's wake-up in
+ * between (half the round trip of an active message or a send on these
+ * machines); the progress thread, woken by the same event, waits for the
+ * drive and finds nothing left.
  */
 #include "net/ucx_int.h"
 
@@ -53,10 +58,7 @@ static int ucx_drive(void)
 
 int gk__ucx_progress(void)
 {
-    int events = 0;
-    if (!atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed))
-        events = ucx_drive();
-    return events + gk__ucx_held_drain();
+    return ucx_drive() + gk__ucx_held_drain();
 }
 
 /* ------------------------------------------------------------------------ */
