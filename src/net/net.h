@@ -132,6 +132,18 @@ struct gk__net_transport {
      */
     int (*am_send)(struct gk__net_peer *peer, const struct gk__net_am *msg,
                    const uint64_t *args, const void *payload);
+    /*
+     * Optional (NULL: none). Sends a long active message together with its
+     * payload, msg->nbytes bytes (at most am_long_max), which is not yet at
+     * the target: the transport writes it into the target's heap at
+     * msg->dst_offset (segment offset GK__SEG_HEAP_OFFSET + dst_offset)
+     * before the message lands, so no fence is needed between the two, and
+     * the message keeps its order among the sender's others to that
+     * target, as am_send's. The payload may be reused on return.
+     */
+    int (*am_send_long)(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                        const uint64_t *args, const void *payload);
+    size_t am_long_max;
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);
     /* Orders and completes across all of this transport's peers. */
