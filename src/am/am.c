@@ -52,8 +52,11 @@ int gk_poll(void)
     if (ran == 0) {
         /* The caller polls again, likely at once. Where it shares its CPU
          * with the PE (or the progress thread) that must answer, a loop
-         * that keeps the CPU is what delays the answer: give it up. */
-        if (gk__wait_oversubscribed() || gk__rt.config.progress_thread)
+         * that keeps the CPU is what delays the answer: give it up. A
+         * network transport's messages arrive through its own progress
+         * thread (net/ucx_progress.c), which this loop would keep from
+         * its CPU just the same. */
+        if (gk__wait_oversubscribed() || gk__rt.config.progress_thread || gk__net_remote)
             sched_yield();
         else
             gk__poll_settle();
