@@ -181,8 +181,8 @@ extern int gk__net_remote;
 
 /*
  * Active messages through transports that queue them (not shm): sent by
- * this PE, landed in this PE's inbox, and arrived but waiting for room in
- * it. The progress engine's count of messages in flight (gk_finalize's
+ * this PE, landed in this PE's inbox (or rejected on arrival, never to
+ * land), and arrived but waiting for room in it. The progress engine's count of messages in flight (gk_finalize's
  * quiescence) adds them to its inbox's tickets.
  */
 extern _Atomic uint64_t gk__net_am_sent;

@@ -110,6 +110,9 @@ static void ucx_am_land(const struct gk__ucx_am_header *h, const void *payload, 
     pthread_mutex_unlock(&gk__ucx.held_lock);
 }
 
+/* ucx_am_header's answer for a rejection it logged itself. */
+static const char ucx_am_said[] = "";
+
 /* Checks a message's UCP header and copies it out to *h (UCX's buffer may
  * be unaligned); NULL, or why it is rejected. */
 static const char *ucx_am_header(const void *header, size_t header_len,
@@ -120,7 +123,7 @@ static const char *ucx_am_header(const void *header, size_t header_len,
         gk__error("active message of %zu header bytes from the network rejected: expected %zu "
                   "to %zu",
                   header_len, fixed, sizeof(*h));
-        return "";
+        return ucx_am_said;
     }
     memcpy(h, header, header_len);
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
@@ -130,9 +133,13 @@ static const char *ucx_am_header(const void *header, size_t header_len,
     return NULL;
 }
 
+/* A rejected message is never run, but its sender counted it as sent:
+ * counted as landed, it is done with for the count of messages in flight
+ * (net.h), and gk_finalize does not wait for it. */
 static void ucx_am_reject(const struct gk__ucx_am_header *h, const char *why)
 {
-    if (*why != '\0') /* "": said already */
+    atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
+    if (why != ucx_am_said)
         gk__error("active message from PE %u (handler %u, %u args, %llu bytes) from the "
                   "network rejected: %s",
                   h->msg.src, h->msg.handler, h->msg.nargs, (unsigned long long)h->msg.nbytes,
@@ -175,7 +182,8 @@ static ucs_status_t ucx_am_long_arrived(void *arg, const void *header, size_t he
         ucx_am_reject(&h, why);
         return UCS_OK;
     }
-    memcpy(gk__ucx.heap + h.msg.dst_offset, data, data_len);
+    if (data_len > 0)
+        memcpy(gk__ucx.heap + h.msg.dst_offset, data, data_len);
     ucx_am_land(&h, NULL, 0);
     return UCS_OK;
 }
