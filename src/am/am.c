@@ -9,7 +9,11 @@
  * put before the message is sent. To a mapped peer the message's
  * publication (a release in the ring) orders the payload before the
  * handler's reads; through a transport, the put and the message are two
- * operations, which only a fence between them orders (net.h).
+ * operations, which only a fence between them orders (net.h), and over a
+ * network that fence costs a round trip per message. So where the
+ * transport can carry a payload with the message (am_send_long), one up
+ * to its limit goes that way, and the target's transport writes it into
+ * the heap before the message lands.
  */
 #include <sched.h>
 #include <string.h>
@@ -48,8 +52,11 @@ int gk_poll(void)
     if (ran == 0) {
         /* The caller polls again, likely at once. Where it shares its CPU
          * with the PE (or the progress thread) that must answer, a loop
-         * that keeps the CPU is what delays the answer: give it up. */
-        if (gk__wait_oversubscribed() || gk__rt.config.progress_thread)
+         * that keeps the CPU is what delays the answer: give it up. A
+         * network transport's messages arrive through its own progress
+         * thread (net/ucx_progress.c), which this loop would keep from
+         * its CPU just the same. */
+        if (gk__wait_oversubscribed() || gk__rt.config.progress_thread || gk__net_remote)
             sched_yield();
         else
             gk__poll_settle();
@@ -114,15 +121,20 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
     if ((kind & GK__AM_KIND_MASK) == GK__AM_LONG) {
         size_t offset = 0;
         status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
-        if (status == GK_OK && nbytes > 0) {
+        if (status != GK_OK)
+            return status;
+        msg.dst_offset = nbytes > 0 ? offset - GK__SEG_HEAP_OFFSET : 0;
+        const struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if (nbytes > 0 && peer->direct == NULL && peer->transport->am_send_long != NULL &&
+            nbytes <= peer->transport->am_long_max)
+            return gk__am_send(pe, &msg, args, payload); /* the payload goes with it */
+        if (nbytes > 0) {
             status = gk__xfer_put(op, pe, dst, payload, nbytes, GK__XFER_NO_WAKE);
-            struct gk__net_peer *peer = &gk__rt.peers[pe];
             if (status == GK_OK && peer->direct == NULL)
                 status = peer->transport->fence();
         }
         if (status != GK_OK)
             return status;
-        msg.dst_offset = nbytes > 0 ? offset - GK__SEG_HEAP_OFFSET : 0;
         payload = NULL;
     }
     return gk__am_send(pe, &msg, args, payload);

@@ -41,9 +41,11 @@
  *
  * Peers reached only through a transport (not mapped here: on another
  * host). Everything above holds for them, through the contract (net.h):
- *  - a message goes by the transport's am_send; one that answers
+ *  - a message goes by the transport's am_send (a long one whose
+ *    payload travels with it, am_send_long); one that answers
  *    GK__NET_AM_FULL is retried after progress outside a handler and
- *    deferred inside one, in the same per-target queue;
+ *    deferred inside one, in the same per-target queue, its payload
+ *    copied;
  *  - the target's counts are words of its segment: a holder adds itself
  *    to the target's `backlog` and sets its bit in the target's holders'
  *    bitmap (shm_ring.h) with the transport's atomics when it starts
@@ -102,10 +104,10 @@ static struct inbox_seen *inbox_seen;
 /* A message a handler sent to a full inbox, kept until it fits. */
 struct deferred {
     struct deferred *next;
-    int has_payload; /* a medium message's, copied below */
+    int has_payload; /* a medium message's, or a long one's that travels with it */
     struct gk__net_am msg;
     uint64_t args[GK__RING_MAX_ARGS];
-    unsigned char payload[]; /* a medium message's msg.nbytes */
+    unsigned char payload[]; /* msg.nbytes of it */
 };
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
 #define HELD_HIGH 256
@@ -223,13 +225,23 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
 /* Messages deferred by handlers (top comment)                              */
 /* ------------------------------------------------------------------------ */
 
+/* To a peer reached through its transport: a long message that still
+ * carries its payload goes with it (am.c put it first otherwise). */
+static int transport_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                          const uint64_t *args, const void *payload)
+{
+    if ((msg->flags & GK__AM_KIND_MASK) == GK__AM_LONG && payload != NULL)
+        return peer->transport->am_send_long(peer, msg, args, payload);
+    return peer->transport->am_send(peer, msg, args, payload);
+}
+
 /* Sends without waiting: GK_OK, GK__NET_AM_FULL, or a transport's error. */
 static int try_push(int pe, const struct gk__net_am *msg, const uint64_t *args,
                     const void *payload)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->direct == NULL)
-        return peer->transport->am_send(peer, msg, args, payload);
+        return transport_send(peer, msg, args, payload);
     return gk__ring_try_push(peer->direct, msg, args, payload, &inbox_seen[pe].released,
                              &inbox_seen[pe].next_ticket);
 }
@@ -433,7 +445,7 @@ static int remote_sent(const void *arg)
 {
     struct remote_send *send = (struct remote_send *)arg; /* am_send_remote's own */
     struct gk__net_peer *peer = &gk__rt.peers[send->pe];
-    send->status = peer->transport->am_send(peer, send->msg, send->args, send->payload);
+    send->status = transport_send(peer, send->msg, send->args, send->payload);
     return send->status != GK__NET_AM_FULL;
 }
 

@@ -136,6 +136,18 @@ struct gk__net_transport {
      */
     int (*am_send)(struct gk__net_peer *peer, const struct gk__net_am *msg,
                    const uint64_t *args, const void *payload);
+    /*
+     * Optional (NULL: none). Sends a long active message together with its
+     * payload, msg->nbytes bytes (at most am_long_max), which is not yet at
+     * the target: the transport writes it into the target's heap at
+     * msg->dst_offset (segment offset GK__SEG_HEAP_OFFSET + dst_offset)
+     * before the message lands, so no fence is needed between the two, and
+     * the message keeps its order among the sender's others to that
+     * target, as am_send's. The payload may be reused on return.
+     */
+    int (*am_send_long)(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                        const uint64_t *args, const void *payload);
+    size_t am_long_max;
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);
     /* Orders and completes across all of this transport's peers. */
@@ -173,8 +185,8 @@ extern int gk__net_remote;
 
 /*
  * Active messages through transports that queue them (not shm): sent by
- * this PE, landed in this PE's inbox, and arrived but waiting for room in
- * it. The progress engine's count of messages in flight (gk_finalize's
+ * this PE, landed in this PE's inbox (or rejected on arrival, never to
+ * land), and arrived but waiting for room in it. The progress engine's count of messages in flight (gk_finalize's
  * quiescence) adds them to its inbox's tickets.
  */
 extern _Atomic uint64_t gk__net_am_sent;

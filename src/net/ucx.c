@@ -390,7 +390,8 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
 {
     struct gk__ucx *u = &gk__ucx;
     *u = (struct gk__ucx){.efd = -1, .boot = boot, .peers = peers, .self = &peers[my_pe],
-                          .my_wake = &my_seg->header->wake, .n_pes = boot->size,
+                          .my_wake = &my_seg->header->wake, .heap = my_seg->heap,
+                          .heap_size = my_seg->header->heap_size, .n_pes = boot->size,
                           .my_pe = my_pe};
     atomic_init(&u->epoch, 1);
     pthread_mutex_init(&u->held_lock, NULL);
@@ -756,8 +757,10 @@ static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
     return GK_OK;
 }
 
-static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
-                       const uint64_t *args, const void *payload)
+/* A gasket message as a UCP active message `id`, with `data_len` bytes of
+ * payload (a medium message's, or a long one's that travels with it). */
+static int ucx_am_post(struct gk__net_peer *peer, unsigned id, const struct gk__net_am *msg,
+                       const uint64_t *args, const void *payload, size_t data_len)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
     int status = ucx_order(p);
@@ -768,7 +771,6 @@ static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
     unsigned nargs = msg->nargs <= GK__NET_AM_MAX_ARGS ? msg->nargs : GK__NET_AM_MAX_ARGS;
     memcpy(header.args, args, nargs * sizeof(uint64_t));
     size_t header_len = offsetof(struct gk__ucx_am_header, args) + nargs * sizeof(uint64_t);
-    size_t data_len = payload != NULL ? (size_t)msg->nbytes : 0;
     /* Eager only: a rendezvous message's data would arrive after later
      * messages, and messages keep their order. */
     ucp_request_param_t param = {
@@ -777,7 +779,7 @@ static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
         .cb.send = gk__ucx_req_done,
     };
     ucs_status_ptr_t req =
-        ucp_am_send_nbx(p->ep, GK__UCX_AM_MSG, &header, header_len, payload, data_len, &param);
+        ucp_am_send_nbx(p->ep, id, &header, header_len, payload, data_len, &param);
     ucx_issued(p);
     /* UCX keeps a message it could not send at once, and it needs our
      * buffers until it does: usually it copied them and returned NULL. */
@@ -785,6 +787,22 @@ static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
     if (status == GK_OK) /* the progress engine's quiescence counts it */
         atomic_fetch_add_explicit(&gk__net_am_sent, 1, memory_order_release);
     return status;
+}
+
+static int ucx_am_send(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                       const uint64_t *args, const void *payload)
+{
+    return ucx_am_post(peer, GK__UCX_AM_MSG, msg, args, payload,
+                       payload != NULL ? (size_t)msg->nbytes : 0);
+}
+
+/* The payload in the message itself: the receiver writes it into its heap
+ * before the message lands (ucx_am.c), where a put before the message
+ * would need a flush of the peer between the two, a round trip. */
+static int ucx_am_send_long(struct gk__net_peer *peer, const struct gk__net_am *msg,
+                            const uint64_t *args, const void *payload)
+{
+    return ucx_am_post(peer, GK__UCX_AM_LONG, msg, args, payload, (size_t)msg->nbytes);
 }
 
 static int ucx_flush(struct gk__net_peer *peer)
@@ -828,6 +846,8 @@ const struct gk__net_transport gk__ucx_transport = {
     .atomic = ucx_atomic,
     .wake = ucx_wake,
     .am_send = ucx_am_send,
+    .am_send_long = ucx_am_send_long,
+    .am_long_max = GK__UCX_AM_LONG_MAX,
     .flush = ucx_flush,
     .fence = ucx_fence,
     .quiet = ucx_quiet,

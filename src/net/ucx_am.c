@@ -4,13 +4,15 @@
  * sender on this node would put them there, and wake-ups, which look at
  * this PE's sleepers as a local writer's wake-up check does (base/wait.h).
  *
- * Both handlers run inside ucp_worker_progress, on whichever thread
+ * The handlers run inside ucp_worker_progress, on whichever thread
  * progresses the worker (the progress thread or one that waits for a
  * request), one at a time: the worker is serialized. A handler must not
  * wait, and the inbox may be full (its owner computes), so a message that
  * does not fit is copied to the held queue, and every later message goes
  * behind it until the queue is empty again: the messages of one sender
- * stay in the order sent. Progress (ucx_progress.c) moves held messages
+ * stay in the order sent. A long message that carries its payload writes
+ * it into the heap on arrival, held or not, as the put that would have
+ * gone before it would have. Progress (ucx_progress.c) moves held messages
  * into the inbox as it frees up. The queue has no bound: UCX has already
  * taken the message off the network, and refusing it would only move the
  * queue into UCX.
@@ -95,42 +97,94 @@ void gk__ucx_held_free(void)
     atomic_store_explicit(&gk__ucx.n_held, 0, memory_order_relaxed);
 }
 
+/* Into the inbox, behind held messages, or held itself if the inbox is
+ * full (top comment). */
+static void ucx_am_land(const struct gk__ucx_am_header *h, const void *payload, size_t data_len)
+{
+    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0 &&
+        ucx_inbox_push(&h->msg, h->args, payload) == GK_OK)
+        return;
+    pthread_mutex_lock(&gk__ucx.held_lock);
+    if (gk__ucx.held_head != NULL || ucx_inbox_push(&h->msg, h->args, payload) != GK_OK)
+        ucx_hold_locked(&h->msg, h->args, payload, data_len);
+    pthread_mutex_unlock(&gk__ucx.held_lock);
+}
+
+/* ucx_am_header's answer for a rejection it logged itself. */
+static const char ucx_am_said[] = "";
+
+/* Checks a message's UCP header and copies it out to *h (UCX's buffer may
+ * be unaligned); NULL, or why it is rejected. */
+static const char *ucx_am_header(const void *header, size_t header_len,
+                                 const ucp_am_recv_param_t *param, struct gk__ucx_am_header *h)
+{
+    size_t fixed = offsetof(struct gk__ucx_am_header, args);
+    if (header_len < fixed || header_len > sizeof(*h)) {
+        gk__error("active message of %zu header bytes from the network rejected: expected %zu "
+                  "to %zu",
+                  header_len, fixed, sizeof(*h));
+        return ucx_am_said;
+    }
+    memcpy(h, header, header_len);
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        return "its payload came by rendezvous, not eagerly";
+    if (header_len != fixed + h->msg.nargs * sizeof(uint64_t))
+        return "its header length does not match its argument count";
+    return NULL;
+}
+
+/* A rejected message is never run, but its sender counted it as sent:
+ * counted as landed, it is done with for the count of messages in flight
+ * (net.h), and gk_finalize does not wait for it. */
+static void ucx_am_reject(const struct gk__ucx_am_header *h, const char *why)
+{
+    atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
+    if (why != ucx_am_said)
+        gk__error("active message from PE %u (handler %u, %u args, %llu bytes) from the "
+                  "network rejected: %s",
+                  h->msg.src, h->msg.handler, h->msg.nargs, (unsigned long long)h->msg.nbytes,
+                  why);
+}
+
 static ucs_status_t ucx_am_msg_arrived(void *arg, const void *header, size_t header_len,
                                        void *data, size_t data_len,
                                        const ucp_am_recv_param_t *param)
 {
-    /* The header is UCX's buffer, perhaps unaligned: copy it out. */
     struct gk__ucx_am_header h;
-    size_t fixed = offsetof(struct gk__ucx_am_header, args);
-    if (header_len < fixed || header_len > sizeof(h)) {
-        gk__error("active message of %zu header bytes from the network rejected: expected %zu "
-                  "to %zu",
-                  header_len, fixed, sizeof(h));
-        return UCS_OK;
-    }
-    memcpy(&h, header, header_len);
-    const char *why = NULL;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
-        why = "its payload came by rendezvous, not eagerly";
-    else if (header_len != fixed + h.msg.nargs * sizeof(uint64_t))
-        why = "its header length does not match its argument count";
-    else if (data_len > 0 && (data_len != h.msg.nbytes || data_len > GK__NET_AM_MAX_PAYLOAD))
+    const char *why = ucx_am_header(header, header_len, param, &h);
+    if (why == NULL && data_len > 0 &&
+        (data_len != h.msg.nbytes || data_len > GK__NET_AM_MAX_PAYLOAD))
         why = "its payload length does not match its header";
     if (why != NULL) {
-        gk__error("active message from PE %u (handler %u, %u args, %llu bytes) from the "
-                  "network rejected: %s",
-                  h.msg.src, h.msg.handler, h.msg.nargs, (unsigned long long)h.msg.nbytes, why);
+        ucx_am_reject(&h, why);
         return UCS_OK;
     }
-    const void *payload = data_len > 0 ? data : NULL;
-    /* Behind held messages, or held itself if the inbox is full. */
-    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0 &&
-        ucx_inbox_push(&h.msg, h.args, payload) == GK_OK)
+    ucx_am_land(&h, data_len > 0 ? data : NULL, data_len);
+    return UCS_OK;
+}
+
+/* A long message with its payload (net.h, am_send_long): the payload goes
+ * into the heap now, before the message can run, as the put that would
+ * otherwise have gone before it. Checked first: nothing is written outside
+ * the heap. */
+static ucs_status_t ucx_am_long_arrived(void *arg, const void *header, size_t header_len,
+                                        void *data, size_t data_len,
+                                        const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_am_header h;
+    const char *why = ucx_am_header(header, header_len, param, &h);
+    if (why == NULL && (data_len != h.msg.nbytes || data_len > GK__UCX_AM_LONG_MAX))
+        why = "its long payload's length does not match its header";
+    else if (why == NULL && (h.msg.dst_offset > gk__ucx.heap_size ||
+                             data_len > gk__ucx.heap_size - h.msg.dst_offset))
+        why = "its long payload lies outside the symmetric heap";
+    if (why != NULL) {
+        ucx_am_reject(&h, why);
         return UCS_OK;
-    pthread_mutex_lock(&gk__ucx.held_lock);
-    if (gk__ucx.held_head != NULL || ucx_inbox_push(&h.msg, h.args, payload) != GK_OK)
-        ucx_hold_locked(&h.msg, h.args, payload, data_len);
-    pthread_mutex_unlock(&gk__ucx.held_lock);
+    }
+    if (data_len > 0)
+        memcpy(gk__ucx.heap + h.msg.dst_offset, data, data_len);
+    ucx_am_land(&h, NULL, 0);
     return UCS_OK;
 }
 
@@ -165,6 +219,8 @@ static int ucx_set_handler(unsigned id, ucp_am_recv_callback_t cb)
 int gk__ucx_am_register(void)
 {
     int status = ucx_set_handler(GK__UCX_AM_MSG, ucx_am_msg_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_LONG, ucx_am_long_arrived);
     if (status == GK_OK)
         status = ucx_set_handler(GK__UCX_AM_WAKE, ucx_am_wake_arrived);
     return status;

@@ -15,9 +15,16 @@
 #include "boot/boot.h"
 #include "net/net.h"
 
-/* UCP active-message ids: gasket's messages and wake-ups. */
+/* UCP active-message ids: gasket's messages, wake-ups, and long messages
+ * that carry their payload (net.h, am_send_long). */
 #define GK__UCX_AM_MSG 1
 #define GK__UCX_AM_WAKE 2
+#define GK__UCX_AM_LONG 3
+
+/* The largest long payload that travels in its message. Above it, the put
+ * and the flush that orders it before the message cost less than the copy
+ * into UCX's buffers and UCX's reassembly of a multi-fragment message. */
+#define GK__UCX_AM_LONG_MAX ((size_t)64 * 1024)
 
 /* A message's UCP header: the gasket message and its arguments (the
  * medium payload travels as the UCP message's data). */
@@ -72,6 +79,8 @@ struct gk__ucx {
     struct gk__net_peer *peers;
     struct gk__net_peer *self; /* peers[my_pe]: mapped, its inbox is ours */
     struct gk__wake *my_wake;  /* our segment's wake-up word */
+    char *heap;                /* our heap, where long payloads land */
+    uint64_t heap_size;
     struct gk__ucx_peer *ucx_peers; /* one per PE; ep NULL for those not ours */
     int n_pes;
     int my_pe;

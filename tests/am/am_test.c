@@ -190,7 +190,7 @@ int main(void)
     CHECK_NOT_NULL(answer);
     size_t max = gk_am_max_medium();
     CHECK_GE(max, 1024);
-    long_area = gk_malloc(1 << 20);
+    long_area = gk_malloc(2 << 20);
     CHECK_NOT_NULL(long_area);
     CHECK_OK(gk_barrier());
     int right = (me_ + 1) % npes_;
@@ -235,8 +235,10 @@ int main(void)
     CHECK_OK(gk_barrier()); /* handlers run inside it */
     poll_until(&sums_ok, sizeof(sizes) / sizeof(sizes[0]));
 
-    /* Long: into the right neighbour's heap, at an offset per size. */
-    size_t long_sizes[] = {0, 3, 4096, 100000, (1 << 20) - 100000};
+    /* Long: into the right neighbour's heap, at an offset per size. Across
+     * hosts those up to 64 KiB travel in the message itself, the others
+     * are put before it: both sides of that limit. */
+    size_t long_sizes[] = {0, 3, 4096, 65536, 65537, 100000, (1 << 20) - 100000};
     uint64_t at = 0;
     for (size_t s = 0; s < sizeof(long_sizes) / sizeof(long_sizes[0]); s++) {
         size_t n = long_sizes[s];

@@ -17,16 +17,21 @@
  *  - fetch / set to every PE; unsigned wrap-around, signed negative values
  *    and signed overflow (arithmetic wraps); and the words next to a 32-bit
  *    atomic are never touched.
+ *
+ *   atomic_test [ADDS]   ADDS: adds per PE (default 90000)
  */
 #include <limits.h>
 #include <stdlib.h>
 
 #include "pe_check.h"
 
-/* Enough that the PEs' loops overlap in time even when 8 PEs share 2
- * cores (a lost update needs two PEs in the loop at once). */
-#define ADDS 90000     /* per PE, to one counter */
-#define CAS_INCS 10000 /* per PE */
+/* Per PE: adds to one counter, and compare_swap increments (a ninth of
+ * that). Enough that the PEs' loops overlap in time even when 8 PEs share
+ * 2 cores (a lost update needs two PEs in the loop at once). Across hosts,
+ * where every one of them is a network round trip, the loops overlap with
+ * far fewer, and the test's argument sets fewer. */
+static int n_adds = 90000;
+static int n_cas = 10000;
 
 static int me, npes;
 
@@ -36,12 +41,12 @@ static unsigned bit_of(int pe, unsigned width)
     return width == 32 ? (unsigned)(pe * 3 + 1) % 32 : (unsigned)(pe * 7 + 5) % 64;
 }
 
-/* The bitmap of seen old values lives on PE 0: n_pes * ADDS bits. */
+/* The bitmap of seen old values lives on PE 0: n_pes * n_adds bits. */
 static uint64_t *seen_bits;
 
 static void mark_seen(uint64_t old, const char *type)
 {
-    uint64_t total = (uint64_t)npes * ADDS;
+    uint64_t total = (uint64_t)npes * n_adds;
     if (old >= total)
         PE_FAIL("%s fetch_add returned %llu, more than the %llu adds so far", type,
                 (unsigned long long)old, (unsigned long long)total);
@@ -62,12 +67,12 @@ static void mark_seen(uint64_t old, const char *type)
         ctype *w = gk_calloc(8 + 4 * (size_t)npes, sizeof(ctype));                       \
         ctype *olds = gk_calloc((size_t)npes, sizeof(ctype));                            \
         CHECK_TRUE(w != NULL && olds != NULL);                                           \
-        memset(seen_bits, 0, ((size_t)npes * ADDS + 63) / 64 * 8);                       \
+        memset(seen_bits, 0, ((size_t)npes * n_adds + 63) / 64 * 8);                     \
         w[4] = (ctype)(is_signed ? -1 : 1000);                                           \
         CHECK_OK(gk_barrier());                                                          \
                                                                                          \
         /* fetch_add and add, concurrently, to PE 0. */                                  \
-        for (int i = 0; i < ADDS; i++) {                                                 \
+        for (int i = 0; i < n_adds; i++) {                                               \
             ctype old = (ctype)0;                                                        \
             if (i % 3 == 2) {                                                            \
                 CHECK_OK(gk_atomic_add_##T(0, &w[0], (ctype)1));                         \
@@ -77,7 +82,7 @@ static void mark_seen(uint64_t old, const char *type)
             mark_seen((uint64_t)(utype)old, #T);                                         \
         }                                                                                \
         /* compare_swap increments of PE 0's w[1]. */                                    \
-        for (int i = 0; i < CAS_INCS; i++) {                                             \
+        for (int i = 0; i < n_cas; i++) {                                                \
             ctype cur = (ctype)0, old = (ctype)0;                                        \
             CHECK_OK(gk_atomic_fetch_##T(0, &w[1], &cur));                               \
             for (;;) {                                                                   \
@@ -108,8 +113,8 @@ static void mark_seen(uint64_t old, const char *type)
         for (int pe = 0; pe < npes; pe++)                                                \
             all |= (utype)1 << bit_of(pe, width);                                        \
         if (me == 0) {                                                                   \
-            CHECK_EQ(w[0], (ctype)((utype)npes * ADDS));                                 \
-            CHECK_EQ(w[1], (ctype)((utype)npes * CAS_INCS));                             \
+            CHECK_EQ(w[0], (ctype)((utype)npes * n_adds));                               \
+            CHECK_EQ(w[1], (ctype)((utype)npes * n_cas));                                \
             CHECK_EQ((utype)w[2], all);                                                  \
             CHECK_EQ((utype)w[3], all);                                                  \
             /* swap: olds and the final value are {initial, 0..n-1}. */                  \
@@ -228,20 +233,35 @@ static void check_seen_count(void)
 {
     CHECK_OK(gk_barrier());
     if (me == 0) {
-        uint64_t total = (uint64_t)npes * ADDS, marked = 0;
+        uint64_t total = (uint64_t)npes * n_adds, marked = 0;
         for (uint64_t i = 0; i < (total + 63) / 64; i++)
             marked += (uint64_t)__builtin_popcountll(seen_bits[i]);
-        CHECK_EQ(marked, (uint64_t)npes * (ADDS - ADDS / 3));
+        CHECK_EQ(marked, (uint64_t)npes * (n_adds - n_adds / 3));
     }
     CHECK_OK(gk_barrier());
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [ADDS]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) {
+        char *end;
+        long adds = strtol(argv[1], &end, 10);
+        if (*argv[1] == '\0' || *end != '\0' || adds < 9 || adds > 1000000) {
+            fprintf(stderr, "%s: ADDS is %s; expected 9 to 1000000 adds per PE\n", argv[0],
+                    argv[1]);
+            return 2;
+        }
+        n_adds = (int)adds;
+        n_cas = n_adds / 9;
+    }
     CHECK_OK(gk_init());
     me = gk_my_pe();
     npes = gk_n_pes();
-    seen_bits = gk_calloc(((size_t)npes * ADDS + 63) / 64, sizeof(uint64_t));
+    seen_bits = gk_calloc(((size_t)npes * n_adds + 63) / 64, sizeof(uint64_t));
     CHECK_NOT_NULL(seen_bits);
     double t0 = pe_now();
     test_i32();

@@ -1,23 +1,37 @@
 /*
- * storm_test: 100,000 signaling puts through one semaphore. Every PE but
- * the consumer (PE 0; at 1 PE, PE 0 itself) sends its share; the consumer
- * takes them one by one, checks each payload's sequence is plausible, and
- * at the end the count of takes equals the number sent and the semaphore
- * is empty. A payload slot per producer keeps writes from overlapping.
+ * storm_test [TOTAL]: TOTAL signaling puts (default 100,000) through one
+ * semaphore. Every PE but the consumer (PE 0; at 1 PE, PE 0 itself) sends
+ * its share; the consumer takes them one by one, checks each payload's
+ * sequence is plausible, and at the end the count of takes equals the
+ * number sent and the semaphore is empty. A payload slot per producer
+ * keeps writes from overlapping.
  */
 #include <stdlib.h>
 
 #include "pe_check.h"
 
-#define STORM_TOTAL 100000
+static long total = 100000;
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [TOTAL]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) {
+        char *end;
+        total = strtol(argv[1], &end, 10);
+        if (*argv[1] == '\0' || *end != '\0' || total < 1 || total > 100000000) {
+            fprintf(stderr, "%s: TOTAL is %s; expected 1 to 100000000 signaling puts\n",
+                    argv[0], argv[1]);
+            return 2;
+        }
+    }
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
     int producers = npes > 1 ? npes - 1 : 1;
     int producer_index = npes > 1 ? me - 1 : 0;
-    long share = STORM_TOTAL / producers + (producer_index < STORM_TOTAL % producers);
+    long share = total / producers + (producer_index < total % producers);
     uint64_t *slots = gk_calloc((size_t)npes, sizeof(uint64_t));
     gk_sem_t sem, target;
     CHECK_OK(gk_sem_alloc_all(GK_SEM_SINGLE_CONSUMER, &sem));
@@ -32,7 +46,7 @@ int main(void)
         }
     }
     if (me == 0 && npes > 1) {
-        for (long taken = 0; taken < STORM_TOTAL; taken++) {
+        for (long taken = 0; taken < total; taken++) {
             CHECK_OK(gk_sem_wait(sem));
             /* A taken signal means at least one payload arrived; values only
              * grow per producer. */
@@ -41,7 +55,7 @@ int main(void)
         CHECK_OK(gk_sem_try_wait(sem, &extra));
         CHECK_EQ_U64(extra, 0);
         for (int pe = 1; pe < npes; pe++) {
-            long expected = STORM_TOTAL / producers + (pe - 1 < STORM_TOTAL % producers);
+            long expected = total / producers + (pe - 1 < total % producers);
             CHECK_EQ_U64(slots[pe], expected);
         }
     }

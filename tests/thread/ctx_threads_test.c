@@ -6,13 +6,15 @@
  * neighbours (two-sided, tag = thread). Afterwards every slot and the
  * counter are checked. Under ThreadSanitizer (CI) this is the data-race
  * check of the paths threads share.
+ *
+ *   ctx_threads_test [ITERS]   ITERS: rounds per thread (default 20000)
  */
 #include <pthread.h>
 
 #include "pe_check.h"
 
 #define THREADS 4
-#define ITERS 20000
+static int n_iters = 20000; /* rounds per thread */
 
 static int me, npes;
 static uint64_t *slots;   /* symmetric: THREADS * 8 words (a line each) */
@@ -24,7 +26,7 @@ static void *worker(void *arg)
     int right = (me + 1) % npes, left = (me + npes - 1) % npes;
     gk_ctx_t *ctx = NULL;
     CHECK_OK(gk_ctx_create(GK_CTX_PRIVATE, &ctx));
-    for (int i = 1; i <= ITERS; i++) {
+    for (int i = 1; i <= n_iters; i++) {
         uint64_t v = (uint64_t)me << 32 | (uint64_t)i;
         CHECK_OK(gk_ctx_put(ctx, right, &slots[t * 8], &v, sizeof(v)));
         CHECK_OK(gk_ctx_atomic_add_u64(ctx, right, counter, 1));
@@ -44,8 +46,22 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [ITERS]\n", argv[0]);
+        return 2;
+    }
+    if (argc == 2) {
+        char *end;
+        long iters = strtol(argv[1], &end, 10);
+        if (*argv[1] == '\0' || *end != '\0' || iters < 100 || iters > 10000000) {
+            fprintf(stderr, "%s: ITERS is %s; expected 100 to 10000000 rounds per thread\n",
+                    argv[0], argv[1]);
+            return 2;
+        }
+        n_iters = (int)iters;
+    }
     gk_thread_level_t provided = (gk_thread_level_t)99;
     CHECK_OK(gk_init_thread(GK_THREAD_MULTIPLE, &provided));
     CHECK_EQ(provided, GK_THREAD_MULTIPLE);
@@ -65,9 +81,9 @@ int main(void)
         CHECK_EQ(pthread_join(threads[t], NULL), 0);
     CHECK_OK(gk_barrier());
     int left = (me + npes - 1) % npes;
-    CHECK_EQ_U64(*counter, (uint64_t)THREADS * ITERS);
+    CHECK_EQ_U64(*counter, (uint64_t)THREADS * n_iters);
     for (int t = 0; t < THREADS; t++)
-        CHECK_EQ_U64(slots[t * 8], (uint64_t)left << 32 | ITERS);
+        CHECK_EQ_U64(slots[t * 8], (uint64_t)left << 32 | n_iters);
     /* The default context is shared by every thread: its checks work. */
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_ctx_destroy(GK_CTX_DEFAULT), "default context");
     gk_free(counter);
