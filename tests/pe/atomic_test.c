@@ -23,6 +23,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "pe_args.h"
 #include "pe_check.h"
 
 /* Per PE: adds to one counter, and compare_swap increments (a ninth of
@@ -243,21 +244,8 @@ static void check_seen_count(void)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: %s [ADDS]\n", argv[0]);
-        return 2;
-    }
-    if (argc == 2) {
-        char *end;
-        long adds = strtol(argv[1], &end, 10);
-        if (*argv[1] == '\0' || *end != '\0' || adds < 9 || adds > 1000000) {
-            fprintf(stderr, "%s: ADDS is %s; expected 9 to 1000000 adds per PE\n", argv[0],
-                    argv[1]);
-            return 2;
-        }
-        n_adds = (int)adds;
-        n_cas = n_adds / 9;
-    }
+    n_adds = (int)pe_count_arg(argc, argv, "ADDS", "adds per PE", n_adds, 9, 1000000);
+    n_cas = n_adds / 9;
     CHECK_OK(gk_init());
     me = gk_my_pe();
     npes = gk_n_pes();

@@ -8,25 +8,14 @@
  */
 #include <stdlib.h>
 
+#include "pe_args.h"
 #include "pe_check.h"
 
 static long total = 100000;
 
 int main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: %s [TOTAL]\n", argv[0]);
-        return 2;
-    }
-    if (argc == 2) {
-        char *end;
-        total = strtol(argv[1], &end, 10);
-        if (*argv[1] == '\0' || *end != '\0' || total < 1 || total > 100000000) {
-            fprintf(stderr, "%s: TOTAL is %s; expected 1 to 100000000 signaling puts\n",
-                    argv[0], argv[1]);
-            return 2;
-        }
-    }
+    total = pe_count_arg(argc, argv, "TOTAL", "signaling puts", total, 1, 100000000);
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
     int producers = npes > 1 ? npes - 1 : 1;

@@ -11,6 +11,7 @@
  */
 #include <pthread.h>
 
+#include "pe_args.h"
 #include "pe_check.h"
 
 #define THREADS 4
@@ -48,20 +49,8 @@ static void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2) {
-        fprintf(stderr, "usage: %s [ITERS]\n", argv[0]);
-        return 2;
-    }
-    if (argc == 2) {
-        char *end;
-        long iters = strtol(argv[1], &end, 10);
-        if (*argv[1] == '\0' || *end != '\0' || iters < 100 || iters > 10000000) {
-            fprintf(stderr, "%s: ITERS is %s; expected 100 to 10000000 rounds per thread\n",
-                    argv[0], argv[1]);
-            return 2;
-        }
-        n_iters = (int)iters;
-    }
+    n_iters = (int)pe_count_arg(argc, argv, "ITERS", "rounds per thread", n_iters, 100,
+                                10000000);
     gk_thread_level_t provided = (gk_thread_level_t)99;
     CHECK_OK(gk_init_thread(GK_THREAD_MULTIPLE, &provided));
     CHECK_EQ(provided, GK_THREAD_MULTIPLE);

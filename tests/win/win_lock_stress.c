@@ -16,6 +16,7 @@
 #include <sched.h>
 
 #include "gk_random.h"
+#include "pe_args.h"
 #include "pe_check.h"
 
 #define DEFAULT_OPS 20000
@@ -42,8 +43,7 @@ static void check_block(const uint64_t *block, int target, const char *who)
 
 int main(int argc, char **argv)
 {
-    int ops = argc > 1 ? atoi(argv[1]) : DEFAULT_OPS;
-    CHECK_TRUE(ops > 0);
+    int ops = (int)pe_count_arg(argc, argv, "OPS", "locks per PE", DEFAULT_OPS, 1, 10000000);
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
     rng += (uint64_t)me * 0x9e3779b97f4a7c15ULL;
