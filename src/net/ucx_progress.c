@@ -253,7 +253,10 @@ static void *ucx_thread_main(void *arg)
         pthread_mutex_unlock(&u->progress_lock);
         gk__ucx_held_drain();
         ucx_thread_linger(u);
-        pthread_mutex_lock(&u->progress_lock);
+        if (pthread_mutex_trylock(&u->progress_lock) != 0) {
+            ucx_thread_stand_aside(u);
+            continue;
+        }
         while (ucp_worker_progress(u->worker) != 0) {
         }
         ucs_status_t st = ucp_worker_arm(u->worker);
