@@ -3,8 +3,9 @@
  * but rare behaviour of the C library's happen every time. glibc copies 8
  * bytes with two overlapping 8-byte stores; a thread preempted between
  * them stores the same bytes again, much later. UCX's software RMA copies
- * a put's data so, on the target's progress thread, so a word that a put
- * wrote may be written again after its owner has seen it and changed it.
+ * a put's data with memcpy on the target's progress thread, so a word that
+ * a put wrote may be written again after its owner has seen it and
+ * changed it.
  * Here every 8-byte copy on a thread other than the main one stores
  * twice, with a yield between: a runtime that writes a word its owner
  * resets with a put, not an atomic, fails under it.
@@ -18,7 +19,8 @@
 
 /* (default visibility: the build hides symbols, and this one must
  * interpose) */
-__attribute__((visibility("default"))) void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+__attribute__((visibility("default"))) void *memcpy(void *restrict dst,
+                                                    const void *restrict src, size_t n)
 {
     void *ret = dst;
     if (n == 8 && syscall(SYS_gettid) != getpid()) {
