@@ -60,6 +60,11 @@
       "microseconds the UCX progress thread keeps polling after the last "     \
       "thing that arrived before it sleeps: a stream of other PEs' requests "  \
       "then costs no thread wake-up each (0: sleep at once)")                  \
+    X(UCX_HANDOVER_US, uint, ucx_handover_us, "500",                           \
+      "microseconds the UCX progress thread leaves the worker to a PE that "   \
+      "drives it itself (calls gasket) before it takes it back: the longest "  \
+      "an arrival may wait when the PE goes from calling gasket to computing " \
+      "without it (0: it never does; it sleeps on the worker's events)")      \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
       "testing: 1 reaches every other PE through UCX, even on this node (no "  \
       "mapping of its segment), to test the UCX transport on one machine")

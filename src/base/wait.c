@@ -95,8 +95,11 @@ spin:
         int done = pred(arg);
         /* A message that came before we announced ourselves woke nobody. */
         int mail = policy->inbox_ready != NULL && policy->inbox_ready();
-        if (!done && !mail)
+        if (!done && !mail) {
+            if (policy->before_sleep != NULL)
+                policy->before_sleep();
             futex_wait(&wake->seq, seq, policy->sleep_ms);
+        }
         atomic_fetch_sub_explicit(&wake->sleepers, 1, memory_order_relaxed);
         if (done || pred(arg))
             return GK_OK;

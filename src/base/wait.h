@@ -56,6 +56,10 @@ struct gk__wait_policy {
     /* Non-zero when a message waits in the inbox: checked by a waiter after
      * it announced itself as a sleeper, as senders wake every sleeper. */
     int (*inbox_ready)(void);
+    /* Called by a waiter after it announced itself as a sleeper, before it
+     * sleeps (NULL: nothing to do): a transport's progress thread that
+     * stands aside while the PE drives takes over (net.h). */
+    void (*before_sleep)(void);
     /* Several threads of this PE may sleep at once (a progress thread,
      * GK_THREAD_MULTIPLE): sleepers watch every word, as `watch` is one. */
     int watch_any;

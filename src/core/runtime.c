@@ -115,6 +115,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.check_alive = rt_check_alive;
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
+    gk__wait_policy.before_sleep = gk__net_before_sleep;
     long cores = rt_node_cpus(&gk__rt.boot);
     gk__wait_policy.pes_per_cpu =
         cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;

@@ -63,3 +63,10 @@ int gk__net_progress_remote(void)
     }
     return events;
 }
+
+void gk__net_before_sleep(void)
+{
+    for (int i = 0; i < gk__net_n_used; i++)
+        if (gk__net_used[i]->before_sleep != NULL)
+            gk__net_used[i]->before_sleep();
+}

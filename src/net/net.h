@@ -156,6 +156,10 @@ struct gk__net_transport {
     /* Moves this transport's operations and deliveries on; the number of
      * events handled (0: nothing happened), or a negative status. */
     int (*progress)(void);
+    /* An application thread of this PE announced itself as a sleeper
+     * (base/wait.h) and is about to sleep: what arrives for this PE must
+     * move on without it from now on (NULL: it does anyway). */
+    void (*before_sleep)(void);
 };
 
 struct gk__net_peer {
@@ -199,5 +203,7 @@ int gk__net_fence_all(void);
 int gk__net_quiet_all(void);
 /* Progress of every transport but shm (which needs none). */
 int gk__net_progress_remote(void);
+/* Every transport's before_sleep. */
+void gk__net_before_sleep(void);
 
 #endif /* GK_NET_NET_H */

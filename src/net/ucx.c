@@ -443,6 +443,7 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     }
     u->joined = 1;
     u->linger_us = config->ucx_linger_us;
+    u->handover_us = config->ucx_handover_us;
     int want_thread = config->ucx_progress_thread < 0 ? u->n_remote > 0
                                                       : config->ucx_progress_thread;
     if (want_thread && gk__ucx_thread_start() != GK_OK)
@@ -852,4 +853,5 @@ const struct gk__net_transport gk__ucx_transport = {
     .fence = ucx_fence,
     .quiet = ucx_quiet,
     .progress = ucx_progress,
+    .before_sleep = gk__ucx_before_sleep,
 };

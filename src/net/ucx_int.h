@@ -108,6 +108,19 @@ struct gk__ucx {
     _Atomic int thread_running; /* then it alone drives the worker */
     _Atomic int thread_stop;
     unsigned linger_us; /* GK_UCX_LINGER_US */
+    /* The hand-over between the progress thread and the application
+     * (ucx_progress.c, "Hand-over"). */
+    unsigned handover_us;          /* GK_UCX_HANDOVER_US */
+    _Atomic int thread_mode;       /* enum gk__ucx_thread_mode */
+    _Atomic uint32_t thread_bell;  /* futex a parked progress thread sleeps on */
+    _Atomic uint64_t app_drives;   /* bumped by every drive of an application thread */
+    _Atomic int app_req_sleepers;  /* application threads asleep on a request */
+};
+
+enum gk__ucx_thread_mode {
+    GK__UCX_THREAD_BUSY,   /* driving, lingering, or about to decide */
+    GK__UCX_THREAD_PARKED, /* the application drives: asleep on thread_bell */
+    GK__UCX_THREAD_POLLS,  /* asleep on the worker's event descriptor */
 };
 
 extern struct gk__ucx gk__ucx;
@@ -131,5 +144,8 @@ int gk__ucx_held_drain(void);
 /* The progress thread (ucx_progress.c). */
 int gk__ucx_thread_start(void);
 void gk__ucx_thread_stop(void);
+/* An application thread announced itself as a sleeper and is about to
+ * sleep: a parked progress thread takes the worker back. */
+void gk__ucx_before_sleep(void);
 
 #endif /* GK_NET_UCX_INT_H */

@@ -28,6 +28,18 @@
  * between (half the round trip of an active message or a send on these
  * machines); the progress thread, woken by the same event, finds the
  * drive taken or nothing left.
+ *
+ * Hand-over. A thread asleep in poll() on the worker's descriptor costs
+ * its CPU a wake-up at every arrival, even one that another thread takes
+ * from the socket first: with a PE and its progress thread on one CPU,
+ * a third of a get's round trip across hosts. So while the application
+ * drives the worker itself (its waits and gk_poll do), the progress
+ * thread parks on a futex of its own instead, and looks again every
+ * GK_UCX_HANDOVER_US. It takes the worker back when a look finds that
+ * the application did not drive since the last one (it computes), or at
+ * once when an application thread goes to sleep (gk__ucx_before_sleep).
+ * An application thread that drives while the progress thread sleeps on
+ * the descriptor sends it to park (ucp_worker_signal).
  */
 #include "net/ucx_int.h"
 
@@ -44,11 +56,26 @@
 #include "base/wait.h"
 #include "gasket.h"
 
+/* An application thread drives the worker (top comment, "Hand-over"):
+ * a progress thread asleep on the worker's descriptor goes to park. */
+static inline void ucx_app_drives(struct gk__ucx *u)
+{
+    atomic_store_explicit(&u->app_drives,
+                          atomic_load_explicit(&u->app_drives, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    int polls = GK__UCX_THREAD_POLLS;
+    if (atomic_load_explicit(&u->thread_mode, memory_order_relaxed) == polls &&
+        atomic_compare_exchange_strong_explicit(&u->thread_mode, &polls, GK__UCX_THREAD_BUSY,
+                                                memory_order_relaxed, memory_order_relaxed))
+        ucp_worker_signal(u->worker);
+}
+
 /* Drives the worker until it is idle; one thread at a time. */
 static int ucx_drive(void)
 {
     if (pthread_mutex_trylock(&gk__ucx.progress_lock) != 0)
         return 0; /* another thread drives it: nothing to add */
+    ucx_app_drives(&gk__ucx);
     int events = 0;
     while (ucp_worker_progress(gk__ucx.worker) != 0)
         events++;
@@ -88,12 +115,16 @@ void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data)
 
 static void ucx_req_sleep(struct gk__ucx_req *r, unsigned sleep_ms)
 {
+    struct gk__ucx *u = &gk__ucx;
+    atomic_fetch_add_explicit(&u->app_req_sleepers, 1, memory_order_seq_cst);
+    gk__ucx_before_sleep();
     atomic_store_explicit(&r->sleeping, 1, memory_order_seq_cst);
     if (atomic_load_explicit(&r->done, memory_order_seq_cst) == 0) {
         struct timespec ts = {(time_t)(sleep_ms / 1000), (long)(sleep_ms % 1000) * 1000000L};
         syscall(SYS_futex, &r->done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
     }
     atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&u->app_req_sleepers, 1, memory_order_relaxed);
 }
 
 /* Sleeps until the worker has an event (or `timeout_ms` passes): the wait
@@ -134,6 +165,8 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
     /* While it spins and yields, the waiter drives the worker itself,
      * holding the drive for the whole time (top comment). */
     int driving = busy > 0 && pthread_mutex_trylock(&gk__ucx.progress_lock) == 0;
+    if (driving)
+        ucx_app_drives(&gk__ucx);
     for (unsigned polls = 0; !atomic_load_explicit(&r->done, memory_order_acquire);) {
         int threaded = atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed);
         if (driving ? ucp_worker_progress(gk__ucx.worker) != 0 : !threaded && ucx_drive() > 0)
@@ -184,10 +217,11 @@ static uint64_t ucx_now_us(void)
     return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* The threads of this PE asleep in a gasket wait (base/wait.h). */
-static int ucx_app_asleep(const struct gk__ucx *u)
+/* Threads of this PE asleep in a gasket wait or on a request of theirs. */
+static int ucx_app_asleep(struct gk__ucx *u)
 {
-    return atomic_load_explicit(&u->my_wake->sleepers, memory_order_relaxed) != 0;
+    return atomic_load_explicit(&u->my_wake->sleepers, memory_order_seq_cst) != 0 ||
+           atomic_load_explicit(&u->app_req_sleepers, memory_order_seq_cst) != 0;
 }
 
 /*
@@ -221,31 +255,52 @@ static void ucx_thread_linger(struct gk__ucx *u)
     }
 }
 
-/*
- * Woken while another thread of this PE drives the worker (a wait of its
- * own): that thread takes what arrives, so this one gives its CPU back and
- * looks again when the worker's descriptor next fires, or after
- * STAND_ASIDE_MS, in case that thread let go without arming the worker.
- * Blocking on the drive instead would cost the driver a wake-up of this
- * thread at every release, and with the PE bound to one CPU this thread's
- * turn before the driver's next operation: a third of a fetch-add's or a
- * get's round trip across hosts.
- */
-#define STAND_ASIDE_MS 1
-
-static void ucx_thread_stand_aside(const struct gk__ucx *u)
+/* The hand-over (top comment): parks for up to handover_us, unless an
+ * application thread sleeps (or goes to: it rings thread_bell). */
+static void ucx_thread_park(struct gk__ucx *u)
 {
-    sched_yield();
-    struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
-    poll(&pfd, 1, STAND_ASIDE_MS);
+    uint32_t bell = atomic_load_explicit(&u->thread_bell, memory_order_seq_cst);
+    /* Pairs with gk__ucx_before_sleep (seq_cst both): either it sees us
+     * parked and rings, or we see its sleeper. */
+    atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_PARKED, memory_order_seq_cst);
+    if (!ucx_app_asleep(u) && !atomic_load_explicit(&u->thread_stop, memory_order_acquire)) {
+        struct timespec ts = {(time_t)(u->handover_us / 1000000),
+                              (long)(u->handover_us % 1000000) * 1000L};
+        syscall(SYS_futex, &u->thread_bell, FUTEX_WAIT_PRIVATE, bell, &ts, NULL, 0);
+    }
+    atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_BUSY, memory_order_relaxed);
+}
+
+void gk__ucx_before_sleep(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    if (atomic_load_explicit(&u->thread_mode, memory_order_seq_cst) == GK__UCX_THREAD_PARKED) {
+        atomic_fetch_add_explicit(&u->thread_bell, 1, memory_order_seq_cst);
+        syscall(SYS_futex, &u->thread_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    }
+}
+
+/* Whether the application drove the worker since the last look (`seen`),
+ * or drives it now, while none of its threads sleeps: then the thread
+ * parks (top comment, "Hand-over"). */
+static int ucx_app_drives_itself(struct gk__ucx *u, uint64_t *seen)
+{
+    if (u->handover_us == 0 || ucx_app_asleep(u))
+        return 0;
+    uint64_t drives = atomic_load_explicit(&u->app_drives, memory_order_relaxed);
+    int drove = drives != *seen;
+    *seen = drives;
+    return drove;
 }
 
 static void *ucx_thread_main(void *arg)
 {
     struct gk__ucx *u = &gk__ucx;
+    uint64_t seen = atomic_load_explicit(&u->app_drives, memory_order_relaxed);
     while (!atomic_load_explicit(&u->thread_stop, memory_order_acquire)) {
-        if (pthread_mutex_trylock(&u->progress_lock) != 0) {
-            ucx_thread_stand_aside(u);
+        if (ucx_app_drives_itself(u, &seen) ||
+            pthread_mutex_trylock(&u->progress_lock) != 0) {
+            ucx_thread_park(u);
             continue;
         }
         while (ucp_worker_progress(u->worker) != 0) {
@@ -254,7 +309,7 @@ static void *ucx_thread_main(void *arg)
         gk__ucx_held_drain();
         ucx_thread_linger(u);
         if (pthread_mutex_trylock(&u->progress_lock) != 0) {
-            ucx_thread_stand_aside(u);
+            ucx_thread_park(u);
             continue;
         }
         while (ucp_worker_progress(u->worker) != 0) {
@@ -270,14 +325,25 @@ static void *ucx_thread_main(void *arg)
                       ucs_status_string(st));
             break;
         }
+        /* An application thread that drives from now on sees POLLS and
+         * signals the worker; one that drove since the look above is
+         * caught here. */
+        atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_POLLS, memory_order_seq_cst);
         if (atomic_load_explicit(&u->thread_stop, memory_order_acquire))
             break;
+        if (ucx_app_drives_itself(u, &seen)) {
+            atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_BUSY, memory_order_relaxed);
+            continue;
+        }
         struct pollfd pfd = {.fd = u->efd, .events = POLLIN};
-        if (poll(&pfd, 1, -1) < 0 && errno != EINTR) {
+        int ready = poll(&pfd, 1, -1);
+        atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_BUSY, memory_order_relaxed);
+        if (ready < 0 && errno != EINTR) {
             gk__error("the UCX progress thread's poll failed: %s; it stops", strerror(errno));
             break;
         }
     }
+    atomic_store_explicit(&u->thread_mode, GK__UCX_THREAD_BUSY, memory_order_relaxed);
     return NULL;
 }
 
@@ -300,8 +366,11 @@ void gk__ucx_thread_stop(void)
     if (!atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed))
         return;
     atomic_store_explicit(&gk__ucx.thread_stop, 1, memory_order_release);
-    /* ucp_worker_signal wakes a poll() that is under way or about to be. */
+    /* ucp_worker_signal wakes a poll() that is under way or about to be;
+     * the bell, a park. */
     ucp_worker_signal(gk__ucx.worker);
+    atomic_fetch_add_explicit(&gk__ucx.thread_bell, 1, memory_order_seq_cst);
+    syscall(SYS_futex, &gk__ucx.thread_bell, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     pthread_join(gk__ucx.thread, NULL);
     atomic_store_explicit(&gk__ucx.thread_running, 0, memory_order_relaxed);
 }
