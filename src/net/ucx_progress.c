@@ -16,8 +16,8 @@
  * cores, or gasket-run --bind). A thread that waits for a request of its
  * own (a get, a fetching atomic, a flush) drives the worker itself while
  * it spins and yields, holding the drive for that whole time: the answer
- * it waits for then costs no thread wake-up, and the progress thread,
- * woken by the same event, stands aside instead of contending.
+ * it waits for then costs no thread wake-up, and the progress thread
+ * stands aside (below, "Hand-over").
  * Past that it lets go and sleeps on its request's completion word, a
  * futex that the request's callback sets on whichever thread drives (or,
  * without the progress thread, in poll() on the worker's descriptor), as
@@ -26,13 +26,13 @@
  * drive the worker too when no other thread does: a message then lands in
  * the thread that waits for it, without the progress thread's wake-up in
  * between (half the round trip of an active message or a send on these
- * machines); the progress thread, woken by the same event, finds the
- * drive taken or nothing left.
+ * machines).
  *
  * Hand-over. A thread asleep in poll() on the worker's descriptor costs
  * its CPU a wake-up at every arrival, even one that another thread takes
  * from the socket first: with a PE and its progress thread on one CPU,
- * a third of a get's round trip across hosts. So while the application
+ * a fifth of a get's round trip across hosts and two thirds of an active
+ * message's (these machines, TCP on loopback). So while the application
  * drives the worker itself (its waits and gk_poll do), the progress
  * thread parks on a futex of its own instead, and looks again every
  * GK_UCX_HANDOVER_US. It takes the worker back when a look finds that
