@@ -12,6 +12,7 @@ int gk__net_remote;
 _Atomic uint64_t gk__net_am_sent;
 _Atomic uint64_t gk__net_am_landed;
 _Atomic uint64_t gk__net_am_waiting;
+static gk__net_rop_fn net_rops[GK__NET_ROPS];
 
 void gk__net_use(const struct gk__net_transport *transport)
 {
@@ -69,4 +70,14 @@ void gk__net_before_sleep(void)
     for (int i = 0; i < gk__net_n_used; i++)
         if (gk__net_used[i]->before_sleep != NULL)
             gk__net_used[i]->before_sleep();
+}
+
+void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn)
+{
+    net_rops[op] = fn;
+}
+
+gk__net_rop_fn gk__net_rop(unsigned op)
+{
+    return op < GK__NET_ROPS ? net_rops[op] : NULL;
 }

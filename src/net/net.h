@@ -105,6 +105,29 @@ static inline uint64_t gk__net_am_word(uint32_t src, unsigned handler, unsigned 
 
 struct gk__net_peer;
 
+/*
+ * Remote operations: a few operations on a PE's own segment that a layer
+ * above registers at load time (gk__net_rop_set), and that a transport
+ * without load/store access to the target runs there, as one message and
+ * its reply, on whichever thread drives the target's transport: so they
+ * need nothing from the target's program, and cost one round trip where
+ * the same steps as separate gets and atomics would cost several. The
+ * function gets the arguments and the payload; it returns a gasket status
+ * and may set *result for the caller, who explains an error (the target
+ * logs nothing for an error the caller can explain). It must not block.
+ */
+enum gk__net_rop {
+    GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
+    GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
+    GK__NET_ROPS
+};
+#define GK__NET_ROP_ARGS 4
+typedef int (*gk__net_rop_fn)(const uint64_t *args, const void *payload, size_t nbytes,
+                              uint64_t *result);
+void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn);
+/* The function registered for op, or NULL (op out of range included). */
+gk__net_rop_fn gk__net_rop(unsigned op);
+
 struct gk__net_transport {
     const char *name;
     /* Copies n bytes to the peer's segment at `offset`; returns when src
@@ -148,6 +171,13 @@ struct gk__net_transport {
     int (*am_send_long)(struct gk__net_peer *peer, const struct gk__net_am *msg,
                         const uint64_t *args, const void *payload);
     size_t am_long_max;
+    /* Runs remote operation op (above) at the peer, with GK__NET_ROP_ARGS
+     * arguments and nbytes (at most rop_max) of payload; returns its
+     * status once its reply is in, *result set. NULL where the transport
+     * has none: a mapped peer's operations run in place. */
+    int (*rop)(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
+               const void *payload, size_t nbytes, uint64_t *result);
+    size_t rop_max;
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);
     /* Orders and completes across all of this transport's peers. */

@@ -806,6 +806,46 @@ static int ucx_am_send_long(struct gk__net_peer *peer, const struct gk__net_am *
     return ucx_am_post(peer, GK__UCX_AM_LONG, msg, args, payload, (size_t)msg->nbytes);
 }
 
+/* A remote operation (net.h): one message with its payload, then the
+ * reply, which ucx_am.c's handler hands to the waiting struct. */
+static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
+                   const void *payload, size_t nbytes, uint64_t *result)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_order(p);
+    /* Ordered after earlier puts, as an atomic (the top comment). */
+    if (status == GK_OK && ucx_mark_in_flight(&p->puts_pending))
+        status = ucx_flush_peer(p);
+    if (status != GK_OK)
+        return status;
+    struct gk__ucx_rop_wait *w = malloc(sizeof(*w));
+    if (w == NULL) {
+        gk__error("remote operation to PE %d: out of memory", p->pe);
+        return GK_ERR_NOMEM;
+    }
+    gk__ucx_req_init(&w->req);
+    struct gk__ucx_rop_header h = {.op = (uint32_t)op,
+                                   .src = (uint32_t)gk__ucx.my_pe,
+                                   .token = (uint64_t)(uintptr_t)w};
+    memcpy(h.args, args, sizeof(h.args));
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = gk__ucx_req_done,
+    };
+    status = gk__ucx_wait(ucp_am_send_nbx(p->ep, GK__UCX_AM_ROP, &h, sizeof(h), payload,
+                                          nbytes, &param),
+                          "remote operation", p->pe);
+    if (status == GK_OK)
+        status = gk__ucx_wait_done(&w->req);
+    if (status != GK_OK)
+        return status; /* w is left to a late reply */
+    status = w->status;
+    *result = w->result;
+    free(w);
+    return status;
+}
+
 static int ucx_flush(struct gk__net_peer *peer)
 {
     return ucx_flush_peer(ucx_peer(peer));
@@ -849,6 +889,8 @@ const struct gk__net_transport gk__ucx_transport = {
     .am_send = ucx_am_send,
     .am_send_long = ucx_am_send_long,
     .am_long_max = GK__UCX_AM_LONG_MAX,
+    .rop = ucx_rop,
+    .rop_max = GK__UCX_AM_LONG_MAX,
     .flush = ucx_flush,
     .fence = ucx_fence,
     .quiet = ucx_quiet,

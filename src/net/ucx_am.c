@@ -1,8 +1,9 @@
 /*
  * ucx_am.c: what arrives through UCX's active messages: gasket's active
  * messages, which go into this PE's own inbox (shm_ring.h) exactly as a
- * sender on this node would put them there, and wake-ups, which look at
- * this PE's sleepers as a local writer's wake-up check does (base/wait.h).
+ * sender on this node would put them there; wake-ups, which look at this
+ * PE's sleepers as a local writer's wake-up check does (base/wait.h); and
+ * remote operations (net.h), run at once and answered.
  *
  * The handlers run inside ucp_worker_progress, on whichever thread
  * progresses the worker (the progress thread or one that waits for a
@@ -203,6 +204,88 @@ static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
+/* gk__ucx_send_copy's buffer, freed once sent. */
+static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
+{
+    free(user_data);
+    ucp_request_free(request);
+}
+
+void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len)
+{
+    void *copy = malloc(len);
+    if (copy == NULL) {
+        gk__error("a message to PE %d: out of memory (%zu bytes); it is lost", pe, len);
+        return;
+    }
+    memcpy(copy, header, len);
+    ucp_request_param_t param = {
+        .op_attr_mask =
+            UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = ucx_copy_sent,
+        .user_data = copy,
+    };
+    ucs_status_ptr_t req =
+        ucp_am_send_nbx(gk__ucx.ucx_peers[pe].ep, id, copy, len, NULL, 0, &param);
+    if (UCS_PTR_IS_ERR(req))
+        gk__ucx_status(UCS_PTR_STATUS(req), "a reply", pe);
+    if (req == NULL || UCS_PTR_IS_ERR(req))
+        free(copy);
+}
+
+/* A remote operation (net.h): run here, now, and answered. A malformed
+ * one is refused (GK_ERR_UNSUPPORTED, logged here). */
+static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header_len,
+                                    void *data, size_t data_len,
+                                    const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_rop_header h;
+    if (header_len != sizeof(h)) {
+        gk__error("remote operation of %zu header bytes from the network rejected: expected "
+                  "%zu",
+                  header_len, sizeof(h));
+        return UCS_OK;
+    }
+    memcpy(&h, header, sizeof(h));
+    if (h.src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[h.src].ep == NULL) {
+        gk__error("remote operation %u from the network rejected: its sender, PE %u, is not "
+                  "reached through UCX",
+                  h.op, h.src);
+        return UCS_OK;
+    }
+    struct gk__ucx_rop_reply reply = {.token = h.token, .status = GK_ERR_UNSUPPORTED};
+    gk__net_rop_fn fn = gk__net_rop(h.op);
+    if (fn == NULL)
+        gk__error("remote operation %u from PE %u refused: no such operation", h.op, h.src);
+    else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
+        gk__error("remote operation %u from PE %u refused: its payload came by rendezvous",
+                  h.op, h.src);
+    else
+        reply.status = fn(h.args, data, data_len, &reply.result);
+    gk__ucx_send_copy((int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply));
+    return UCS_OK;
+}
+
+static ucs_status_t ucx_rop_reply_arrived(void *arg, const void *header, size_t header_len,
+                                          void *data, size_t data_len,
+                                          const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_rop_reply reply;
+    if (header_len != sizeof(reply)) {
+        gk__error("remote operation reply of %zu header bytes from the network rejected: "
+                  "expected %zu",
+                  header_len, sizeof(reply));
+        return UCS_OK;
+    }
+    memcpy(&reply, header, sizeof(reply));
+    struct gk__ucx_rop_wait *w = (struct gk__ucx_rop_wait *)(uintptr_t)reply.token;
+    w->status = (int)reply.status;
+    w->result = reply.result;
+    gk__ucx_req_done(&w->req, UCS_OK, NULL);
+    return UCS_OK;
+}
+
 static int ucx_set_handler(unsigned id, ucp_am_recv_callback_t cb)
 {
     ucp_am_handler_param_t param = {
@@ -223,5 +306,9 @@ int gk__ucx_am_register(void)
         status = ucx_set_handler(GK__UCX_AM_LONG, ucx_am_long_arrived);
     if (status == GK_OK)
         status = ucx_set_handler(GK__UCX_AM_WAKE, ucx_am_wake_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_ROP, ucx_rop_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_ROP_REPLY, ucx_rop_reply_arrived);
     return status;
 }

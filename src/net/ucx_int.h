@@ -20,6 +20,8 @@
 #define GK__UCX_AM_MSG 1
 #define GK__UCX_AM_WAKE 2
 #define GK__UCX_AM_LONG 3
+#define GK__UCX_AM_ROP 4       /* a remote operation (net.h) */
+#define GK__UCX_AM_ROP_REPLY 5 /* and its reply */
 
 /* The largest long payload that travels in its message. Above it, the put
  * and the flush that orders it before the message cost less than the copy
@@ -36,6 +38,22 @@ struct gk__ucx_am_header {
 /* A wake-up's UCP header: the target's segment range that was written. */
 struct gk__ucx_wake_header {
     uint64_t lo, hi;
+};
+
+/* A remote operation's UCP header; its payload is the message's data.
+ * `token` names the caller's struct gk__ucx_rop_wait, sent back as is. */
+struct gk__ucx_rop_header {
+    uint32_t op;
+    uint32_t src; /* the caller's PE */
+    uint64_t token;
+    uint64_t args[GK__NET_ROP_ARGS];
+};
+
+/* Its reply's. */
+struct gk__ucx_rop_reply {
+    uint64_t token;
+    int64_t status;
+    uint64_t result;
 };
 
 /* A peer reached through UCX (gk__net_peer.priv). */
@@ -59,6 +77,14 @@ struct gk__ucx_req {
     _Atomic uint32_t done; /* a futex word */
     _Atomic uint32_t sleeping;
     ucs_status_t status;
+};
+
+/* A remote operation's caller, waiting for the reply (on the heap: a
+ * caller that gives up when the job ends leaves it to a late reply). */
+struct gk__ucx_rop_wait {
+    struct gk__ucx_req req;
+    int status;
+    uint64_t result;
 };
 
 /* An active message that found this PE's inbox full, kept in order. */
@@ -133,6 +159,12 @@ void gk__ucx_peer_failed(int pe, ucs_status_t status) __attribute__((noreturn, c
 /* Waits for a request UCX returned (NULL: done; an error pointer: failed)
  * and frees it. The operation's callback must be gk__ucx_req_done. */
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
+/* Waits until r->done, as gk__ucx_wait does for a UCX request: GK_OK, or
+ * the job's end (r is then left alone). */
+int gk__ucx_wait_done(struct gk__ucx_req *r);
+/* Sends a copy of `len` bytes of header as UCP active message id to pe,
+ * without waiting: the copy goes once sent. Errors are logged. */
+void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len);
 void gk__ucx_req_init(void *request);
 void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data);
 /* Progress: the worker, then the held messages. Events handled. */

@@ -152,13 +152,8 @@ static void ucx_worker_sleep(int timeout_ms)
  * UCX), and that wait must not ask again. */
 static _Thread_local int ucx_checking_alive;
 
-int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
+int gk__ucx_wait_done(struct gk__ucx_req *r)
 {
-    if (request == NULL)
-        return GK_OK; /* done at once: no callback comes */
-    if (UCS_PTR_IS_ERR(request))
-        return gk__ucx_status(UCS_PTR_STATUS(request), what, pe);
-    struct gk__ucx_req *r = request;
     const struct gk__wait_policy *policy = &gk__wait_policy;
     unsigned sleep_ms = policy->sleep_ms ? policy->sleep_ms : 1;
     unsigned busy = policy->spin_count + policy->yield_count;
@@ -190,8 +185,6 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
                 ucx_checking_alive = 1;
                 int alive = policy->check_alive();
                 ucx_checking_alive = 0;
-                /* The job ends. The request is left to UCX, never freed:
-                 * its callback may still come. */
                 if (alive != GK_OK)
                     return alive;
             }
@@ -199,6 +192,21 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
     }
     if (driving)
         pthread_mutex_unlock(&gk__ucx.progress_lock);
+    return GK_OK;
+}
+
+int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)
+{
+    if (request == NULL)
+        return GK_OK; /* done at once: no callback comes */
+    if (UCS_PTR_IS_ERR(request))
+        return gk__ucx_status(UCS_PTR_STATUS(request), what, pe);
+    struct gk__ucx_req *r = request;
+    int alive = gk__ucx_wait_done(r);
+    /* The job ends. The request is left to UCX, never freed: its callback
+     * may still come. */
+    if (alive != GK_OK)
+        return alive;
     ucs_status_t st = r->status;
     /* Ready for its next use: UCX does not initialize a recycled request. */
     gk__ucx_req_init(r);

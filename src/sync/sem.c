@@ -300,22 +300,22 @@ static int sem_check_n(const char *op, uint64_t n)
     return GK_OK;
 }
 
-/* A post to a mapped owner: CPU atomics on the cell, its wake-up check. */
-static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n)
+/* The post itself, with CPU atomics on a cell mapped here, and the
+ * owner's wake-up check: GK_OK, or GK_ERR_RANGE with *value_p the value
+ * that left no room (the caller explains). */
+static int sem_cell_post(struct gk__net_peer *owner, struct sem_cell *cell, size_t offset,
+                         uint64_t n, uint64_t *value_p)
 {
-    struct sem_cell *cell = ref->cell;
-    int status = sem_check_n(op, n);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
     if (cell->flags & GK_SEM_BOOLEAN) {
         atomic_exchange_explicit(&cell->count, 1, memory_order_seq_cst);
     } else {
         uint64_t value = atomic_load_explicit(&cell->count, memory_order_relaxed);
         int single = (cell->flags & GK_SEM_SINGLE_PRODUCER) != 0;
         for (;;) {
-            int room = sem_check_room(op, ref, n, value);
-            if (GK__UNLIKELY(room != GK_OK))
-                return room;
+            if (GK__UNLIKELY(!sem_room(n, value))) {
+                *value_p = value;
+                return GK_ERR_RANGE;
+            }
             if (single) {
                 atomic_fetch_add_explicit(&cell->count, n, memory_order_seq_cst);
                 break;
@@ -326,10 +326,89 @@ static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n
                 break;
         }
     }
-    gk__wake_notify_after_rmw(&gk__shm_header(&gk__rt.peers[ref->pe])->wake, ref->offset,
-                              ref->offset + sizeof(uint64_t));
+    gk__wake_notify_after_rmw(&gk__shm_header(owner)->wake, offset, offset + sizeof(uint64_t));
+    return GK_OK;
+}
+
+/* A post to a mapped owner: CPU atomics on the cell, its wake-up check. */
+static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n)
+{
+    int status = sem_check_n(op, n);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    uint64_t value = 0;
+    status = sem_cell_post(&gk__rt.peers[ref->pe], ref->cell, ref->offset, n, &value);
+    if (GK__UNLIKELY(status != GK_OK))
+        return sem_check_room(op, ref, n, value);
     gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
     return GK_OK;
+}
+
+/*
+ * The post as a remote operation (net.h), run at the owner for a poster
+ * that reaches it through a transport: the stamp check, the room check,
+ * the payload of a signaling put, then the post, as on a mapped owner.
+ * args: the cell's offset, the generation, n, the payload's offset. An
+ * error goes back for the poster to explain: GK_ERR_INVALID_ARG with the
+ * stamp found (stale), GK_ERR_RANGE with the value (full).
+ */
+static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes,
+                        uint64_t *result)
+{
+    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
+    size_t offset = (size_t)args[0], dst = (size_t)args[3];
+    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    if (offset < GK__SEG_POOL_OFFSET || offset % GK__SEG_POOL_CELL_SIZE != 0 ||
+        offset > seg_end - sizeof(struct sem_cell) || dst < GK__SEG_HEAP_OFFSET ||
+        dst > seg_end || nbytes > seg_end - dst) {
+        gk__error("a semaphore post from the network refused: cell offset %zu or payload "
+                  "[%zu, +%zu) lies outside this PE's segment",
+                  offset, dst, nbytes);
+        return GK_ERR_UNSUPPORTED;
+    }
+    struct sem_cell *cell = (struct sem_cell *)(me->direct + offset);
+    uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
+    if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | args[1]))) {
+        *result = stamp;
+        return GK_ERR_INVALID_ARG;
+    }
+    uint64_t n = args[2];
+    if (!(cell->flags & GK_SEM_BOOLEAN)) {
+        /* Without room the buffer is left alone, as on a mapped owner. */
+        uint64_t value = atomic_load_explicit(&cell->count, memory_order_relaxed);
+        if (!sem_room(n, value)) {
+            *result = value;
+            return GK_ERR_RANGE;
+        }
+    }
+    if (nbytes > 0)
+        memcpy(me->direct + dst, payload, nbytes);
+    return sem_cell_post(me, cell, offset, n, result);
+}
+
+__attribute__((constructor)) static void sem_register_rop(void)
+{
+    gk__net_rop_set(GK__NET_ROP_SEM_POST, sem_rop_post);
+}
+
+/* A post, and a signaling put's payload (nbytes at dst_offset), run at an
+ * owner reached through its transport, as one remote operation; its error
+ * explained here. */
+static int sem_post_by_rop(const char *op, gk_sem_t sem, const struct sem_ref *ref,
+                           size_t dst_offset, const void *src, size_t nbytes, uint64_t n)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
+    uint64_t args[GK__NET_ROP_ARGS] = {ref->offset, ref->generation, n, dst_offset};
+    uint64_t result = 0;
+    int status = peer->transport->rop(peer, GK__NET_ROP_SEM_POST, args, src, nbytes, &result);
+    if (GK__UNLIKELY(status == GK_ERR_INVALID_ARG))
+        return sem_report_stale(op, sem, ref, result);
+    if (GK__UNLIKELY(status == GK_ERR_RANGE))
+        return sem_check_room(op, ref, n, result);
+    if (GK__UNLIKELY(status == GK_ERR_UNSUPPORTED))
+        gk__error("%s: PE %d refused the post of semaphore %#llx (its log says why)", op,
+                  ref->pe, (unsigned long long)sem.bits);
+    return status;
 }
 
 /*
@@ -386,6 +465,11 @@ static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref 
 static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref *ref,
                                    uint64_t n)
 {
+    if (gk__rt.peers[ref->pe].transport->rop != NULL) {
+        int status = sem_check_n(op, n);
+        return status == GK_OK ? sem_post_by_rop(op, sem, ref, GK__SEG_HEAP_OFFSET, NULL, 0, n)
+                               : status;
+    }
     uint64_t value = 0;
     int status = sem_check_remote(op, sem, ref);
     if (status == GK_OK)
@@ -438,6 +522,16 @@ static int sem_put_signal_remote(const char *op, int pe, void *dst, const void *
                                  size_t nbytes, gk_sem_t sem, struct sem_ref *ref,
                                  uint64_t n)
 {
+    const struct gk__net_transport *transport = gk__rt.peers[pe].transport;
+    if (transport->rop != NULL && nbytes <= transport->rop_max) {
+        int status = sem_check_signal(op, ref, pe, n);
+        size_t offset = 0;
+        if (status == GK_OK)
+            status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
+        if (status == GK_OK)
+            status = gk__rt_check_local(op, "src", src, nbytes);
+        return status == GK_OK ? sem_post_by_rop(op, sem, ref, offset, src, nbytes, n) : status;
+    }
     uint64_t value = 0;
     int status = sem_check_remote(op, sem, ref);
     if (status == GK_OK)

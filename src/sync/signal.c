@@ -6,17 +6,58 @@
  * Ordering as the signaling put (sem.c): copy, then a read-modify-write of
  * the signal word (SET is an exchange), which orders the copy before it and
  * does the wake-up; readers load the word with acquire. To a PE not mapped
- * here the copy and the atomic are two operations of its transport, so a
- * fence goes between them, and the wake-up follows the atomic; both are
- * complete at quiet, as a put.
+ * here both run there as one remote operation of its transport (net.h),
+ * complete on return; a payload too large for one goes as a put, a fence
+ * and the atomic, with the wake-up after it, complete at quiet, as a put.
  */
+#include <string.h>
+
 #include "base/log.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
 #include "sync/wait_until.h"
 
-/* The signaling put to a PE reached through its transport: the payload,
- * a fence, the signal, its wake-up. */
+/*
+ * The signaling put as a remote operation (net.h), run at the target for
+ * a PE that reaches it through a transport: the copy, then the signal's
+ * read-modify-write and wake-up check, as on a mapped target. args: the
+ * payload's offset, the signal word's, the operation (GK__AMO_SET or
+ * GK__AMO_FETCH_ADD), the signal.
+ */
+static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                      uint64_t *result)
+{
+    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
+    size_t dst = (size_t)args[0], sig = (size_t)args[1];
+    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    if (dst < GK__SEG_HEAP_OFFSET || dst > seg_end || nbytes > seg_end - dst ||
+        sig < GK__SEG_HEAP_OFFSET || sig % sizeof(uint64_t) != 0 ||
+        sig > seg_end - sizeof(uint64_t) ||
+        (args[2] != GK__AMO_SET && args[2] != GK__AMO_FETCH_ADD)) {
+        gk__error("a signaling put from the network refused: payload [%zu, +%zu), signal "
+                  "word %zu or operation %llu is not one of this PE's heap",
+                  dst, nbytes, sig, (unsigned long long)args[2]);
+        return GK_ERR_UNSUPPORTED;
+    }
+    if (nbytes > 0)
+        memcpy(me->direct + dst, payload, nbytes);
+    _Atomic uint64_t *word = (_Atomic uint64_t *)(me->direct + sig);
+    if (args[2] == GK__AMO_SET)
+        *result = atomic_exchange_explicit(word, args[3], memory_order_seq_cst);
+    else
+        *result = atomic_fetch_add_explicit(word, args[3], memory_order_seq_cst);
+    gk__wake_notify_after_rmw(&gk__shm_header(me)->wake, sig, sig + sizeof(uint64_t));
+    return GK_OK;
+}
+
+__attribute__((constructor)) static void signal_register_rop(void)
+{
+    gk__net_rop_set(GK__NET_ROP_SIGNAL, signal_rop);
+}
+
+/* The signaling put to a PE reached through its transport: one remote
+ * operation; or, for a payload larger than those carry, the payload, a
+ * fence, the signal, its wake-up. */
 static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbytes,
                              enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
     __attribute__((noinline));
@@ -24,6 +65,13 @@ static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbyt
                              enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->transport->rop != NULL && nbytes <= peer->transport->rop_max) {
+        uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal}, old = 0;
+        int status = peer->transport->rop(peer, GK__NET_ROP_SIGNAL, args, src, nbytes, &old);
+        if (status == GK_ERR_UNSUPPORTED)
+            gk__error("gk_put_signal: PE %d refused the signaling put (its log says why)", pe);
+        return status;
+    }
     int status = nbytes != 0 ? peer->transport->put(peer, offset, src, nbytes) : GK_OK;
     if (status == GK_OK)
         status = peer->transport->fence();
