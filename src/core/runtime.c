@@ -11,6 +11,7 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
+#include "core/xfer.h"
 #include "core/allreduce.h"
 #include "core/barrier.h"
 #include "core/coll_check.h"
@@ -116,6 +117,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     gk__wait_policy.before_sleep = gk__net_before_sleep;
+    gk__xfer_rop_register();
     long cores = rt_node_cpus(&gk__rt.boot);
     gk__wait_policy.pes_per_cpu =
         cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;

@@ -97,10 +97,23 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
  * then pe's wake-up check for it: a mapped peer's transport makes the
  * check with the atomic, another gets the transport's wake-up after it.
  */
+/*
+ * A fetching atomic on pe's segment word and pe's wake-up check for it, as
+ * one remote operation (net.h) of pe's transport: one round trip, where
+ * the transport's atomic and then its wake-up message would be a round
+ * trip and a message (xfer_rop.c). For a peer whose transport has rop.
+ */
+int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                        uint64_t operand, uint64_t compare, uint64_t *old_p);
+/* Registers the target's side of it (gk_init). */
+void gk__xfer_rop_register(void);
+
 static inline int gk__xfer_notify64(int pe, enum gk__amo_op op, size_t seg_offset,
                                     uint64_t operand, uint64_t compare, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct == NULL && old_p != NULL && peer->transport->rop != NULL)
+        return gk__xfer_atomic_rop(pe, op, 8, seg_offset, operand, compare, old_p);
     int status = peer->transport->atomic(peer, op, 8, seg_offset, operand, compare, old_p);
     if (status == GK_OK && peer->direct == NULL)
         status = peer->transport->wake(peer, seg_offset, seg_offset + 8);

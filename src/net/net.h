@@ -107,7 +107,9 @@ struct gk__net_peer;
 
 /*
  * Remote operations: a few operations on a PE's own segment that a layer
- * above registers at load time (gk__net_rop_set), and that a transport
+ * above registers (gk__net_rop_set: at gk_init, or from a constructor of
+ * the file that also holds their callers, so that a statically linked
+ * program that can send one can run it), and that a transport
  * without load/store access to the target runs there, as one message and
  * its reply, on whichever thread drives the target's transport: so they
  * need nothing from the target's program, and cost one round trip where
@@ -119,6 +121,7 @@ struct gk__net_peer;
 enum gk__net_rop {
     GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
     GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
+    GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: a fetching atomic and its wake-up check */
     GK__NET_ROPS
 };
 #define GK__NET_ROP_ARGS 4

@@ -813,8 +813,9 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
     int status = ucx_order(p);
-    /* Ordered after earlier puts, as an atomic (the top comment). */
-    if (status == GK_OK && ucx_mark_in_flight(&p->puts_pending))
+    /* Ordered after everything before it to p, puts as an atomic is (the
+     * top comment), and atomics too: the message may take another lane. */
+    if (status == GK_OK && ucx_in_flight(p))
         status = ucx_flush_peer(p);
     if (status != GK_OK)
         return status;

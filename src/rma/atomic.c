@@ -5,6 +5,7 @@
  * types travel as their two's-complement bits.
  */
 #include "core/runtime.h"
+#include "core/xfer.h"
 
 static inline int atomic_apply(const char *op_name, int pe, const void *addr,
                                size_t width, enum gk__amo_op op, uint64_t operand,
@@ -16,6 +17,9 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
         return status;
     gk__rt_flush_wakes(); /* an atomic may be a poll: see gk__xfer_get */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct == NULL && old_p != NULL && op != GK__AMO_FETCH &&
+        peer->transport->rop != NULL)
+        return gk__xfer_atomic_rop(pe, op, width, offset, operand, compare, old_p);
     status = peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
     if (op != GK__AMO_FETCH) {
         /* A peer not mapped here is woken by its transport, after the

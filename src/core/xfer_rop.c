@@ -1,0 +1,48 @@
+/*
+ * xfer_rop.c: a fetching atomic as a remote operation (net.h). The target
+ * runs the CPU atomic and its wake-up check through its own mapping of
+ * its segment (the shm transport does both in one), so the caller sends
+ * no wake-up after it.
+ */
+#include "base/log.h"
+#include "core/runtime.h"
+#include "core/xfer.h"
+
+/* At the target. args: the word's segment offset, the operation with the
+ * width above it (op | width << 8), the operand, the compare value. */
+static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
+                           uint64_t *result)
+{
+    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
+    size_t offset = (size_t)args[0], width = (size_t)(args[1] >> 8);
+    uint64_t op = args[1] & 0xff;
+    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    (void)payload;
+    if ((width != 4 && width != 8) || nbytes != 0 || offset % width != 0 ||
+        offset > seg_end - width || op == GK__AMO_FETCH || op > GK__AMO_FETCH_XOR) {
+        gk__error("an atomic from the network refused: operation %llu on %zu bytes at "
+                  "segment offset %zu is not one this PE runs",
+                  (unsigned long long)op, width, offset);
+        return GK_ERR_UNSUPPORTED;
+    }
+    return me->transport->atomic(me, (enum gk__amo_op)op, width, offset, args[2], args[3],
+                                 result);
+}
+
+void gk__xfer_rop_register(void)
+{
+    gk__net_rop_set(GK__NET_ROP_ATOMIC, xfer_atomic_run);
+}
+
+int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                        uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    uint64_t args[GK__NET_ROP_ARGS] = {seg_offset, (uint64_t)op | (uint64_t)width << 8, operand,
+                                       compare};
+    int status = peer->transport->rop(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, old_p);
+    if (status == GK_ERR_UNSUPPORTED)
+        gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
+    gk__rt_wake_done(pe, seg_offset, seg_offset + width);
+    return status;
+}

@@ -1,0 +1,81 @@
+/*
+ * ucx_rop_forged_test: a remote operation (net.h) that arrives through the
+ * UCX transport runs only on words of the target's own segment. Run with
+ * GK_NET_FORCE_UCX=1, so PE 0 reaches PE 1 through UCX. PE 0 plays a broken
+ * sender: through the transport's own call, past the public checks, it
+ * sends a semaphore post whose cell lies past PE 1's segment, a signaling
+ * put whose payload would end past its heap, an atomic on a misaligned
+ * word, and an operation that does not exist. Each must come back refused
+ * (GK_ERR_UNSUPPORTED), with a message at PE 1, and leave PE 1's heap
+ * untouched; a valid atomic then runs.
+ */
+#include <stdint.h>
+
+#include "core/runtime.h"
+#include "pe_check.h"
+
+int main(void)
+{
+    CHECK_OK(gk_init());
+    int me = gk_my_pe();
+    uint64_t *words = gk_calloc(8, sizeof(uint64_t)); /* symmetric */
+    CHECK_NOT_NULL(words);
+    if (gk_n_pes() < 2) {
+        gk_free(words);
+        return gk_finalize() == GK_OK ? 77 : 1; /* needs two PEs */
+    }
+    /* This program links the semaphore and signal code (a static link
+     * would leave it out otherwise), whose remote operations it forges. */
+    uint64_t signal = 0;
+    CHECK_OK(gk_signal_fetch(&words[2], &signal));
+    gk_sem_t sem;
+    CHECK_OK(gk_sem_alloc(0, &sem));
+    CHECK_OK(gk_sem_free(sem));
+    if (me == 1)
+        gk_capture_begin(); /* the refusals are logged as the operations arrive */
+    CHECK_OK(gk_barrier());
+    if (me == 0) {
+        struct gk__net_peer *peer = &gk__rt.peers[1];
+        CHECK_NULL(peer->direct); /* reached through UCX, not mapped */
+        CHECK_NOT_NULL(peer->transport->rop);
+        size_t heap_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+        size_t words_offset = (size_t)((char *)words - gk__rt.heap) + GK__SEG_HEAP_OFFSET;
+        unsigned char payload[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+        uint64_t result = 0;
+        uint64_t sem_past[GK__NET_ROP_ARGS] = {heap_end, 0, 1, GK__SEG_HEAP_OFFSET};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_SEM_POST, sem_past, NULL, 0, &result),
+                     GK_ERR_UNSUPPORTED);
+        uint64_t signal_past[GK__NET_ROP_ARGS] = {heap_end - 8, words_offset, GK__AMO_SET, 1};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_SIGNAL, signal_past, payload,
+                                          sizeof(payload), &result),
+                     GK_ERR_UNSUPPORTED);
+        uint64_t misaligned[GK__NET_ROP_ARGS] = {words_offset + 4,
+                                                 GK__AMO_FETCH_ADD | (uint64_t)8 << 8, 1, 0};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0, &result),
+                     GK_ERR_UNSUPPORTED);
+        uint64_t none[GK__NET_ROP_ARGS] = {0, 0, 0, 0};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROPS, none, NULL, 0, &result),
+                     GK_ERR_UNSUPPORTED);
+        uint64_t add[GK__NET_ROP_ARGS] = {words_offset, GK__AMO_FETCH_ADD | (uint64_t)8 << 8, 5,
+                                          0};
+        CHECK_OK(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, add, NULL, 0, &result));
+        CHECK_EQ_U64(result, 0);
+        CHECK_OK(gk_put_u64(1, &words[1], 1)); /* done */
+    } else if (me == 1) {
+        CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
+        const char *text = gk_capture_end();
+        gk_capture_echo(text);
+        CHECK_EQ(gk_capture_count(text, "refused"), 4);
+        CHECK_EQ(gk_capture_count(text, "a semaphore post from the network refused"), 1);
+        CHECK_EQ(gk_capture_count(text, "a signaling put from the network refused"), 1);
+        CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 1);
+        CHECK_EQ(gk_capture_count(text, "no such operation"), 1);
+        CHECK_EQ_U64(words[0], 5);
+        const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
+        for (int i = 0; i < 8; i++)
+            CHECK_EQ(last[i], 0);
+    }
+    CHECK_OK(gk_barrier());
+    gk_free(words);
+    return gk_finalize() == GK_OK ? 0 : 1;
+}
