@@ -687,30 +687,6 @@ struct ucx_wake_req {
     struct gk__ucx_peer *peer;
 };
 
-static void ucx_wake_sent(void *request, ucs_status_t status, void *user_data)
-{
-    free(user_data);
-    ucp_request_free(request);
-}
-
-/* Sends the wake-up in w (malloc'd: freed once sent). */
-static void ucx_wake_post(struct ucx_wake_req *w)
-{
-    ucp_request_param_t param = {
-        .op_attr_mask =
-            UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
-        .flags = UCP_AM_SEND_FLAG_EAGER,
-        .cb.send = ucx_wake_sent,
-        .user_data = w,
-    };
-    ucs_status_ptr_t req =
-        ucp_am_send_nbx(w->peer->ep, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), NULL, 0, &param);
-    if (UCS_PTR_IS_ERR(req))
-        gk__ucx_status(UCS_PTR_STATUS(req), "wake-up", w->peer->pe);
-    if (req == NULL || UCS_PTR_IS_ERR(req))
-        free(w);
-}
-
 static void ucx_wake_flushed(void *request, ucs_status_t status, void *user_data)
 {
     struct ucx_wake_req *w = user_data;
@@ -719,7 +695,8 @@ static void ucx_wake_flushed(void *request, ucs_status_t status, void *user_data
         free(w);
         return;
     }
-    ucx_wake_post(w);
+    gk__ucx_send_copy(w->peer->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), "wake-up");
+    free(w);
 }
 
 static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
@@ -753,8 +730,10 @@ static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
         free(w);
         return gk__ucx_status(UCS_PTR_STATUS(req), "flush before a wake-up", p->pe);
     }
-    if (req == NULL) /* flushed already: no callback comes */
-        ucx_wake_post(w);
+    if (req == NULL) { /* flushed already: no callback comes */
+        gk__ucx_send_copy(p->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), "wake-up");
+        free(w);
+    }
     return GK_OK;
 }
 

@@ -211,11 +211,12 @@ static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len)
+void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
+                       const char *what)
 {
     void *copy = malloc(len);
     if (copy == NULL) {
-        gk__error("a message to PE %d: out of memory (%zu bytes); it is lost", pe, len);
+        gk__error("%s to PE %d: out of memory (%zu bytes); it is lost", what, pe, len);
         return;
     }
     memcpy(copy, header, len);
@@ -229,7 +230,7 @@ void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len)
     ucs_status_ptr_t req =
         ucp_am_send_nbx(gk__ucx.ucx_peers[pe].ep, id, copy, len, NULL, 0, &param);
     if (UCS_PTR_IS_ERR(req))
-        gk__ucx_status(UCS_PTR_STATUS(req), "a reply", pe);
+        gk__ucx_status(UCS_PTR_STATUS(req), what, pe);
     if (req == NULL || UCS_PTR_IS_ERR(req))
         free(copy);
 }
@@ -263,7 +264,8 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
                   h.op, h.src);
     else
         reply.status = fn(h.args, data, data_len, &reply.result);
-    gk__ucx_send_copy((int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply));
+    gk__ucx_send_copy((int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
+                      "a remote operation's reply");
     return UCS_OK;
 }
 

@@ -164,7 +164,8 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
 int gk__ucx_wait_done(struct gk__ucx_req *r);
 /* Sends a copy of `len` bytes of header as UCP active message id to pe,
  * without waiting: the copy goes once sent. Errors are logged. */
-void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len);
+void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
+                       const char *what);
 void gk__ucx_req_init(void *request);
 void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data);
 /* Progress: the worker, then the held messages. Events handled. */
