@@ -40,6 +40,7 @@
 #include "net/ucx_int.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -785,8 +786,32 @@ static int ucx_am_send_long(struct gk__net_peer *peer, const struct gk__net_am *
     return ucx_am_post(peer, GK__UCX_AM_LONG, msg, args, payload, (size_t)msg->nbytes);
 }
 
+/* A free slot for a remote operation's wait, taken. */
+static unsigned ucx_rop_slot_take(struct gk__ucx *u)
+{
+    for (;;) {
+        for (unsigned i = 0; i < GK__UCX_ROP_SLOTS / 64; i++) {
+            uint64_t taken = atomic_load_explicit(&u->rop_taken[i], memory_order_relaxed);
+            while (taken != UINT64_MAX) {
+                uint64_t bit = ~taken & (taken + 1); /* the lowest free */
+                if (atomic_compare_exchange_weak_explicit(&u->rop_taken[i], &taken, taken | bit,
+                                                          memory_order_acquire,
+                                                          memory_order_relaxed))
+                    return i * 64 + (unsigned)__builtin_ctzll(bit);
+            }
+        }
+        sched_yield(); /* as many operations in flight as slots: one ends soon */
+    }
+}
+
+static void ucx_rop_slot_give(struct gk__ucx *u, unsigned slot)
+{
+    atomic_fetch_and_explicit(&u->rop_taken[slot / 64], ~((uint64_t)1 << (slot % 64)),
+                              memory_order_release);
+}
+
 /* A remote operation (net.h): one message with its payload, then the
- * reply, which ucx_am.c's handler hands to the waiting struct. */
+ * reply, which ucx_am.c's handler hands to the waiting slot. */
 static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
                    const void *payload, size_t nbytes, uint64_t *result)
 {
@@ -798,15 +823,15 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
         status = ucx_flush_peer(p);
     if (status != GK_OK)
         return status;
-    struct gk__ucx_rop_wait *w = malloc(sizeof(*w));
-    if (w == NULL) {
-        gk__error("remote operation to PE %d: out of memory", p->pe);
-        return GK_ERR_NOMEM;
-    }
+    struct gk__ucx *u = &gk__ucx;
+    unsigned slot = ucx_rop_slot_take(u);
+    struct gk__ucx_rop_wait *w = &u->rop_slots[slot];
     gk__ucx_req_init(&w->req);
+    uint64_t round = atomic_load_explicit(&w->round, memory_order_relaxed) + 1;
+    atomic_store_explicit(&w->round, round, memory_order_release);
     struct gk__ucx_rop_header h = {.op = (uint32_t)op,
-                                   .src = (uint32_t)gk__ucx.my_pe,
-                                   .token = (uint64_t)(uintptr_t)w};
+                                   .src = (uint32_t)u->my_pe,
+                                   .token = GK__UCX_ROP_TOKEN(round, slot)};
     memcpy(h.args, args, sizeof(h.args));
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
@@ -819,10 +844,10 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     if (status == GK_OK)
         status = gk__ucx_wait_done(&w->req);
     if (status != GK_OK)
-        return status; /* w is left to a late reply */
+        return status; /* the job ends: the slot stays taken, for a late reply */
     status = w->status;
     *result = w->result;
-    free(w);
+    ucx_rop_slot_give(u, slot);
     return status;
 }
 

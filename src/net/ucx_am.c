@@ -281,7 +281,12 @@ static ucs_status_t ucx_rop_reply_arrived(void *arg, const void *header, size_t 
         return UCS_OK;
     }
     memcpy(&reply, header, sizeof(reply));
-    struct gk__ucx_rop_wait *w = (struct gk__ucx_rop_wait *)(uintptr_t)reply.token;
+    uint64_t slot = reply.token & 0xffff;
+    if (slot >= GK__UCX_ROP_SLOTS)
+        return UCS_OK;
+    struct gk__ucx_rop_wait *w = &gk__ucx.rop_slots[slot];
+    if (atomic_load_explicit(&w->round, memory_order_acquire) != reply.token >> 16)
+        return UCS_OK; /* for a caller that gave up */
     w->status = (int)reply.status;
     w->result = reply.result;
     gk__ucx_req_done(&w->req, UCS_OK, NULL);

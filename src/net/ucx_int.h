@@ -79,13 +79,18 @@ struct gk__ucx_req {
     ucs_status_t status;
 };
 
-/* A remote operation's caller, waiting for the reply (on the heap: a
- * caller that gives up when the job ends leaves it to a late reply). */
+/* A remote operation's caller, waiting for the reply in one of a fixed
+ * set of slots (ucx.c): a reply names its slot and the slot's use
+ * (`round`), so one that comes late finds a later use and is dropped. */
 struct gk__ucx_rop_wait {
     struct gk__ucx_req req;
+    _Atomic uint64_t round;
     int status;
     uint64_t result;
 };
+#define GK__UCX_ROP_SLOTS 256
+/* A reply's token: the slot's use, then the slot. */
+#define GK__UCX_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
 
 /* An active message that found this PE's inbox full, kept in order. */
 struct gk__ucx_held {
@@ -126,6 +131,11 @@ struct gk__ucx {
     pthread_mutex_t held_lock;
     struct gk__ucx_held *held_head, *held_tail;
     _Atomic uint64_t n_held;
+
+    /* Remote operations waiting for their replies, and which slots are
+     * taken (a caller that gives up when the job ends keeps its own). */
+    struct gk__ucx_rop_wait rop_slots[GK__UCX_ROP_SLOTS];
+    _Atomic uint64_t rop_taken[GK__UCX_ROP_SLOTS / 64];
 
     /* Held by the thread that drives the worker (ucx_progress.c). */
     pthread_mutex_t progress_lock;
