@@ -204,7 +204,7 @@ static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
-/* gk__ucx_send_copy's buffer, freed once sent. */
+/* gk__ucx_send_copy's copy of a buffer, freed once sent. */
 static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
 {
     free(user_data);
@@ -214,6 +214,19 @@ static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
 void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
                        const char *what)
 {
+    ucp_ep_h ep = gk__ucx.ucx_peers[pe].ep;
+    /* Usually UCX sends at once, from our buffer: no copy needed. */
+    ucp_request_param_t now = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+    };
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, id, header, len, NULL, 0, &now);
+    if (req == NULL)
+        return;
+    if (!UCS_PTR_IS_ERR(req) || UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE) {
+        gk__ucx_status(UCS_PTR_IS_ERR(req) ? UCS_PTR_STATUS(req) : UCS_ERR_IO_ERROR, what, pe);
+        return;
+    }
     void *copy = malloc(len);
     if (copy == NULL) {
         gk__error("%s to PE %d: out of memory (%zu bytes); it is lost", what, pe, len);
@@ -227,8 +240,7 @@ void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
         .cb.send = ucx_copy_sent,
         .user_data = copy,
     };
-    ucs_status_ptr_t req =
-        ucp_am_send_nbx(gk__ucx.ucx_peers[pe].ep, id, copy, len, NULL, 0, &param);
+    req = ucp_am_send_nbx(ep, id, copy, len, NULL, 0, &param);
     if (UCS_PTR_IS_ERR(req))
         gk__ucx_status(UCS_PTR_STATUS(req), what, pe);
     if (req == NULL || UCS_PTR_IS_ERR(req))

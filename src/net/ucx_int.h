@@ -172,8 +172,9 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
 /* Waits until r->done, as gk__ucx_wait does for a UCX request: GK_OK, or
  * the job's end (r is then left alone). */
 int gk__ucx_wait_done(struct gk__ucx_req *r);
-/* Sends a copy of `len` bytes of header as UCP active message id to pe,
- * without waiting: the copy goes once sent. Errors are logged. */
+/* Sends `len` bytes of header as UCP active message id to pe without
+ * waiting: at once, or from a copy that goes once sent. Errors are
+ * logged. */
 void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
                        const char *what);
 void gk__ucx_req_init(void *request);
