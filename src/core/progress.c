@@ -80,7 +80,9 @@
 #include "core/allreduce.h"
 #include "core/runtime.h"
 
-static gk_am_handler_t am_table[GK__AM_TABLE_SIZE];
+/* Atomic: a program may register a handler while the progress thread
+ * already runs the inbox. */
+static _Atomic(gk_am_handler_t) am_table[GK__AM_TABLE_SIZE];
 static atomic_flag consumer_busy = ATOMIC_FLAG_INIT;
 _Thread_local int gk__in_handler __attribute__((tls_model("initial-exec")));
 /* Per peer, our side of its inbox (shm_ring.h): the last `released` we
@@ -134,13 +136,15 @@ int gk__am_set_handler(int index, gk_am_handler_t handler)
 {
     if (index < 0 || index >= GK__AM_TABLE_SIZE)
         return GK_ERR_INVALID_ARG;
-    am_table[index] = handler;
+    atomic_store_explicit(&am_table[index], handler, memory_order_release);
     return GK_OK;
 }
 
 gk_am_handler_t gk__am_handler(int index)
 {
-    return index >= 0 && index < GK__AM_TABLE_SIZE ? am_table[index] : NULL;
+    return index >= 0 && index < GK__AM_TABLE_SIZE
+               ? atomic_load_explicit(&am_table[index], memory_order_acquire)
+               : NULL;
 }
 
 int gk__progress_init_inbox(char *seg_base, int n_pes)
@@ -164,7 +168,7 @@ static void *am_check(const struct gk__net_am *msg, int valid)
         why = "its header check does not match";
     else if (msg->src >= (uint32_t)gk__rt.n_pes)
         why = "its source PE is out of range";
-    else if (msg->handler >= GK__AM_TABLE_SIZE || am_table[msg->handler] == NULL)
+    else if (msg->handler >= GK__AM_TABLE_SIZE || gk__am_handler((int)msg->handler) == NULL)
         why = "no handler is registered at its index on this PE";
     else if (kind == GK__AM_SHORT && msg->nbytes != 0)
         why = "a short message has a payload";
@@ -217,7 +221,8 @@ static void am_run(struct gk__ring_slot *slot, int valid, void *slot_payload)
                                 !(msg->flags & GK__AM_REPLY)};
     if (token.may_reply)
         prefetch_reply_slot(token.src);
-    am_table[msg->handler](&token, payload, (size_t)msg->nbytes, slot->args, msg->nargs);
+    gk__am_handler((int)msg->handler)(&token, payload, (size_t)msg->nbytes, slot->args,
+                                      msg->nargs);
     token.magic = 0;
 }
 

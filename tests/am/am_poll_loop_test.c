@@ -12,7 +12,10 @@
 enum { H_ASK, H_ANSWER };
 
 static uint64_t answered; /* the poll loop's flag (atomic: the progress thread sets it) */
-static uint64_t *answer;           /* symmetric: the wait's word */
+/* symmetric: the wait's word. Its address is set after the progress
+ * thread starts, which reads it in h_answer: atomic, as the order between
+ * the two runs through another PE, which ThreadSanitizer cannot see. */
+static uint64_t *answer;
 
 static void h_ask(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                   int nargs)
@@ -27,7 +30,7 @@ static void h_answer(gk_am_token_t *token, void *payload, size_t nbytes, const u
 {
     (void)token, (void)payload, (void)nbytes, (void)nargs;
     __atomic_store_n(&answered, args[0], __ATOMIC_RELEASE);
-    __atomic_store_n(answer, args[0], __ATOMIC_RELEASE);
+    __atomic_store_n(__atomic_load_n(&answer, __ATOMIC_ACQUIRE), args[0], __ATOMIC_RELEASE);
 }
 
 int main(int argc, char **argv)
@@ -42,7 +45,7 @@ int main(int argc, char **argv)
     int me = gk_my_pe(), right = (me + 1) % gk_n_pes();
     CHECK_OK(gk_am_register(H_ASK, h_ask));
     CHECK_OK(gk_am_register(H_ANSWER, h_answer));
-    answer = gk_calloc(1, sizeof(uint64_t));
+    __atomic_store_n(&answer, gk_calloc(1, sizeof(uint64_t)), __ATOMIC_RELEASE);
     CHECK_NOT_NULL(answer);
     CHECK_OK(gk_barrier());
     double t0 = pe_now();
