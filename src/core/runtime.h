@@ -128,6 +128,17 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     return GK_OK;
 }
 
+/*
+ * Whether n bytes at segment offset `offset` of this PE's own segment lie
+ * at or above `from` and inside the segment (which ends with the heap):
+ * the check a remote operation (net.h) makes of the offsets it was sent.
+ */
+static inline int gk__rt_own_bytes(size_t from, size_t offset, size_t n)
+{
+    size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    return offset >= from && offset <= end && n <= end - offset;
+}
+
 /* A local buffer may be NULL only when nothing is transferred. */
 static inline int gk__rt_check_local(const char *op, const char *arg,
                                      const void *buf, size_t n)

@@ -92,12 +92,6 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
 }
 
 /*
- * A 64-bit atomic on an internal word of pe's segment that may end a wait
- * there (a barrier or collective flag, a semaphore count, a lock word),
- * then pe's wake-up check for it: a mapped peer's transport makes the
- * check with the atomic, another gets the transport's wake-up after it.
- */
-/*
  * A fetching atomic on pe's segment word and pe's wake-up check for it, as
  * one remote operation (net.h) of pe's transport: one round trip, where
  * the transport's atomic and then its wake-up message would be a round
@@ -108,17 +102,34 @@ int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_off
 /* Registers the target's side of it (gk_init). */
 void gk__xfer_rop_register(void);
 
+/*
+ * An atomic of `width` bytes on pe's segment word that may end a wait there
+ * (a user's word, a barrier or collective flag, a semaphore count, a lock
+ * word), then pe's wake-up check for it: a mapped peer's transport makes
+ * the check with the atomic; to another, a fetching atomic goes as one
+ * remote operation where the transport has them, anything else gets the
+ * transport's wake-up after it. A GK__AMO_FETCH writes nothing: no check.
+ */
+static inline int gk__xfer_amo(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                               uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (op == GK__AMO_FETCH)
+        return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    if (peer->direct == NULL && old_p != NULL && peer->transport->rop != NULL)
+        return gk__xfer_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p);
+    int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    if (status == GK_OK && peer->direct == NULL)
+        status = peer->transport->wake(peer, seg_offset, seg_offset + width);
+    gk__rt_wake_done(pe, seg_offset, seg_offset + width);
+    return status;
+}
+
+/* The same on a 64-bit internal word. */
 static inline int gk__xfer_notify64(int pe, enum gk__amo_op op, size_t seg_offset,
                                     uint64_t operand, uint64_t compare, uint64_t *old_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct == NULL && old_p != NULL && peer->transport->rop != NULL)
-        return gk__xfer_atomic_rop(pe, op, 8, seg_offset, operand, compare, old_p);
-    int status = peer->transport->atomic(peer, op, 8, seg_offset, operand, compare, old_p);
-    if (status == GK_OK && peer->direct == NULL)
-        status = peer->transport->wake(peer, seg_offset, seg_offset + 8);
-    gk__rt_wake_done(pe, seg_offset, seg_offset + 8);
-    return status;
+    return gk__xfer_amo(pe, op, 8, seg_offset, operand, compare, old_p);
 }
 
 /* A 64-bit atomic on a word given by its segment offset (internal words:

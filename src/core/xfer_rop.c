@@ -16,10 +16,9 @@ static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nby
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], width = (size_t)(args[1] >> 8);
     uint64_t op = args[1] & 0xff;
-    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
     (void)payload;
     if ((width != 4 && width != 8) || nbytes != 0 || offset % width != 0 ||
-        offset > seg_end - width || op == GK__AMO_FETCH || op > GK__AMO_FETCH_XOR) {
+        !gk__rt_own_bytes(0, offset, width) || op == GK__AMO_FETCH || op > GK__AMO_FETCH_XOR) {
         gk__error("an atomic from the network refused: operation %llu on %zu bytes at "
                   "segment offset %zu is not one this PE runs",
                   (unsigned long long)op, width, offset);

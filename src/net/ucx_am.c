@@ -189,17 +189,27 @@ static ucs_status_t ucx_am_long_arrived(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
+/* Copies a message's fixed-size UCP header out to *out (UCX's buffer may
+ * be unaligned): 0, or -1 when its size is not `size` (logged). */
+static int ucx_fixed_header(const char *what, const void *header, size_t header_len, void *out,
+                            size_t size)
+{
+    if (header_len != size) {
+        gk__error("%s of %zu header bytes from the network rejected: expected %zu", what,
+                  header_len, size);
+        return -1;
+    }
+    memcpy(out, header, size);
+    return 0;
+}
+
 static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t header_len,
                                         void *data, size_t data_len,
                                         const ucp_am_recv_param_t *param)
 {
     struct gk__ucx_wake_header range;
-    if (header_len != sizeof(range)) {
-        gk__error("wake-up of %zu header bytes from the network rejected: expected %zu",
-                  header_len, sizeof(range));
+    if (ucx_fixed_header("wake-up", header, header_len, &range, sizeof(range)) != 0)
         return UCS_OK;
-    }
-    memcpy(&range, header, sizeof(range));
     gk__wake_notify(gk__ucx.my_wake, range.lo, range.hi);
     return UCS_OK;
 }
@@ -254,13 +264,8 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
                                     const ucp_am_recv_param_t *param)
 {
     struct gk__ucx_rop_header h;
-    if (header_len != sizeof(h)) {
-        gk__error("remote operation of %zu header bytes from the network rejected: expected "
-                  "%zu",
-                  header_len, sizeof(h));
+    if (ucx_fixed_header("remote operation", header, header_len, &h, sizeof(h)) != 0)
         return UCS_OK;
-    }
-    memcpy(&h, header, sizeof(h));
     if (h.src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[h.src].ep == NULL) {
         gk__error("remote operation %u from the network rejected: its sender, PE %u, is not "
                   "reached through UCX",
@@ -286,13 +291,9 @@ static ucs_status_t ucx_rop_reply_arrived(void *arg, const void *header, size_t 
                                           const ucp_am_recv_param_t *param)
 {
     struct gk__ucx_rop_reply reply;
-    if (header_len != sizeof(reply)) {
-        gk__error("remote operation reply of %zu header bytes from the network rejected: "
-                  "expected %zu",
-                  header_len, sizeof(reply));
+    if (ucx_fixed_header("remote operation reply", header, header_len, &reply,
+                         sizeof(reply)) != 0)
         return UCS_OK;
-    }
-    memcpy(&reply, header, sizeof(reply));
     uint64_t slot = reply.token & 0xffff;
     if (slot >= GK__UCX_ROP_SLOTS)
         return UCS_OK;

@@ -1,8 +1,8 @@
 /*
  * atomic.c: the atomic memory operations of gasket.h, for i32, u32, i64 and
- * u64. Each public function checks its arguments and hands one of the
- * transport's atomic operations (net.h) the word's segment offset; signed
- * types travel as their two's-complement bits.
+ * u64. Each public function checks its arguments and hands the word's
+ * segment offset to gk__xfer_amo (core/xfer.h), which picks the transport's
+ * way; signed types travel as their two's-complement bits.
  */
 #include "core/runtime.h"
 #include "core/xfer.h"
@@ -16,19 +16,7 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     gk__rt_flush_wakes(); /* an atomic may be a poll: see gk__xfer_get */
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct == NULL && old_p != NULL && op != GK__AMO_FETCH &&
-        peer->transport->rop != NULL)
-        return gk__xfer_atomic_rop(pe, op, width, offset, operand, compare, old_p);
-    status = peer->transport->atomic(peer, op, width, offset, operand, compare, old_p);
-    if (op != GK__AMO_FETCH) {
-        /* A peer not mapped here is woken by its transport, after the
-         * atomic (net.h, "Wake-ups"); a mapped one's atomic checked. */
-        if (status == GK_OK && peer->direct == NULL)
-            status = peer->transport->wake(peer, offset, offset + width);
-        gk__rt_wake_done(pe, offset, offset + width);
-    }
-    return status;
+    return gk__xfer_amo(pe, op, width, offset, operand, compare, old_p);
 }
 
 /* A fetching operation: the old value goes to *old_p. */

@@ -357,10 +357,9 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], dst = (size_t)args[3];
-    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
-    if (offset < GK__SEG_POOL_OFFSET || offset % GK__SEG_POOL_CELL_SIZE != 0 ||
-        offset > seg_end - sizeof(struct sem_cell) || dst < GK__SEG_HEAP_OFFSET ||
-        dst > seg_end || nbytes > seg_end - dst) {
+    if (offset % GK__SEG_POOL_CELL_SIZE != 0 ||
+        !gk__rt_own_bytes(GK__SEG_POOL_OFFSET, offset, sizeof(struct sem_cell)) ||
+        !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, dst, nbytes)) {
         gk__error("a semaphore post from the network refused: cell offset %zu or payload "
                   "[%zu, +%zu) lies outside this PE's segment",
                   offset, dst, nbytes);

@@ -29,10 +29,8 @@ static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t dst = (size_t)args[0], sig = (size_t)args[1];
-    size_t seg_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
-    if (dst < GK__SEG_HEAP_OFFSET || dst > seg_end || nbytes > seg_end - dst ||
-        sig < GK__SEG_HEAP_OFFSET || sig % sizeof(uint64_t) != 0 ||
-        sig > seg_end - sizeof(uint64_t) ||
+    if (!gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, dst, nbytes) || sig % sizeof(uint64_t) != 0 ||
+        !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, sig, sizeof(uint64_t)) ||
         (args[2] != GK__AMO_SET && args[2] != GK__AMO_FETCH_ADD)) {
         gk__error("a signaling put from the network refused: payload [%zu, +%zu), signal "
                   "word %zu or operation %llu is not one of this PE's heap",
@@ -41,13 +39,9 @@ static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
     }
     if (nbytes > 0)
         memcpy(me->direct + dst, payload, nbytes);
-    _Atomic uint64_t *word = (_Atomic uint64_t *)(me->direct + sig);
-    if (args[2] == GK__AMO_SET)
-        *result = atomic_exchange_explicit(word, args[3], memory_order_seq_cst);
-    else
-        *result = atomic_fetch_add_explicit(word, args[3], memory_order_seq_cst);
-    gk__wake_notify_after_rmw(&gk__shm_header(me)->wake, sig, sig + sizeof(uint64_t));
-    return GK_OK;
+    /* Our own mapping's atomic: the read-modify-write and its wake-up check. */
+    return me->transport->atomic(me, (enum gk__amo_op)args[2], sizeof(uint64_t), sig, args[3],
+                                 0, result);
 }
 
 __attribute__((constructor)) static void signal_register_rop(void)
@@ -58,18 +52,19 @@ __attribute__((constructor)) static void signal_register_rop(void)
 /* The signaling put to a PE reached through its transport: one remote
  * operation; or, for a payload larger than those carry, the payload, a
  * fence, the signal, its wake-up. */
-static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbytes,
-                             enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
-    __attribute__((noinline));
-static int signal_put_remote(int pe, size_t offset, const void *src, size_t nbytes,
-                             enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
+static int signal_put_remote(const char *op, int pe, size_t offset, const void *src,
+                             size_t nbytes, enum gk__amo_op amo, size_t sig_offset,
+                             uint64_t signal) __attribute__((noinline));
+static int signal_put_remote(const char *op, int pe, size_t offset, const void *src,
+                             size_t nbytes, enum gk__amo_op amo, size_t sig_offset,
+                             uint64_t signal)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->transport->rop != NULL && nbytes <= peer->transport->rop_max) {
         uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal}, old = 0;
         int status = peer->transport->rop(peer, GK__NET_ROP_SIGNAL, args, src, nbytes, &old);
         if (status == GK_ERR_UNSUPPORTED)
-            gk__error("gk_put_signal: PE %d refused the signaling put (its log says why)", pe);
+            gk__error("%s: PE %d refused the signaling put (its log says why)", op, pe);
         return status;
     }
     int status = nbytes != 0 ? peer->transport->put(peer, offset, src, nbytes) : GK_OK;
@@ -100,7 +95,7 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
     enum gk__amo_op amo = sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD;
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__UNLIKELY(peer->direct == NULL))
-        return signal_put_remote(pe, offset, src, nbytes, amo, sig_offset, signal);
+        return signal_put_remote(op, pe, offset, src, nbytes, amo, sig_offset, signal);
     /* The signal's read-modify-write orders the copy before it and makes
      * the wake-up check, so the copy owes none. */
     if (nbytes != 0)

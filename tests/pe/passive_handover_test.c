@@ -21,14 +21,6 @@
 #define COMPUTE_S 0.6
 #define LIMIT_S 0.2
 
-static void busy(double seconds)
-{
-    volatile uint64_t sink = 0;
-    double until = pe_now() + seconds;
-    while (pe_now() < until)
-        sink++;
-}
-
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -49,7 +41,7 @@ int main(void)
                 CHECK_EQ_U64(v, 1000 + (uint64_t)peer + r - 1);
             }
             CHECK_OK(gk_put_u64(peer, go, r));
-            busy(COMPUTE_S);
+            pe_busy(COMPUTE_S);
         } else if (origin) {
             CHECK_OK(gk_wait_until_u64(go, GK_CMP_GE, r));
             double start = pe_now();

@@ -31,14 +31,6 @@
 
 static int me, npes;
 
-static void busy(double seconds)
-{
-    volatile uint64_t sink = 0;
-    double until = pe_now() + seconds;
-    while (pe_now() < until)
-        sink++;
-}
-
 enum scenario {
     VALUE_PUT,  /* gk_put_u64 of the flag */
     PUT_QUIET,  /* gk_put of the flag, gk_quiet */
@@ -67,7 +59,7 @@ static void completion_scenarios(void)
     for (int s = 0; s < SCENARIOS; s++) {
         uint64_t *f = &flag[s * 8];
         if (writer) {
-            busy(SETTLE_S);
+            pe_busy(SETTLE_S);
             uint64_t one = 1;
             gk_handle_t h;
             switch ((enum scenario)s) {
@@ -101,7 +93,7 @@ static void completion_scenarios(void)
             }
             }
             double done = pe_now();
-            busy(AFTER_S);
+            pe_busy(AFTER_S);
             /* Now tell the waiter when the write was complete. */
             CHECK_OK(gk_put(peer, &stamp[s], &done, sizeof(done)));
         } else if (waiter) {
@@ -146,7 +138,7 @@ static void poll_scenarios(void)
         for (uint64_t r = 1; r <= ROUNDS; r++) {
             uint64_t seq = (uint64_t)how * ROUNDS + r;
             if (writer) {
-                busy(SETTLE_S); /* the waiter is asleep by now */
+                pe_busy(SETTLE_S); /* the waiter is asleep by now */
                 double t0 = pe_now();
                 CHECK_OK(gk_put(peer, request, &seq, sizeof(seq)));
                 int ok = 0;
