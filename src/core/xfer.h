@@ -47,7 +47,7 @@ static inline int gk__xfer_put_src(const char *op, int pe, void *dst, const void
         if (GK__UNLIKELY(status != GK_OK))
             return status;
     }
-    if (wake == GK__XFER_DEFER_WAKE)
+    if (wake == GK__XFER_DEFER_WAKE && nbytes > peer->put_wakes_max)
         gk__rt_defer_wake(pe, offset, offset + nbytes);
     return GK_OK;
 }

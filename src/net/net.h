@@ -201,6 +201,10 @@ struct gk__net_peer {
     unsigned caps; /* enum gk__net_cap */
     const struct gk__net_transport *transport;
     void *priv; /* the transport's own state for this peer */
+    /* Puts of at most this many bytes make the target's wake-up check
+     * themselves, so no wake() is owed after them (0: every put owes
+     * one). */
+    size_t put_wakes_max;
 };
 
 static inline int gk__net_mapped(const struct gk__net_peer *peer)

@@ -35,11 +35,25 @@
  * endpoint's atomics on a key on its one atomic lane, which keeps their
  * order. A non-fetching atomic is only posted: complete at quiet, as a
  * put, and ordered before later puts and gets by fence alone.
+ *
+ * Small puts. Where UCX has no RMA lane to a peer (its TCP transport), it
+ * emulates a put with messages that the target's worker handles, and the
+ * target's sleepers never learn of it: every put would owe a wake-up
+ * message after it (net.h, "Wake-ups"). So there, a put of at most
+ * GK_UCX_PUT_AM_MAX bytes goes as gasket's own active message, which the
+ * target writes, follows with its wake-up check (the peer's
+ * put_wakes_max says so to the layers above) and acknowledges: the same
+ * two messages as UCX's emulated put, and no wake-up message. quiet and a
+ * peer's flush wait for the acknowledgements of all of them (the count is
+ * the PE's, as a worker flush is). Whether a peer has an RMA lane is read
+ * from ucp_ep_print_info, UCX 1.13 having no query for an endpoint's
+ * lanes; where that text has no lanes, puts stay UCX's.
  */
 #include "net/ucx.h"
 #include "net/ucx_int.h"
 
 #include <poll.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -277,6 +291,33 @@ out:
     return status;
 }
 
+/* Whether UCX emulates RMA to `ep`'s peer with messages: none of its lanes
+ * carries RMA ("rma#0", "rma_bw#1" in ucp_ep_print_info's lane lines).
+ * 0 when unsure (no lane lines). */
+static int ucx_ep_rma_emulated(ucp_ep_h ep)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (f == NULL)
+        return 0;
+    ucp_ep_print_info(ep, f);
+    if (fclose(f) != 0 || text == NULL) {
+        free(text);
+        return 0;
+    }
+    int lanes = 0, rma = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        if (strstr(line, "lane[") == NULL)
+            continue;
+        lanes++;
+        if (strstr(line, " rma") != NULL)
+            rma = 1;
+    }
+    free(text);
+    return lanes > 0 && !rma;
+}
+
 /* Connects to every peer nobody else reaches, from the PEs' blobs. */
 static int ucx_connect(const char *blobs, size_t stride)
 {
@@ -310,6 +351,8 @@ static int ucx_connect(const char *blobs, size_t stride)
         u->peers[pe].caps = GK__NET_CAP_CPU_ATOMICS;
         u->peers[pe].direct = NULL;
         u->peers[pe].priv = peer;
+        u->peers[pe].put_wakes_max =
+            u->put_am_max > 0 && ucx_ep_rma_emulated(peer->ep) ? u->put_am_max : 0;
         u->n_remote++;
     }
     return GK_OK;
@@ -392,8 +435,9 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     struct gk__ucx *u = &gk__ucx;
     *u = (struct gk__ucx){.efd = -1, .boot = boot, .peers = peers, .self = &peers[my_pe],
                           .my_wake = &my_seg->header->wake, .heap = my_seg->heap,
-                          .heap_size = my_seg->header->heap_size, .n_pes = boot->size,
-                          .my_pe = my_pe};
+                          .heap_size = my_seg->header->heap_size, .seg_base = my_seg->base,
+                          .seg_size = my_seg->size, .put_am_max = config->ucx_put_am_max,
+                          .n_pes = boot->size, .my_pe = my_pe};
     atomic_init(&u->epoch, 1);
     pthread_mutex_init(&u->held_lock, NULL);
     pthread_mutex_init(&u->progress_lock, NULL);
@@ -401,6 +445,11 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     int status = u->ucx_peers != NULL ? GK_OK : GK_ERR_NOMEM;
     if (status != GK_OK)
         gk__error("out of memory for the network state of %d PEs", u->n_pes);
+    if (status == GK_OK && u->put_am_max > GK__UCX_AM_LONG_MAX) {
+        gk__error("GK_UCX_PUT_AM_MAX=%zu: at most %zu bytes", u->put_am_max,
+                  GK__UCX_AM_LONG_MAX);
+        status = GK_ERR_INVALID_ARG;
+    }
     for (int pe = 0; status == GK_OK && pe < u->n_pes; pe++)
         u->ucx_peers[pe].pe = pe;
     if (status == GK_OK)
@@ -497,12 +546,23 @@ static inline void ucx_clear_mark(_Atomic uint64_t *mark, uint64_t seen)
                                             memory_order_relaxed);
 }
 
+/* Every put sent as an active message is acknowledged (top comment). */
+static int ucx_puts_acked(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    if (atomic_load_explicit(&u->puts_unacked, memory_order_acquire) == 0)
+        return GK_OK;
+    return gk__ucx_wait_zero(&u->puts_unacked, &u->puts_unacked_sleepers);
+}
+
 static int ucx_flush_peer(struct gk__ucx_peer *p)
 {
     uint64_t pending = atomic_load_explicit(&p->pending, memory_order_relaxed);
     uint64_t puts = atomic_load_explicit(&p->puts_pending, memory_order_relaxed);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_ep_flush_nbx(p->ep, &param), "flush", p->pe);
+    if (status == GK_OK)
+        status = ucx_puts_acked();
     if (status == GK_OK) {
         ucx_clear_mark(&p->pending, pending);
         ucx_clear_mark(&p->puts_pending, puts);
@@ -561,12 +621,35 @@ static int ucx_nbi_issued(struct gk__ucx_peer *p, ucs_status_ptr_t req, const ch
     return GK_OK;
 }
 
+/* A small put as an active message (top comment, "Small puts"): returns
+ * when src may be reused, or at once where src is held until quiet. */
+static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, size_t n,
+                      int src_held)
+{
+    struct gk__ucx *u = &gk__ucx;
+    struct gk__ucx_put_header h = {.offset = offset, .src = (uint32_t)u->my_pe};
+    atomic_fetch_add_explicit(&u->puts_unacked, 1, memory_order_relaxed);
+    ucx_put_issued(p);
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | (src_held ? 0 : UCP_OP_ATTR_FIELD_CALLBACK),
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = gk__ucx_req_done,
+    };
+    ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), src, n, &param);
+    int status = src_held ? ucx_nbi_issued(p, req, "put") : gk__ucx_wait(req, "put", p->pe);
+    if (status != GK_OK) /* never acknowledged */
+        atomic_fetch_sub_explicit(&u->puts_unacked, 1, memory_order_relaxed);
+    return status;
+}
+
 static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
     int status = ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
+    if (n <= peer->put_wakes_max)
+        return ucx_put_am(p, offset, src, n, 0);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
     ucx_put_issued(p);
@@ -579,6 +662,8 @@ static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src
     int status = ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
+    if (n <= peer->put_wakes_max)
+        return ucx_put_am(p, offset, src, n, 1);
     ucp_request_param_t param = {.op_attr_mask = 0};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
     ucx_put_issued(p);
@@ -868,6 +953,8 @@ static int ucx_quiet(void)
     uint64_t upto = atomic_fetch_add_explicit(&u->epoch, 1, memory_order_relaxed);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
+    if (status == GK_OK)
+        status = ucx_puts_acked();
     if (status != GK_OK)
         return status;
     uint64_t done = atomic_load_explicit(&u->completed_upto, memory_order_relaxed);

@@ -2,8 +2,9 @@
  * ucx_am.c: what arrives through UCX's active messages: gasket's active
  * messages, which go into this PE's own inbox (shm_ring.h) exactly as a
  * sender on this node would put them there; wake-ups, which look at this
- * PE's sleepers as a local writer's wake-up check does (base/wait.h); and
- * remote operations (net.h), run at once and answered.
+ * PE's sleepers as a local writer's wake-up check does (base/wait.h);
+ * small puts (ucx.c, "Small puts"), written, checked for sleepers and
+ * acknowledged; and remote operations (net.h), run at once and answered.
  *
  * The handlers run inside ucp_worker_progress, on whichever thread
  * progresses the worker (the progress thread or one that waits for a
@@ -214,6 +215,64 @@ static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
+/* A small put (ucx.c, "Small puts"): checked, written, the wake-up check
+ * of a local writer made, and acknowledged, refused or not, so that its
+ * sender's quiet does not wait for it forever. */
+static ucs_status_t ucx_put_arrived(void *arg, const void *header, size_t header_len,
+                                    void *data, size_t data_len,
+                                    const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_put_header h;
+    if (ucx_fixed_header("put", header, header_len, &h, sizeof(h)) != 0)
+        return UCS_OK;
+    if (h.src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[h.src].ep == NULL) {
+        gk__error("put from the network rejected: its sender, PE %u, is not reached through "
+                  "UCX",
+                  h.src);
+        return UCS_OK;
+    }
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        gk__error("put of %zu bytes from PE %u rejected: its payload came by rendezvous",
+                  data_len, h.src);
+    } else if (h.offset > gk__ucx.seg_size || data_len > gk__ucx.seg_size - h.offset) {
+        gk__error("put of %zu bytes at segment offset %llu from PE %u rejected: it lies "
+                  "outside this PE's segment (%llu bytes)",
+                  data_len, (unsigned long long)h.offset, h.src,
+                  (unsigned long long)gk__ucx.seg_size);
+    } else if (data_len > 0) {
+        memcpy(gk__ucx.seg_base + h.offset, data, data_len);
+        gk__wake_notify(gk__ucx.my_wake, h.offset, h.offset + data_len);
+    }
+    uint64_t acked = 1;
+    gk__ucx_send_copy((int)h.src, GK__UCX_AM_PUT_ACK, &acked, sizeof(acked),
+                      "a put's acknowledgement");
+    return UCS_OK;
+}
+
+static ucs_status_t ucx_put_ack_arrived(void *arg, const void *header, size_t header_len,
+                                        void *data, size_t data_len,
+                                        const ucp_am_recv_param_t *param)
+{
+    uint64_t acked;
+    if (ucx_fixed_header("put acknowledgement", header, header_len, &acked, sizeof(acked)) != 0)
+        return UCS_OK;
+    _Atomic uint32_t *unacked = &gk__ucx.puts_unacked;
+    uint32_t now = atomic_load_explicit(unacked, memory_order_relaxed);
+    do {
+        if (acked > now) {
+            gk__error("put acknowledgement for %llu puts from the network rejected: %u are "
+                      "unacknowledged",
+                      (unsigned long long)acked, now);
+            return UCS_OK;
+        }
+    } while (!atomic_compare_exchange_weak_explicit(unacked, &now, now - (uint32_t)acked,
+                                                    memory_order_seq_cst,
+                                                    memory_order_relaxed));
+    if (now == acked)
+        gk__ucx_zero_reached(unacked, &gk__ucx.puts_unacked_sleepers);
+    return UCS_OK;
+}
+
 /* gk__ucx_send_copy's copy of a buffer, freed once sent. */
 static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
 {
@@ -330,5 +389,9 @@ int gk__ucx_am_register(void)
         status = ucx_set_handler(GK__UCX_AM_ROP, ucx_rop_arrived);
     if (status == GK_OK)
         status = ucx_set_handler(GK__UCX_AM_ROP_REPLY, ucx_rop_reply_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_PUT, ucx_put_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_PUT_ACK, ucx_put_ack_arrived);
     return status;
 }

@@ -22,6 +22,8 @@
 #define GK__UCX_AM_LONG 3
 #define GK__UCX_AM_ROP 4       /* a remote operation (net.h) */
 #define GK__UCX_AM_ROP_REPLY 5 /* and its reply */
+#define GK__UCX_AM_PUT 6       /* a small put, where UCX would emulate it (ucx.c) */
+#define GK__UCX_AM_PUT_ACK 7   /* and its acknowledgement */
 
 /* The largest long payload that travels in its message. Above it, the put
  * and the flush that orders it before the message cost less than the copy
@@ -47,6 +49,14 @@ struct gk__ucx_rop_header {
     uint32_t src; /* the caller's PE */
     uint64_t token;
     uint64_t args[GK__NET_ROP_ARGS];
+};
+
+/* A put's UCP header, sent as an active message; its bytes are the
+ * message's data. */
+struct gk__ucx_put_header {
+    uint64_t offset; /* in the target's segment */
+    uint32_t src;    /* the putting PE, which the acknowledgement goes to */
+    uint32_t unused;
 };
 
 /* Its reply's. */
@@ -124,6 +134,16 @@ struct gk__ucx {
     _Atomic uint64_t epoch;
     _Atomic uint64_t completed_upto;
 
+    /* Our segment, where puts sent as active messages land. */
+    char *seg_base;
+    uint64_t seg_size;
+    /* Puts as active messages (ucx.c, "Small puts"): the most bytes one
+     * carries (0: none go so), and how many are not acknowledged yet,
+     * which quiet and flushes wait to see at 0 (gk__ucx_wait_zero). */
+    size_t put_am_max;
+    _Atomic uint32_t puts_unacked;
+    _Atomic uint32_t puts_unacked_sleepers;
+
     /* Our side of our own inbox (shm_ring.h), as a sender's. */
     _Atomic uint64_t self_released;
     _Atomic uint64_t self_next;
@@ -172,6 +192,10 @@ int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe);
 /* Waits until r->done, as gk__ucx_wait does for a UCX request: GK_OK, or
  * the job's end (r is then left alone). */
 int gk__ucx_wait_done(struct gk__ucx_req *r);
+/* The same until *count is 0; whoever brings it to 0 calls
+ * gk__ucx_zero_reached with the same `sleepers`. */
+int gk__ucx_wait_zero(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
+void gk__ucx_zero_reached(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
 /* Sends `len` bytes of header as UCP active message id to pe without
  * waiting: at once, or from a copy that goes once sent. Errors are
  * logged. */

@@ -113,17 +113,21 @@ void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data)
         syscall(SYS_futex, &r->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
-static void ucx_req_sleep(struct gk__ucx_req *r, unsigned sleep_ms)
+/* Sleeps (at most sleep_ms) on `word` while it differs from `want`: the
+ * completion word of a request, or a count waited to reach 0. */
+static void ucx_word_sleep(_Atomic uint32_t *word, uint32_t want, _Atomic uint32_t *sleepers,
+                           unsigned sleep_ms)
 {
     struct gk__ucx *u = &gk__ucx;
     atomic_fetch_add_explicit(&u->app_req_sleepers, 1, memory_order_seq_cst);
     gk__ucx_before_sleep();
-    atomic_store_explicit(&r->sleeping, 1, memory_order_seq_cst);
-    if (atomic_load_explicit(&r->done, memory_order_seq_cst) == 0) {
+    atomic_fetch_add_explicit(sleepers, 1, memory_order_seq_cst);
+    uint32_t seen = atomic_load_explicit(word, memory_order_seq_cst);
+    if (seen != want) {
         struct timespec ts = {(time_t)(sleep_ms / 1000), (long)(sleep_ms % 1000) * 1000000L};
-        syscall(SYS_futex, &r->done, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+        syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
     }
-    atomic_store_explicit(&r->sleeping, 0, memory_order_relaxed);
+    atomic_fetch_sub_explicit(sleepers, 1, memory_order_relaxed);
     atomic_fetch_sub_explicit(&u->app_req_sleepers, 1, memory_order_relaxed);
 }
 
@@ -152,7 +156,9 @@ static void ucx_worker_sleep(int timeout_ms)
  * UCX), and that wait must not ask again. */
 static _Thread_local int ucx_checking_alive;
 
-int gk__ucx_wait_done(struct gk__ucx_req *r)
+/* Waits until *word is `want`, driving the worker or sleeping on the word
+ * (top comment); GK_OK, or the job's end. */
+static int ucx_wait_word(_Atomic uint32_t *word, uint32_t want, _Atomic uint32_t *sleepers)
 {
     const struct gk__wait_policy *policy = &gk__wait_policy;
     unsigned sleep_ms = policy->sleep_ms ? policy->sleep_ms : 1;
@@ -162,7 +168,7 @@ int gk__ucx_wait_done(struct gk__ucx_req *r)
     int driving = busy > 0 && pthread_mutex_trylock(&gk__ucx.progress_lock) == 0;
     if (driving)
         ucx_app_drives(&gk__ucx);
-    for (unsigned polls = 0; !atomic_load_explicit(&r->done, memory_order_acquire);) {
+    for (unsigned polls = 0; atomic_load_explicit(word, memory_order_acquire) != want;) {
         int threaded = atomic_load_explicit(&gk__ucx.thread_running, memory_order_relaxed);
         if (driving ? ucp_worker_progress(gk__ucx.worker) != 0 : !threaded && ucx_drive() > 0)
             continue;
@@ -177,10 +183,10 @@ int gk__ucx_wait_done(struct gk__ucx_req *r)
                 driving = 0;
             }
             if (threaded)
-                ucx_req_sleep(r, sleep_ms);
+                ucx_word_sleep(word, want, sleepers, sleep_ms);
             else
                 ucx_worker_sleep((int)sleep_ms);
-            if (!atomic_load_explicit(&r->done, memory_order_acquire) &&
+            if (atomic_load_explicit(word, memory_order_acquire) != want &&
                 policy->check_alive != NULL && !ucx_checking_alive) {
                 ucx_checking_alive = 1;
                 int alive = policy->check_alive();
@@ -193,6 +199,24 @@ int gk__ucx_wait_done(struct gk__ucx_req *r)
     if (driving)
         pthread_mutex_unlock(&gk__ucx.progress_lock);
     return GK_OK;
+}
+
+int gk__ucx_wait_done(struct gk__ucx_req *r)
+{
+    return ucx_wait_word(&r->done, 1, &r->sleeping);
+}
+
+int gk__ucx_wait_zero(_Atomic uint32_t *count, _Atomic uint32_t *sleepers)
+{
+    return ucx_wait_word(count, 0, sleepers);
+}
+
+void gk__ucx_zero_reached(_Atomic uint32_t *count, _Atomic uint32_t *sleepers)
+{
+    /* The caller's seq_cst decrement, then this load, pair with
+     * ucx_word_sleep's sleepers++ then load of the count. */
+    if (atomic_load_explicit(sleepers, memory_order_seq_cst) != 0)
+        syscall(SYS_futex, count, FUTEX_WAKE_PRIVATE, INT32_MAX, NULL, NULL, 0);
 }
 
 int gk__ucx_wait(ucs_status_ptr_t request, const char *what, int pe)

@@ -7,7 +7,10 @@
  * put whose payload would end past its heap, an atomic on a misaligned
  * word, and an operation that does not exist. Each must come back refused
  * (GK_ERR_UNSUPPORTED), with a message at PE 1, and leave PE 1's heap
- * untouched; a valid atomic then runs.
+ * untouched; a valid atomic then runs. A small put that would end past
+ * the segment, which the transport sends as a message of its own over
+ * TCP (ucx.c, "Small puts"), is rejected with a message too, and still
+ * acknowledged: PE 0's quiet returns.
  */
 #include <stdint.h>
 
@@ -60,6 +63,9 @@ int main(void)
                                           0};
         CHECK_OK(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, add, NULL, 0, &result));
         CHECK_EQ_U64(result, 0);
+        CHECK_GE(peer->put_wakes_max, sizeof(payload)); /* UCX_TLS=tcp: no RMA lane */
+        CHECK_OK(peer->transport->put(peer, heap_end - 8, payload, sizeof(payload)));
+        CHECK_OK(gk_quiet());
         CHECK_OK(gk_put_u64(1, &words[1], 1)); /* done */
     } else if (me == 1) {
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
@@ -70,6 +76,7 @@ int main(void)
         CHECK_EQ(gk_capture_count(text, "a signaling put from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "no such operation"), 1);
+        CHECK_EQ(gk_capture_count(text, "put of 16 bytes at segment offset"), 1);
         CHECK_EQ_U64(words[0], 5);
         const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
         for (int i = 0; i < 8; i++)
