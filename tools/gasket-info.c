@@ -8,6 +8,7 @@
 
 #include "base/config.h"
 #include "base/config_table.h"
+#include "boot/boot.h"
 #include "gasket.h"
 #ifdef GK_HAVE_UCX
 #include "net/ucx.h"
@@ -71,7 +72,19 @@ int main(int argc, char **argv)
 #endif
     printf("bootstrap:\n");
     printf("  launcher           yes (gasket-run)\n");
-    printf("  single             yes (a program started without gasket-run is one PE)\n");
+#ifdef GK_HAVE_PMIX
+    printf("  pmix               yes (srun --mpi=pmix, mpirun: PMIx %s)\n", gk__boot_pmix_version());
+#else
+    printf("  pmix               no (built without PMIx: srun and mpirun cannot start jobs)\n");
+#endif
+    printf("  single             yes (a program started without a launcher is one PE)\n");
+    const char *why = NULL;
+    enum gk__boot_kind kind = gk__boot_choose(&why);
+    if (kind == GK__BOOT_INVALID)
+        printf("  here               none: GK_BOOTSTRAP=%s is not auto, launcher, pmix or single\n",
+               why);
+    else
+        printf("  here               %s (%s)\n", gk__boot_kind_name(kind), why);
     printf("configuration (environment, read once by gk_init):\n");
     for (size_t i = 0; i < gk__config_entry_count; i++) {
         const struct gk__config_entry *e = &gk__config_entries[i];

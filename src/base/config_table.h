@@ -14,6 +14,10 @@
     X(HEAP_SIZE, size, heap_size, "256M",                                      \
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
       "/dev/shm at start-up, with 4 MiB for the runtime")                      \
+    X(BOOTSTRAP, str, bootstrap, "auto",                                       \
+      "how the PEs find each other: auto (gasket-run's when it started the "   \
+      "program, else PMIx's when a PMIx launcher did: srun --mpi=pmix, "       \
+      "mpirun; else the program is one PE), launcher, pmix or single")        \
     X(LOG, level, log_level, "warn",                                           \
       "log level: none, error, warn, info or debug")                           \
     X(SPIN_COUNT, uint, spin_count, "2000",                                    \

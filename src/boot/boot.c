@@ -79,16 +79,17 @@ void gk__boot_use_external(gk__boot_open_fn open, void *arg)
 }
 
 /*
- * Without gasket-run a program is a job of one PE. Started by another
- * launcher as one of several processes (mpirun or mpiexec on a plain
- * gk_init() program), each process would quietly be "PE 0 of 1", all doing
- * the same work: refuse, and say what to do instead. The variables are
- * the process counts Open MPI's and Hydra's (MPICH, Intel MPI) launchers
- * set; a count of 1 is a singleton either way.
+ * Without gasket-run or PMIx a program is a job of one PE. Started by
+ * another launcher as one of several processes (MPICH's mpiexec on a
+ * plain gk_init() program, or srun and mpirun where gasket was built
+ * without PMIx), each process would quietly be "PE 0 of 1", all doing the
+ * same work: refuse, and say what to do instead. The variables are the
+ * process counts Open MPI's, Hydra's (MPICH, Intel MPI) and Slurm's
+ * launchers set; a count of 1 is a singleton either way.
  */
 static int boot_refuse_foreign_launcher(void)
 {
-    static const char *const counts[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+    static const char *const counts[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"};
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
         const char *value = getenv(counts[i]);
         char *end = NULL;
@@ -96,13 +97,74 @@ static int boot_refuse_foreign_launcher(void)
         if (value == NULL || end == value || n <= 1)
             continue;
         gk__error("gk_init: this process was started by another launcher as one of %ld "
-                  "processes (%s=%s), not by gasket-run: on its own it would be a separate "
-                  "job of 1 PE. Start the program with gasket-run -n %ld, or, in an MPI "
-                  "program, call gk_init_mpi() from libgasket_mpi after MPI_Init()",
-                  n, counts[i], value, n);
+                  "processes (%s=%s), not by gasket-run nor through PMIx: on its own it "
+                  "would be a separate job of 1 PE. Start the program with gasket-run -n %ld%s, "
+                  "or, in an MPI program, call gk_init_mpi() from libgasket_mpi after "
+                  "MPI_Init()",
+                  n, counts[i], value, n,
+                  GK__BOOT_HAVE_PMIX ? ", srun --mpi=pmix or Open MPI's mpirun"
+                                     : " (this gasket was built without PMIx, which srun and "
+                                       "mpirun need)");
         return GK_ERR_BOOT;
     }
     return GK_OK;
+}
+
+/* The back end GK_BOOTSTRAP names, or that the environment implies. */
+enum gk__boot_kind gk__boot_choose(const char **why_p)
+{
+    const char *forced = gk__config_getenv(NULL, "BOOTSTRAP");
+    static const char *const names[] = {"launcher", "pmix", "single"};
+    if (forced != NULL && strcmp(forced, "auto") != 0) {
+        for (int k = 0; k < 3; k++) {
+            if (strcmp(forced, names[k]) == 0) {
+                *why_p = "GK_BOOTSTRAP says so";
+                return (enum gk__boot_kind)k;
+            }
+        }
+        *why_p = forced;
+        return GK__BOOT_INVALID;
+    }
+    if (gk__config_getenv(NULL, "BOOT_FD") != NULL) {
+        *why_p = "GK_BOOT_FD is set: started by gasket-run";
+        return GK__BOOT_LAUNCHER;
+    }
+    if (getenv("PMIX_RANK") != NULL && getenv("PMIX_NAMESPACE") != NULL) {
+        *why_p = "PMIX_RANK is set: started by a PMIx launcher";
+        return GK__BOOT_PMIX;
+    }
+    *why_p = "no launcher in the environment";
+    return GK__BOOT_SINGLE;
+}
+
+const char *gk__boot_kind_name(enum gk__boot_kind kind)
+{
+    static const char *const names[] = {"launcher", "pmix", "single"};
+    return kind >= GK__BOOT_LAUNCHER && kind <= GK__BOOT_SINGLE ? names[kind] : "invalid";
+}
+
+static int boot_open_chosen(struct gk__boot *boot)
+{
+    const char *why = NULL;
+    switch (gk__boot_choose(&why)) {
+    case GK__BOOT_LAUNCHER:
+        return gk__boot_launcher_open(boot);
+    case GK__BOOT_PMIX:
+#if GK__BOOT_HAVE_PMIX
+        return gk__boot_pmix_open(boot);
+#else
+        gk__error("bootstrap: GK_BOOTSTRAP=pmix, but this gasket was built without PMIx "
+                  "(libpmix-dev)");
+        return GK_ERR_BOOT;
+#endif
+    case GK__BOOT_SINGLE: {
+        int status = boot_refuse_foreign_launcher();
+        return status == GK_OK ? gk__boot_single_open(boot) : status;
+    }
+    default:
+        gk__error("bootstrap: GK_BOOTSTRAP=%s is not auto, launcher, pmix or single", why);
+        return GK_ERR_CONFIG;
+    }
 }
 
 int gk__boot_init(struct gk__boot *boot)
@@ -114,10 +176,9 @@ int gk__boot_init(struct gk__boot *boot)
         gk__boot_open_fn open = boot_external_open;
         boot_external_open = NULL; /* once: a failed start does not stick */
         status = open(boot, boot_external_arg);
-    } else if (gk__config_getenv(NULL, "BOOT_FD") != NULL)
-        status = gk__boot_launcher_open(boot);
-    else if ((status = boot_refuse_foreign_launcher()) == GK_OK)
-        status = gk__boot_single_open(boot);
+    } else {
+        status = boot_open_chosen(boot);
+    }
     if (status != GK_OK)
         return status;
     gk__log_set_pe(boot->rank);

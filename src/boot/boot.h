@@ -2,8 +2,9 @@
  * boot.h: the bootstrap interface. It answers who am I, how many PEs there
  * are and which share my node, and offers an exchange of small blobs
  * (allgather) and an out-of-band barrier. Back ends: our launcher
- * (boot_launcher.c) and a single PE started without one (boot_single.c);
- * PMIx and an MPI communicator plug in behind the same table later.
+ * (boot_launcher.c), a resource manager's PMIx server (boot_pmix.c: srun
+ * --mpi=pmix, mpirun), a single PE started without one (boot_single.c),
+ * and an MPI communicator (libgasket_mpi's, plugged in from outside).
  */
 #ifndef GK_BOOT_BOOT_H
 #define GK_BOOT_BOOT_H
@@ -71,6 +72,22 @@ static inline int gk__boot_barrier(struct gk__boot *boot)
 /* Back ends. */
 int gk__boot_launcher_open(struct gk__boot *boot);
 int gk__boot_single_open(struct gk__boot *boot);
+#ifdef GK_HAVE_PMIX
+#define GK__BOOT_HAVE_PMIX 1
+int gk__boot_pmix_open(struct gk__boot *boot);
+/* The PMIx library's version string. */
+const char *gk__boot_pmix_version(void);
+#else
+#define GK__BOOT_HAVE_PMIX 0
+#endif
+
+/* The back ends gk__boot_init chooses among (not the external one). */
+enum gk__boot_kind { GK__BOOT_LAUNCHER, GK__BOOT_PMIX, GK__BOOT_SINGLE, GK__BOOT_INVALID };
+/* Which one gk__boot_init would open here: GK_BOOTSTRAP, else the
+ * environment (gasket-run's GK_BOOT_FD, then PMIx's PMIX_RANK, else a
+ * single PE). *why_p says why in words (for GK__BOOT_INVALID: the value). */
+enum gk__boot_kind gk__boot_choose(const char **why_p);
+const char *gk__boot_kind_name(enum gk__boot_kind kind);
 
 /*
  * An external back end (libgasket_mpi's, over an MPI communicator): the
