@@ -41,13 +41,13 @@ start_munge() {
 
 write_conf() {
     local host cpus mem
-    host=$(hostname)
+    host=$(hostname -s)
     cpus=$(nproc)
     mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
     mkdir -p "$dir/state" "$dir/spool" "$dir/log"
     cat >"$dir/slurm.conf" <<EOF
 ClusterName=gasket-test
-SlurmctldHost=$host
+SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
@@ -68,7 +68,7 @@ ReturnToService=2
 SchedulerType=sched/backfill
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
-NodeName=$host CPUs=$cpus RealMemory=$mem State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
 EOF
 }
@@ -98,11 +98,23 @@ stop)
             kill "$(cat "$dir/$daemon.pid")" 2>/dev/null || true
         fi
     done
+    # Gone, or a zombie that nobody reaps in a container without an init.
+    running() {
+        local state
+        state=$(awk '/^State:/ {print $2}' "/proc/$1/status" 2>/dev/null)
+        [ -n "$state" ] && [ "$state" != Z ]
+    }
     for daemon in slurmd slurmctld; do
+        [ -s "$dir/$daemon.pid" ] || continue
+        pid=$(cat "$dir/$daemon.pid")
         for _ in $(seq 40); do
-            [ -s "$dir/$daemon.pid" ] && kill -0 "$(cat "$dir/$daemon.pid")" 2>/dev/null || break
+            running "$pid" || break
             sleep 0.25
         done
+        if running "$pid"; then
+            echo "$0: $daemon (pid $pid) did not stop; killing it" >&2
+            kill -KILL "$pid" 2>/dev/null || true
+        fi
     done
     ;;
 *)
