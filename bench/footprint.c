@@ -1,0 +1,157 @@
+/*
+ * footprint: what one PE costs beyond its symmetric heap, and how long the
+ * job took to start (bench/footprint.py runs it at several PE counts).
+ *
+ * Each PE measures itself; PE 0 prints the largest value over the PEs, one
+ * "key value" line each:
+ *
+ *   startup_s      from GK_FOOTPRINT_T0 (the launch, ns since the epoch,
+ *                  set by the script) to the end of the first barrier
+ *   private_kib    resident pages private to the process, outside gasket's
+ *                  segments (/proc/self/smaps): libraries' data, malloc
+ *                  (per-peer tables, UCX's endpoints), stacks
+ *   segment_kib    the PE's segment beyond its heap: the runtime's area in
+ *                  /dev/shm, every page reserved at start-up
+ *   window_kib     what gk_win_allocate of 8 bytes adds: heap pages its
+ *                  control block touches, and private pages ("none" when
+ *                  the heap has no room for it)
+ *   semaphore_kib  what 64 gk_sem_alloc add, the same way
+ *   remote_peers   peers reached through a network transport (UCX)
+ */
+#include <gasket.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Resident KiB of this process's mappings: those of gasket's segments
+ * (/dev/shm/gk-*) into *segments, the rest into *private_kib (Private_*
+ * lines only: pages no other process shares). */
+static void smaps_kib(uint64_t *private_kib, uint64_t *segments)
+{
+    *private_kib = 0;
+    *segments = 0;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL)
+        return;
+    char line[512];
+    int in_segment = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        unsigned long long kib;
+        if (strchr(line, '-') != NULL && strchr(line, ':') == NULL) {
+            /* A mapping's first line: "start-end perms offset dev inode path". */
+            in_segment = strstr(line, "/dev/shm/gk-") != NULL;
+        } else if (in_segment && sscanf(line, "Rss: %llu kB", &kib) == 1) {
+            *segments += kib;
+        } else if (!in_segment && (sscanf(line, "Private_Clean: %llu kB", &kib) == 1 ||
+                                   sscanf(line, "Private_Dirty: %llu kB", &kib) == 1)) {
+            *private_kib += kib;
+        }
+    }
+    fclose(f);
+}
+
+/* The size of this PE's own segment mapping, in KiB (0: not found). */
+static uint64_t own_segment_kib(int me)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL)
+        return 0;
+    char line[512], suffix[32];
+    snprintf(suffix, sizeof(suffix), "-%d", me);
+    uint64_t kib = 0;
+    while (kib == 0 && fgets(line, sizeof(line), f) != NULL) {
+        char *path = strstr(line, "/dev/shm/gk-");
+        unsigned long long start, end;
+        if (path == NULL || sscanf(line, "%llx-%llx", &start, &end) != 2)
+            continue;
+        path[strcspn(path, " \n")] = '\0';
+        size_t n = strlen(path), m = strlen(suffix);
+        if (n > m && strcmp(path + n - m, suffix) == 0)
+            kib = (end - start) / 1024;
+    }
+    fclose(f);
+    return kib;
+}
+
+static uint64_t max_over_pes(uint64_t mine)
+{
+    uint64_t out = 0;
+    if (gk_allreduce(&out, &mine, 1, GK_DTYPE_UINT64, GK_OP_MAX) != GK_OK) {
+        fprintf(stderr, "footprint: gk_allreduce failed\n");
+        gk_abort(1, "footprint");
+    }
+    return out;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int main(void)
+{
+    if (gk_init() != GK_OK)
+        return 1;
+    if (gk_barrier() != GK_OK)
+        gk_abort(1, "footprint: barrier");
+    double started = now_s();
+    int me = gk_my_pe();
+
+    uint64_t private_kib, segments_kib;
+    smaps_kib(&private_kib, &segments_kib);
+    uint64_t segment_kib = own_segment_kib(me) - gk_heap_size() / 1024;
+
+    uint64_t p0, s0, p1, s1;
+    smaps_kib(&p0, &s0);
+    void *base = NULL;
+    gk_win_t *win = NULL;
+    uint64_t window_kib = UINT64_MAX;
+    if (gk_win_allocate(8, 0, &base, &win) == GK_OK) {
+        smaps_kib(&p1, &s1);
+        window_kib = (p1 > p0 ? p1 - p0 : 0) + (s1 > s0 ? s1 - s0 : 0);
+    }
+
+    enum { SEMS = 64 };
+    gk_sem_t sems[SEMS];
+    smaps_kib(&p0, &s0);
+    for (int i = 0; i < SEMS; i++)
+        if (gk_sem_alloc(0, &sems[i]) != GK_OK)
+            gk_abort(1, "footprint: gk_sem_alloc");
+    smaps_kib(&p1, &s1);
+    uint64_t semaphore_kib = (p1 > p0 ? p1 - p0 : 0) + (s1 > s0 ? s1 - s0 : 0);
+
+    uint64_t remote = 0;
+    uint64_t *probe = gk_calloc(1, sizeof(uint64_t));
+    for (int pe = 0; probe != NULL && pe < gk_n_pes(); pe++)
+        remote += pe != me && gk_ptr(probe, pe) == NULL;
+    gk_free(probe);
+
+    const char *t0 = getenv("GK_FOOTPRINT_T0");
+    double startup = t0 != NULL ? started - (double)strtoull(t0, NULL, 10) * 1e-9 : -1.0;
+    uint64_t startup_us = startup >= 0 ? (uint64_t)(startup * 1e6) : 0;
+
+    uint64_t values[] = {max_over_pes(startup_us), max_over_pes(private_kib),
+                         max_over_pes(segment_kib), max_over_pes(window_kib),
+                         max_over_pes(semaphore_kib), max_over_pes(remote)};
+    if (me == 0) {
+        printf("pes %d\n", gk_n_pes());
+        printf("startup_s %.3f\n", t0 != NULL ? (double)values[0] * 1e-6 : -1.0);
+        printf("private_kib %llu\n", (unsigned long long)values[1]);
+        printf("segment_kib %llu\n", (unsigned long long)values[2]);
+        if (values[3] == UINT64_MAX)
+            printf("window_kib none\n");
+        else
+            printf("window_kib %llu\n", (unsigned long long)values[3]);
+        printf("semaphore_kib %llu\n", (unsigned long long)values[4]);
+        printf("remote_peers %llu\n", (unsigned long long)values[5]);
+    }
+    for (int i = 0; i < SEMS; i++)
+        gk_sem_free(sems[i]);
+    if (win != NULL)
+        gk_win_free(win);
+    return gk_finalize() == GK_OK ? 0 : 1;
+}
