@@ -7,8 +7,14 @@
  * takes part in all three whatever happened to it, so a failure anywhere
  * fails gk__ucx_open everywhere instead of leaving PEs waiting: the sizes
  * of each PE's blob (0: I failed), the blobs (worker address, remote key,
- * segment base), and, after each PE has created its endpoints and
- * unpacked the keys, the verdicts.
+ * segment base), and, after each PE has checked them, the verdicts.
+ *
+ * Endpoints. A PE keeps every peer's blob and makes the endpoint and
+ * remote key of a peer when it first sends it something (gk__ucx_connect):
+ * a PE that talks to 4 neighbours of 1024 PEs holds 4 endpoints. A request
+ * that wants an answer (a remote operation, a small put) asks UCX for the
+ * endpoint to answer on (UCP_AM_SEND_FLAG_REPLY), so its target makes none
+ * of its own for answers.
  *
  * Ordering. UCX 1.13's ucp_worker_fence orders operations only within
  * each of UCX's transports, and one endpoint may send its puts, atomics
@@ -318,8 +324,9 @@ static int ucx_ep_rma_emulated(ucp_ep_h ep)
     return lanes > 0 && !rma;
 }
 
-/* Connects to every peer nobody else reaches, from the PEs' blobs. */
-static int ucx_connect(const char *blobs, size_t stride)
+/* Takes every peer nobody else reaches, from the PEs' blobs (kept in
+ * gk__ucx.blobs): its endpoint comes on first use (gk__ucx_connect). */
+static int ucx_assign(char *blobs, size_t stride)
 {
     struct gk__ucx *u = &gk__ucx;
     for (int pe = 0; pe < u->n_pes; pe++) {
@@ -328,34 +335,62 @@ static int ucx_connect(const char *blobs, size_t stride)
         const char *blob = blobs + (size_t)pe * stride;
         struct ucx_blob head;
         memcpy(&head, blob, sizeof(head));
+        if (head.addr_len == 0 || sizeof(head) + (size_t)head.addr_len + head.rkey_len > stride) {
+            gk__error("PE %d's network address is malformed (%u + %u bytes in %zu)", pe,
+                      head.addr_len, head.rkey_len, stride);
+            return GK_ERR_UNREACHABLE;
+        }
         struct gk__ucx_peer *peer = &u->ucx_peers[pe];
-        ucp_ep_params_t params = {
-            .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
-                          UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE | UCP_EP_PARAM_FIELD_ERR_HANDLER,
-            .address = (const ucp_address_t *)(blob + sizeof(head)),
-            .err_mode = UCP_ERR_HANDLING_MODE_PEER,
-            .err_handler = {.cb = ucx_ep_failed, .arg = peer},
-        };
-        ucs_status_t st = ucp_ep_create(u->worker, &params, &peer->ep);
-        if (st != UCS_OK) {
-            peer->ep = NULL;
-            return gk__ucx_status(st, "connecting (ucp_ep_create)", pe);
-        }
-        st = ucp_ep_rkey_unpack(peer->ep, blob + sizeof(head) + head.addr_len, &peer->rkey);
-        if (st != UCS_OK) {
-            peer->rkey = NULL;
-            return gk__ucx_status(st, "unpacking the remote key of the segment", pe);
-        }
+        peer->blob = blob;
         peer->remote_base = head.seg_base;
         u->peers[pe].transport = &gk__ucx_transport;
         u->peers[pe].caps = GK__NET_CAP_CPU_ATOMICS;
         u->peers[pe].direct = NULL;
         u->peers[pe].priv = peer;
-        u->peers[pe].put_wakes_max =
-            u->put_am_max > 0 && ucx_ep_rma_emulated(peer->ep) ? u->put_am_max : 0;
+        u->peers[pe].put_wakes_max = 0; /* until its endpoint shows its lanes */
         u->n_remote++;
     }
     return GK_OK;
+}
+
+void gk__ucx_connect(struct gk__ucx_peer *peer)
+{
+    struct gk__ucx *u = &gk__ucx;
+    pthread_mutex_lock(&u->connect_lock);
+    if (atomic_load_explicit(&peer->ready, memory_order_relaxed)) {
+        pthread_mutex_unlock(&u->connect_lock);
+        return;
+    }
+    struct ucx_blob head;
+    memcpy(&head, peer->blob, sizeof(head));
+    ucp_ep_params_t params = {
+        .field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                      UCP_EP_PARAM_FIELD_ERR_HANDLER,
+        .address = (const ucp_address_t *)(peer->blob + sizeof(head)),
+        .err_mode = UCP_ERR_HANDLING_MODE_PEER,
+        .err_handler = {.cb = ucx_ep_failed, .arg = peer},
+    };
+    ucs_status_t st = ucp_ep_create(u->worker, &params, &peer->ep);
+    const char *what = "connecting (ucp_ep_create)";
+    if (st != UCS_OK) {
+        peer->ep = NULL;
+    } else {
+        what = "unpacking the remote key of its segment";
+        st = ucp_ep_rkey_unpack(peer->ep, peer->blob + sizeof(head) + head.addr_len,
+                                &peer->rkey);
+        if (st != UCS_OK)
+            peer->rkey = NULL;
+    }
+    if (st != UCS_OK) {
+        pthread_mutex_unlock(&u->connect_lock);
+        gk__error("PE %d: %s failed: %s", peer->pe, what, ucs_status_string(st));
+        gk__ucx_peer_failed(peer->pe, st);
+    }
+    u->peers[peer->pe].put_wakes_max =
+        u->put_am_max > 0 && ucx_ep_rma_emulated(peer->ep) ? u->put_am_max : 0;
+    atomic_fetch_add_explicit(&u->n_connected, 1, memory_order_relaxed);
+    atomic_store_explicit(&peer->ready, 1, memory_order_release);
+    pthread_mutex_unlock(&u->connect_lock);
 }
 
 /* Every PE learns the largest of `mine` (0 where a PE failed: then 0). */
@@ -404,6 +439,8 @@ static void ucx_release(void)
             }
         }
         peer->ep = NULL;
+        atomic_store_explicit(&peer->ready, 0, memory_order_relaxed);
+        peer->blob = NULL;
         if (u->peers[pe].priv == peer) {
             u->peers[pe].transport = NULL;
             u->peers[pe].priv = NULL;
@@ -412,6 +449,8 @@ static void ucx_release(void)
     }
     free(u->ucx_peers);
     u->ucx_peers = NULL;
+    free(u->blobs);
+    u->blobs = NULL;
     gk__ucx_held_free();
     if (u->memh != NULL)
         ucp_mem_unmap(u->context, u->memh);
@@ -441,6 +480,7 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     atomic_init(&u->epoch, 1);
     pthread_mutex_init(&u->held_lock, NULL);
     pthread_mutex_init(&u->progress_lock, NULL);
+    pthread_mutex_init(&u->connect_lock, NULL);
     u->ucx_peers = calloc((size_t)u->n_pes, sizeof(*u->ucx_peers));
     int status = u->ucx_peers != NULL ? GK_OK : GK_ERR_NOMEM;
     if (status != GK_OK)
@@ -474,7 +514,8 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
         exchanged = gk__boot_allgather(boot, mine, blobs, stride);
         free(mine);
         if (exchanged == GK_OK)
-            status = ucx_connect(blobs, stride);
+            status = ucx_assign(blobs, stride);
+        u->blobs = blobs; /* for the endpoints, made on first use */
         uint64_t verdict;
         if (exchanged == GK_OK)
             exchanged = ucx_exchange_max(status == GK_OK ? 1 : 0, &verdict);
@@ -483,7 +524,6 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     } else if (status == GK_OK) {
         status = GK_ERR_UNREACHABLE;
     }
-    free(blobs);
     free(blob);
     if (status == GK_OK)
         status = exchanged;
@@ -533,9 +573,10 @@ void gk__ucx_close(void)
 /* Operations                                                               */
 /* ------------------------------------------------------------------------ */
 
+/* A peer's state, its endpoint made if this is its first use. */
 static inline struct gk__ucx_peer *ucx_peer(const struct gk__net_peer *peer)
 {
-    return peer->priv;
+    return gk__ucx_peer_ready(peer->priv);
 }
 
 /* `mark` was read before a flush that completed it: 0 unless another
@@ -632,7 +673,7 @@ static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, si
     ucx_put_issued(p);
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | (src_held ? 0 : UCP_OP_ATTR_FIELD_CALLBACK),
-        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY, /* acknowledged */
         .cb.send = gk__ucx_req_done,
     };
     ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), src, n, &param);
@@ -781,7 +822,8 @@ static void ucx_wake_flushed(void *request, ucs_status_t status, void *user_data
         free(w);
         return;
     }
-    gk__ucx_send_copy(w->peer->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), "wake-up");
+    gk__ucx_send_copy(w->peer->ep, w->peer->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range),
+                      "wake-up");
     free(w);
 }
 
@@ -817,7 +859,8 @@ static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
         return gk__ucx_status(UCS_PTR_STATUS(req), "flush before a wake-up", p->pe);
     }
     if (req == NULL) { /* flushed already: no callback comes */
-        gk__ucx_send_copy(p->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range), "wake-up");
+        gk__ucx_send_copy(p->ep, p->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range),
+                          "wake-up");
         free(w);
     }
     return GK_OK;
@@ -920,7 +963,7 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     memcpy(h.args, args, sizeof(h.args));
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
-        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY, /* answered */
         .cb.send = gk__ucx_req_done,
     };
     status = gk__ucx_wait(ucp_am_send_nbx(p->ep, GK__UCX_AM_ROP, &h, sizeof(h), payload,

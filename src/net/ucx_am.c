@@ -215,6 +215,25 @@ static ucs_status_t ucx_am_wake_arrived(void *arg, const void *header, size_t he
     return UCS_OK;
 }
 
+/* Whether a message that wants an answer names a sender reached through
+ * UCX and came with the endpoint to answer on (its sender asks UCX for it,
+ * UCP_AM_SEND_FLAG_REPLY: this PE need not have an endpoint of its own to
+ * every PE that sends it requests). Logs why not. */
+static int ucx_reply_possible(const char *what, uint32_t src, const ucp_am_recv_param_t *param)
+{
+    if (src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[src].blob == NULL) {
+        gk__error("%s from the network rejected: its sender, PE %u, is not reached through UCX",
+                  what, src);
+        return 0;
+    }
+    if (!(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) || param->reply_ep == NULL) {
+        gk__error("%s from PE %u rejected: it came without an endpoint to answer on", what,
+                  src);
+        return 0;
+    }
+    return 1;
+}
+
 /* A small put (ucx.c, "Small puts"): checked, written, the wake-up check
  * of a local writer made, and acknowledged, refused or not, so that its
  * sender's quiet does not wait for it forever. */
@@ -225,12 +244,8 @@ static ucs_status_t ucx_put_arrived(void *arg, const void *header, size_t header
     struct gk__ucx_put_header h;
     if (ucx_fixed_header("put", header, header_len, &h, sizeof(h)) != 0)
         return UCS_OK;
-    if (h.src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[h.src].ep == NULL) {
-        gk__error("put from the network rejected: its sender, PE %u, is not reached through "
-                  "UCX",
-                  h.src);
+    if (!ucx_reply_possible("put", h.src, param))
         return UCS_OK;
-    }
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         gk__error("put of %zu bytes from PE %u rejected: its payload came by rendezvous",
                   data_len, h.src);
@@ -244,7 +259,7 @@ static ucs_status_t ucx_put_arrived(void *arg, const void *header, size_t header
         gk__wake_notify(gk__ucx.my_wake, h.offset, h.offset + data_len);
     }
     uint64_t acked = 1;
-    gk__ucx_send_copy((int)h.src, GK__UCX_AM_PUT_ACK, &acked, sizeof(acked),
+    gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_PUT_ACK, &acked, sizeof(acked),
                       "a put's acknowledgement");
     return UCS_OK;
 }
@@ -280,10 +295,9 @@ static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
+void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, size_t len,
                        const char *what)
 {
-    ucp_ep_h ep = gk__ucx.ucx_peers[pe].ep;
     /* Usually UCX sends at once, from our buffer: no copy needed. */
     ucp_request_param_t now = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
@@ -325,12 +339,8 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
     struct gk__ucx_rop_header h;
     if (ucx_fixed_header("remote operation", header, header_len, &h, sizeof(h)) != 0)
         return UCS_OK;
-    if (h.src >= (uint32_t)gk__ucx.n_pes || gk__ucx.ucx_peers[h.src].ep == NULL) {
-        gk__error("remote operation %u from the network rejected: its sender, PE %u, is not "
-                  "reached through UCX",
-                  h.op, h.src);
+    if (!ucx_reply_possible("remote operation", h.src, param))
         return UCS_OK;
-    }
     struct gk__ucx_rop_reply reply = {.token = h.token, .status = GK_ERR_UNSUPPORTED};
     gk__net_rop_fn fn = gk__net_rop(h.op);
     if (fn == NULL)
@@ -340,7 +350,7 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
                   h.op, h.src);
     else
         reply.status = fn(h.args, data, data_len, &reply.result);
-    gk__ucx_send_copy((int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
+    gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
                       "a remote operation's reply");
     return UCS_OK;
 }

@@ -66,12 +66,15 @@ struct gk__ucx_rop_reply {
     uint64_t result;
 };
 
-/* A peer reached through UCX (gk__net_peer.priv). */
+/* A peer reached through UCX (gk__net_peer.priv). Its endpoint and remote
+ * key are made on first use (gk__ucx_peer_ready), from its blob. */
 struct gk__ucx_peer {
     ucp_ep_h ep;
     ucp_rkey_h rkey;
     uint64_t remote_base; /* the peer's segment, in its address space */
     int pe;
+    const char *blob;    /* its worker address and packed key, in gk__ucx.blobs */
+    _Atomic int ready;   /* ep and rkey made (release); 0 before */
     /*
      * The epoch (ucx.c, "Ordering") of the last operation issued to this
      * peer that may not be complete yet; 0 when none is.
@@ -122,7 +125,10 @@ struct gk__ucx {
     struct gk__wake *my_wake;  /* our segment's wake-up word */
     char *heap;                /* our heap, where long payloads land */
     uint64_t heap_size;
-    struct gk__ucx_peer *ucx_peers; /* one per PE; ep NULL for those not ours */
+    struct gk__ucx_peer *ucx_peers; /* one per PE; blob NULL for those not ours */
+    char *blobs;                    /* every PE's blob, kept for endpoints made later */
+    pthread_mutex_t connect_lock;   /* making an endpoint */
+    _Atomic int n_connected;        /* endpoints made */
     int n_pes;
     int my_pe;
     int n_remote; /* peers given to UCX */
@@ -196,11 +202,20 @@ int gk__ucx_wait_done(struct gk__ucx_req *r);
  * gk__ucx_zero_reached with the same `sleepers`. */
 int gk__ucx_wait_zero(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
 void gk__ucx_zero_reached(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
-/* Sends `len` bytes of header as UCP active message id to pe without
- * waiting: at once, or from a copy that goes once sent. Errors are
+/* Sends `len` bytes of header as UCP active message id over ep, to pe,
+ * without waiting: at once, or from a copy that goes once sent. Errors are
  * logged. */
-void gk__ucx_send_copy(int pe, unsigned id, const void *header, size_t len,
+void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, size_t len,
                        const char *what);
+/* Makes p's endpoint and remote key (the first use of the peer); a peer
+ * that cannot be reached ends the job. */
+void gk__ucx_connect(struct gk__ucx_peer *p);
+static inline struct gk__ucx_peer *gk__ucx_peer_ready(struct gk__ucx_peer *p)
+{
+    if (__builtin_expect(!atomic_load_explicit(&p->ready, memory_order_acquire), 0))
+        gk__ucx_connect(p);
+    return p;
+}
 void gk__ucx_req_init(void *request);
 void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data);
 /* Progress: the worker, then the held messages. Events handled. */
