@@ -93,26 +93,48 @@ int gk__seg_check_space(size_t heap_size, int n_segments)
     return GK_ERR_NOMEM;
 }
 
-/* Maps the segment at a GK__SEG_MAP_ALIGN boundary: reserve a range with
- * room to spare, map the file over its aligned part, give the rest back. */
+/*
+ * Address space for the segments, reserved (PROT_NONE, nothing behind it)
+ * in arenas of room for many segments: each segment is mapped over the
+ * next GK__SEG_MAP_ALIGN boundary of the current arena. One reservation
+ * per segment, trimmed to its aligned part, cost a PE of a 1024-PE node
+ * 3 system calls and 2 splits of its address map more per peer at
+ * start-up. Used at start-up only, by one thread.
+ */
+#define SEG_ARENA_MIN_SEGMENTS 64
+static char *seg_arena_next; /* aligned; below seg_arena_end */
+static char *seg_arena_end;
+
+/* Room for a segment of `size` bytes at an aligned address, or NULL. */
+static char *seg_arena_take(size_t size)
+{
+    size_t stride = (size + GK__SEG_MAP_ALIGN - 1) & ~(GK__SEG_MAP_ALIGN - 1);
+    if (seg_arena_next == NULL || (size_t)(seg_arena_end - seg_arena_next) < stride) {
+        static size_t segments = SEG_ARENA_MIN_SEGMENTS;
+        size_t span = segments * stride + GK__SEG_MAP_ALIGN;
+        char *reserved = mmap(NULL, span, PROT_NONE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (reserved == MAP_FAILED)
+            return NULL;
+        segments *= 2; /* the next arena, if one is needed, twice as large */
+        seg_arena_next = (char *)(((uintptr_t)reserved + GK__SEG_MAP_ALIGN - 1) &
+                                  ~(uintptr_t)(GK__SEG_MAP_ALIGN - 1));
+        seg_arena_end = reserved + span;
+    }
+    char *at = seg_arena_next;
+    seg_arena_next += stride;
+    return at;
+}
+
+/* Maps the segment at a GK__SEG_MAP_ALIGN boundary, over the arena. */
 static int seg_map(int fd, size_t size, struct gk__seg *seg)
 {
-    size_t span = size + GK__SEG_MAP_ALIGN;
-    char *reserved = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                          -1, 0);
-    if (reserved == MAP_FAILED)
+    char *at = seg_arena_take(size);
+    if (at == NULL)
         return GK_ERR_SYSTEM;
-    uintptr_t aligned = ((uintptr_t)reserved + GK__SEG_MAP_ALIGN - 1) & ~(GK__SEG_MAP_ALIGN - 1);
-    char *base = mmap((void *)aligned, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
-                      fd, 0);
-    if (base == MAP_FAILED) {
-        munmap(reserved, span);
+    char *base = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
+    if (base == MAP_FAILED)
         return GK_ERR_SYSTEM;
-    }
-    if (base > reserved)
-        munmap(reserved, (size_t)(base - reserved));
-    if (reserved + span > base + size)
-        munmap(base + size, (size_t)(reserved + span - (base + size)));
     seg->base = base;
     seg->size = size;
     seg->header = (struct gk__seg_header *)base;
@@ -191,17 +213,21 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
                   (long long)st.st_size, size);
         goto err_close;
     }
+    /* The header is read from the file, not through the mapping: a PE of a
+     * large node maps every peer's segment, and a first touch of each would
+     * cost it a page table page (and its clearing) for peers it may never
+     * talk to. Its creator wrote it before the exchange that led here. */
+    struct gk__seg_header h;
+    memset(&h, 0, sizeof(h)); /* reported as zeros if the read fails */
+    if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != GK__SEG_MAGIC ||
+        h.version != GK__SEG_VERSION || h.pe != pe || h.heap_size != heap_size) {
+        gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu)",
+                  pe, name, h.version, h.pe, (unsigned long long)h.heap_size);
+        goto err_close;
+    }
     if (seg_map(fd, size, seg) != GK_OK) {
         gk__error("mmap of PE %d's segment (%zu bytes) failed: %s", pe, size,
                   strerror(errno));
-        goto err_close;
-    }
-    struct gk__seg_header *h = seg->header;
-    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != GK__SEG_MAGIC ||
-        h->version != GK__SEG_VERSION || h->pe != pe || h->heap_size != heap_size) {
-        gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu)",
-                  pe, name, h->version, h->pe, (unsigned long long)h->heap_size);
-        gk__seg_detach(seg);
         goto err_close;
     }
     gk__debug("mapped PE %d's segment %s at %p", pe, name, (void *)seg->base);
