@@ -34,10 +34,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A simulated host: a process that holds its namespaces until killed.
+# A simulated host: a process that holds its namespaces until killed, or
+# until this script dies (a test's time limit): --pdeathsig.
 make_host() {
     local k=$1 ready
-    exec {fd}< <(unshare --uts --ipc --mount --propagation private sh -c \
+    exec {fd}< <(unshare --uts --ipc --mount --propagation private setpriv --pdeathsig KILL sh -c \
         "mount -t tmpfs tmpfs /dev/shm && hostname pmix-host$k && echo \$\$ && exec sleep 3600")
     read -r -t 10 -u "$fd" ready || { echo "could not make simulated host $k (needs root)" >&2; exit 77; }
     holders+=("$ready")
