@@ -106,10 +106,12 @@ static int pmix_allgather(struct gk__boot *boot, const void *mine, void *all, si
     return status;
 }
 
+/* After gk_finalize's last barrier: a fence, so that no PE exits while
+ * another still waits in that barrier, where it would take the exit for a
+ * death (pmix_check_alive). PMIx_Finalize comes in fini. */
 static int pmix_finalize(struct gk__boot *boot)
 {
-    (void)boot;
-    return GK_OK; /* PMIx_Finalize in fini */
+    return pmix_fence(boot->backend, 0);
 }
 
 static void pmix_abort(struct gk__boot *boot, int exit_code, const char *why)
