@@ -75,6 +75,16 @@ static uint64_t own_segment_kib(int me)
     return kib;
 }
 
+/* KiB that smaps shows more now than at `before` (taken by smaps_kib),
+ * private pages and segment pages together. */
+static uint64_t kib_added(uint64_t private_before, uint64_t segments_before)
+{
+    uint64_t private_now, segments_now;
+    smaps_kib(&private_now, &segments_now);
+    return (private_now > private_before ? private_now - private_before : 0) +
+           (segments_now > segments_before ? segments_now - segments_before : 0);
+}
+
 static uint64_t max_over_pes(uint64_t mine)
 {
     uint64_t out = 0;
@@ -101,28 +111,24 @@ int main(void)
     double started = now_s();
     int me = gk_my_pe();
 
-    uint64_t private_kib, segments_kib;
+    uint64_t private_kib, segments_kib; /* after start-up: private_kib is reported */
     smaps_kib(&private_kib, &segments_kib);
     uint64_t segment_kib = own_segment_kib(me) - gk_heap_size() / 1024;
 
-    uint64_t p0, s0, p1, s1;
-    smaps_kib(&p0, &s0);
     void *base = NULL;
     gk_win_t *win = NULL;
     uint64_t window_kib = UINT64_MAX;
-    if (gk_win_allocate(8, 0, &base, &win) == GK_OK) {
-        smaps_kib(&p1, &s1);
-        window_kib = (p1 > p0 ? p1 - p0 : 0) + (s1 > s0 ? s1 - s0 : 0);
-    }
+    if (gk_win_allocate(8, 0, &base, &win) == GK_OK)
+        window_kib = kib_added(private_kib, segments_kib);
 
     enum { SEMS = 64 };
     gk_sem_t sems[SEMS];
-    smaps_kib(&p0, &s0);
+    uint64_t private_before, segments_before;
+    smaps_kib(&private_before, &segments_before);
     for (int i = 0; i < SEMS; i++)
         if (gk_sem_alloc(0, &sems[i]) != GK_OK)
             gk_abort(1, "footprint: gk_sem_alloc");
-    smaps_kib(&p1, &s1);
-    uint64_t semaphore_kib = (p1 > p0 ? p1 - p0 : 0) + (s1 > s0 ? s1 - s0 : 0);
+    uint64_t semaphore_kib = kib_added(private_before, segments_before);
 
     uint64_t remote = 0;
     uint64_t *probe = gk_calloc(1, sizeof(uint64_t));

@@ -110,14 +110,19 @@ static int boot_refuse_foreign_launcher(void)
     return GK_OK;
 }
 
+const char *gk__boot_kind_name(enum gk__boot_kind kind)
+{
+    static const char *const names[] = {"launcher", "pmix", "single"};
+    return kind >= GK__BOOT_LAUNCHER && kind <= GK__BOOT_SINGLE ? names[kind] : "invalid";
+}
+
 /* The back end GK_BOOTSTRAP names, or that the environment implies. */
 enum gk__boot_kind gk__boot_choose(const char **why_p)
 {
     const char *forced = gk__config_getenv(NULL, "BOOTSTRAP");
-    static const char *const names[] = {"launcher", "pmix", "single"};
     if (forced != NULL && strcmp(forced, "auto") != 0) {
-        for (int k = 0; k < 3; k++) {
-            if (strcmp(forced, names[k]) == 0) {
+        for (int k = GK__BOOT_LAUNCHER; k <= GK__BOOT_SINGLE; k++) {
+            if (strcmp(forced, gk__boot_kind_name((enum gk__boot_kind)k)) == 0) {
                 *why_p = "GK_BOOTSTRAP says so";
                 return (enum gk__boot_kind)k;
             }
@@ -135,12 +140,6 @@ enum gk__boot_kind gk__boot_choose(const char **why_p)
     }
     *why_p = "no launcher in the environment";
     return GK__BOOT_SINGLE;
-}
-
-const char *gk__boot_kind_name(enum gk__boot_kind kind)
-{
-    static const char *const names[] = {"launcher", "pmix", "single"};
-    return kind >= GK__BOOT_LAUNCHER && kind <= GK__BOOT_SINGLE ? names[kind] : "invalid";
 }
 
 static int boot_open_chosen(struct gk__boot *boot)
