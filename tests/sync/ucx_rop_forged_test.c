@@ -10,11 +10,13 @@
  * untouched; a valid atomic then runs. A small put that would end past
  * the segment, which the transport sends as a message of its own over
  * TCP (ucx.c, "Small puts"), is rejected with a message too, and still
- * acknowledged: PE 0's quiet returns.
+ * acknowledged: PE 0's quiet returns. An acknowledgement for puts that
+ * PE 1 never sent is rejected with a message, its count untouched.
  */
 #include <stdint.h>
 
 #include "core/runtime.h"
+#include "net/ucx_int.h"
 #include "pe_check.h"
 
 int main(void)
@@ -66,6 +68,14 @@ int main(void)
         CHECK_GE(peer->put_wakes_max, sizeof(payload)); /* UCX_TLS=tcp: no RMA lane */
         CHECK_OK(peer->transport->put(peer, heap_end - 8, payload, sizeof(payload)));
         CHECK_OK(gk_quiet());
+        uint64_t acked = 5; /* PE 1 has no put in flight to PE 0 */
+        ucp_request_param_t now = {.op_attr_mask =
+                                       UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+                                   .flags = UCP_AM_SEND_FLAG_EAGER,
+                                   .cb.send = gk__ucx_req_done};
+        ucs_status_ptr_t req = ucp_am_send_nbx(gk__ucx.ucx_peers[1].ep, GK__UCX_AM_PUT_ACK,
+                                               &acked, sizeof(acked), NULL, 0, &now);
+        CHECK_OK(gk__ucx_wait(req, "forged acknowledgement", 1));
         CHECK_OK(gk_put_u64(1, &words[1], 1)); /* done */
     } else if (me == 1) {
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
@@ -77,6 +87,10 @@ int main(void)
         CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "no such operation"), 1);
         CHECK_EQ(gk_capture_count(text, "put of 16 bytes at segment offset"), 1);
+        CHECK_EQ(gk_capture_count(text, "put acknowledgement for 5 puts from the network "
+                                        "rejected"),
+                 1);
+        CHECK_EQ(atomic_load(&gk__ucx.puts_unacked), 0);
         CHECK_EQ_U64(words[0], 5);
         const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
         for (int i = 0; i < 8; i++)
