@@ -11,9 +11,11 @@
  * the segment, which the transport sends as a message of its own over
  * TCP (ucx.c, "Small puts"), is rejected with a message too, and still
  * acknowledged: PE 0's quiet returns. An acknowledgement for puts that
- * PE 1 never sent is rejected with a message, its count untouched.
+ * PE 1 never sent is rejected with a message, its count untouched; so is a
+ * remote operation sent without the endpoint to answer it on.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "core/runtime.h"
 #include "net/ucx_int.h"
@@ -76,6 +78,11 @@ int main(void)
         ucs_status_ptr_t req = ucp_am_send_nbx(gk__ucx.ucx_peers[1].ep, GK__UCX_AM_PUT_ACK,
                                                &acked, sizeof(acked), NULL, 0, &now);
         CHECK_OK(gk__ucx_wait(req, "forged acknowledgement", 1));
+        struct gk__ucx_rop_header no_reply = {.op = GK__NET_ROP_ATOMIC, .src = 0};
+        memcpy(no_reply.args, add, sizeof(no_reply.args));
+        req = ucp_am_send_nbx(gk__ucx.ucx_peers[1].ep, GK__UCX_AM_ROP, &no_reply,
+                              sizeof(no_reply), NULL, 0, &now);
+        CHECK_OK(gk__ucx_wait(req, "remote operation without its reply flag", 1));
         CHECK_OK(gk_put_u64(1, &words[1], 1)); /* done */
     } else if (me == 1) {
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
@@ -91,7 +98,8 @@ int main(void)
                                         "rejected"),
                  1);
         CHECK_EQ(atomic_load(&gk__ucx.puts_unacked), 0);
-        CHECK_EQ_U64(words[0], 5);
+        CHECK_EQ(gk_capture_count(text, "came without an endpoint to answer on"), 1);
+        CHECK_EQ_U64(words[0], 5); /* the add without its reply flag did not run */
         const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
         for (int i = 0; i < 8; i++)
             CHECK_EQ(last[i], 0);
