@@ -1,10 +1,10 @@
 /*
  * rwlock.pml: a Promela model of gasket's FIFO reader/writer lock, exactly
  * the protocol of src/win/rwlock.c (read its top comment first), for N = 3
- * PEs contending for one lock. Checked with Spin by verify/check-model.
+ * or 4 PEs contending for one lock. Checked with Spin by verify/check-model.
  *
  * What is modelled, step by step as the C code does it:
- *   - The lock word's fields A, B, H, T. Each compare-and-swap loop of the
+ *   - The lock word's fields A, G, H, T. Each compare-and-swap loop of the
  *     C code (request_word, the no-successor release) linearizes at its
  *     successful CAS, so it is one atomic step here that computes the new
  *     word from the current one; fetch-adds are atomic steps too.
@@ -12,8 +12,10 @@
  *     (the C code orders each notification after what came before it) and
  *     a delivery process applies them whenever it likes. A flush waits
  *     until the PE's channel is empty.
- *   - Each PE's node: `granted` (flag and the H value it carries), `next`
- *     (successor and its group size), its wait-for slots, and `h_seen`.
+ *   - Each PE's node: `granted` (flag and the value it carries), `next`
+ *     (successor and the last reader of my group), `first_reader` and
+ *     `next_reader` (a reader group's chain). Every notification lands in
+ *     a word that holds 0 (asserted at delivery).
  *   - The data the lock protects: a counter on the target that a writer
  *     reads (a get: synchronous) and writes back plus one with a put
  *     (asynchronous), flushed before the release.
@@ -26,10 +28,12 @@
  * not starved), and no deadlock (Spin's invalid end states: every PE
  * finishes its rounds, and the lock word is free at the end).
  *
- * Cases (-D): ALL_WRITERS (3 writers), ONE_WRITER_TWO_READERS, or
+ * Cases (-D): ALL_WRITERS (3 writers), ONE_WRITER_TWO_READERS,
  * TWO_WRITERS_ONE_READER (the only case that reaches the hand-over to a
- * writer behind a reader group: next = (Y, b > 0), the fetch-add that
- * moves H from a stale value to Y, and admit_group from that path).
+ * writer behind a reader group: next = (Y, g > 0), the fetch-add that
+ * moves H from a stale value to Y, and admit_group from that path), or
+ * ONE_WRITER_THREE_READERS (4 PEs: a group whose middle reader is both
+ * granted by a reader and passes the grant on).
  * Mutants, each must fail:
  *   MUTANT_NO_FLUSH        a writer releases without flushing its data put
  *                          (lost update: the next writer may read old data)
@@ -39,9 +43,16 @@
  *                          adds the group to A but leaves H on the old
  *                          (possibly stale) writer (TWO_WRITERS_ONE_READER:
  *                          the last reader grants the wrong writer)
+ *   MUTANT_CHAIN_UNCOUNTED a reader passes the grant down its group
+ *                          without counting the next reader into A (A
+ *                          falls below 0: a reader leaves uncounted)
  */
+#if defined(ONE_WRITER_THREE_READERS)
+#define N 4
+#else
 #define N 3
-#if defined(ONE_WRITER_TWO_READERS)
+#endif
+#if defined(ONE_WRITER_TWO_READERS) || defined(ONE_WRITER_THREE_READERS)
 #define NW 1
 #elif defined(TWO_WRITERS_ONE_READER)
 #define NW 2
@@ -52,15 +63,18 @@
 #define ROUNDS 2
 #endif
 
-/* The lock word on the target. H and T hold PE + 1 (0: none). */
-byte A, B, H, T;
+/* The lock word on the target. G, H and T hold PE + 1 (0: none). */
+byte A, G, H, T;
 
-/* Each PE's node and wait-for slots (slot[w * N + i]: reader + 1). */
+/* Each PE's node: `granted` (flag and the value v it carries), `next`
+ * (successor writer and the last reader of my group), `first_reader`,
+ * `next_reader`. */
 bool g_flag[N];
-byte g_h[N];
+byte g_v[N];
 byte nxt[N];
-byte nxt_b[N];
-byte slot[N * N];
+byte nxt_g[N];
+byte first_r[N];
+byte next_r[N];
 
 /* The protected data, and the checks' bookkeeping (not part of gasket). */
 byte counter;
@@ -69,7 +83,7 @@ byte writer_sections;
 byte ticket_next, ticket_served;
 byte finished;
 
-mtype = { PUT_GRANT, PUT_NEXT, PUT_SLOT, PUT_DATA };
+mtype = { PUT_GRANT, PUT_NEXT, PUT_FIRST_READER, PUT_NEXT_READER, PUT_DATA };
 /* kind, destination PE, a, b */
 chan out[N] = [4] of { mtype, byte, byte, byte };
 
@@ -78,54 +92,51 @@ proctype deliver(byte p)
     mtype kind;
     byte d, a, b;
     /* Taking a put off the channel and applying it is one step, so an
-     * empty channel means everything sent has landed. */
+     * empty channel means everything sent has landed. Each word written
+     * holds 0 before (the protocol's notify_word). */
 end:
     do
     :: atomic {
            out[p]?kind, d, a, b ->
            if
-           :: kind == PUT_GRANT -> g_h[d] = a; g_flag[d] = true
-           :: kind == PUT_NEXT  -> nxt_b[d] = b; nxt[d] = a
-           :: kind == PUT_SLOT  -> slot[d * N + a] = b
-           :: kind == PUT_DATA  -> counter = a
+           :: kind == PUT_GRANT       -> assert(!g_flag[d]); g_v[d] = a; g_flag[d] = true
+           :: kind == PUT_NEXT        -> assert(nxt[d] == 0); nxt_g[d] = b; nxt[d] = a
+           :: kind == PUT_FIRST_READER -> assert(first_r[d] == 0); first_r[d] = a
+           :: kind == PUT_NEXT_READER -> assert(next_r[d] == 0); next_r[d] = a
+           :: kind == PUT_DATA        -> counter = a
            fi;
            kind = 0; d = 0; a = 0; b = 0 /* no stale values in the state */
        }
     od
 }
 
-/* wait_granted(): wait for my grant, keep the H it carries, clear it. */
-inline wait_granted(me, h_seen)
+/* wait_granted(): wait for my grant, keep the value it carries, clear it. */
+inline wait_granted(me, v)
 {
     g_flag[me];
-    atomic { h_seen = g_h[me]; g_flag[me] = false }
+    atomic { v = g_v[me]; g_v[me] = 0; g_flag[me] = false }
 }
 
-/* admit_group(): grant my group's b readers, in slot order. */
-inline admit_group(me, b, i, r)
+/* admit_group(): grant my group's first reader (already counted in A),
+ * telling it the group's last reader. */
+inline admit_group(me, last, r)
 {
-    i = 0;
-    do
-    :: i < b ->
-        slot[me * N + i] != 0;
-        atomic { r = slot[me * N + i]; slot[me * N + i] = 0 }
-        out[me]!PUT_GRANT, r - 1, 0, 0;
-        i++
-    :: else -> break
-    od
+    first_r[me] != 0;
+    atomic { r = first_r[me]; first_r[me] = 0 }
+    out[me]!PUT_GRANT, r - 1, last, 0
 }
 
 proctype writer(byte me)
 {
-    byte round, old_t, old_a, old_b, h_seen, my_ticket, data, succ, b, i, r;
+    byte round, old_t, old_a, old_g, h_seen, my_ticket, data, succ, g, r;
     bool freed;
     for (round : 1 .. ROUNDS) {
         /* gk__rwlock_acquire, exclusive: the CAS of request_word(). */
         atomic {
-            old_t = T; old_a = A; old_b = B;
+            old_t = T; old_a = A; old_g = G;
             if
             :: T == 0 -> H = me + 1; T = me + 1
-            :: else -> T = me + 1; B = 0
+            :: else -> T = me + 1; G = 0
             fi;
             my_ticket = ticket_next; ticket_next++
         }
@@ -133,7 +144,7 @@ proctype writer(byte me)
         :: old_t == 0 && old_a == 0 -> h_seen = me + 1 /* granted at once */
         :: old_t == 0 && old_a > 0 -> wait_granted(me, h_seen)
         :: old_t != 0 ->
-            out[me]!PUT_NEXT, old_t - 1, me + 1, old_b;
+            out[me]!PUT_NEXT, old_t - 1, me + 1, old_g;
             wait_granted(me, h_seen)
         fi;
 
@@ -159,50 +170,71 @@ proctype writer(byte me)
                 if
                 :: T == me + 1 ->
                     assert(H == h_seen && A == 0);
-                    b = B; A = B; B = 0; H = 0; T = 0; freed = true
+                    g = G;
+                    if
+                    :: g != 0 -> A = 1 /* my group's first reader */
+                    :: else -> skip
+                    fi;
+                    G = 0; H = 0; T = 0; freed = true
                 :: else -> skip /* a writer queued behind me */
                 fi
             }
         :: else -> skip
         fi;
         if
-        :: freed -> admit_group(me, b, i, r)
+        :: freed && g != 0 -> admit_group(me, g, r)
+        :: freed && g == 0 -> skip
         :: else ->
             nxt[me] != 0;
-            atomic { succ = nxt[me]; b = nxt_b[me]; nxt[me] = 0; nxt_b[me] = 0 }
+            atomic { succ = nxt[me]; g = nxt_g[me]; nxt[me] = 0; nxt_g[me] = 0 }
             if
-            :: b == 0 -> out[me]!PUT_GRANT, succ - 1, h_seen, 0
+            :: g == 0 -> out[me]!PUT_GRANT, succ - 1, h_seen, 0
             :: else ->
 #ifndef MUTANT_STALE_H
-                atomic { assert(H == h_seen); A = A + b; H = succ }
+                atomic { assert(H == h_seen); A = A + 1; H = succ }
 #else
-                atomic { assert(H == h_seen); A = A + b }
+                atomic { assert(H == h_seen); A = A + 1 }
 #endif
-                admit_group(me, b, i, r)
+                admit_group(me, g, r)
             fi
-        fi
+        fi;
+        g = 0; succ = 0; r = 0 /* no stale values in the state */
     }
     atomic { finished++ }
 }
 
 proctype reader(byte me)
 {
-    byte round, old_t, old_b, old_a, old_h, h_seen, writers_before;
+    byte round, old_t, old_g, old_a, old_h, last, r, writers_before;
     for (round : 1 .. ROUNDS) {
         /* gk__rwlock_acquire, shared: the CAS of request_word(). */
         atomic {
-            old_t = T; old_b = B;
+            old_t = T; old_g = G;
             if
             :: T == 0 -> A++
-            :: else -> B++
+            :: else -> G = me + 1
             fi;
             writers_before = ticket_next /* every writer queued so far */
         }
         if
         :: old_t == 0 -> skip
         :: else ->
-            out[me]!PUT_SLOT, old_t - 1, old_b, me + 1;
-            wait_granted(me, h_seen)
+            if
+            :: old_g == 0 -> out[me]!PUT_FIRST_READER, old_t - 1, me + 1, 0
+            :: else -> out[me]!PUT_NEXT_READER, old_g - 1, me + 1, 0
+            fi;
+            wait_granted(me, last);
+            /* pass_to_next_reader(): count the next reader in, grant it. */
+            if
+            :: last != me + 1 ->
+                next_r[me] != 0;
+                atomic { r = next_r[me]; next_r[me] = 0 }
+#ifndef MUTANT_CHAIN_UNCOUNTED
+                atomic { assert(A > 0); A++ }
+#endif
+                out[me]!PUT_GRANT, r - 1, last, 0
+            :: else -> skip
+            fi
         fi;
 
         atomic {
@@ -227,8 +259,9 @@ proctype reader(byte me)
         if
         :: old_a == 1 && old_h != 0 -> out[me]!PUT_GRANT, old_h - 1, old_h, 0
         :: else -> skip
-        fi
+        fi;
 #endif
+        old_t = 0; old_g = 0; old_a = 0; old_h = 0; last = 0; r = 0
     }
     atomic { finished++ }
 }
@@ -236,7 +269,10 @@ proctype reader(byte me)
 init {
     atomic {
         run deliver(0); run deliver(1); run deliver(2);
-#if defined(ONE_WRITER_TWO_READERS)
+#if defined(ONE_WRITER_THREE_READERS)
+        run deliver(3);
+        run writer(0); run reader(1); run reader(2); run reader(3)
+#elif defined(ONE_WRITER_TWO_READERS)
         run writer(0); run reader(1); run reader(2)
 #elif defined(TWO_WRITERS_ONE_READER)
         run writer(0); run writer(1); run reader(2)
@@ -247,6 +283,9 @@ init {
     finished == N;
     /* Everything delivered: no lost update, the lock free again. */
     empty(out[0]) && empty(out[1]) && empty(out[2]);
+#if N == 4
+    empty(out[3]);
+#endif
     assert(counter == NW * ROUNDS && writer_sections == NW * ROUNDS);
-    assert(A == 0 && B == 0 && H == 0 && T == 0)
+    assert(A == 0 && G == 0 && H == 0 && T == 0)
 }

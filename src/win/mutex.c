@@ -35,7 +35,6 @@ static int mutex_site(const char *op, gk_lock_t *lock, struct gk__rwlock_site *s
         .owner_pe = MUTEX_OWNER_PE,
         .word_offset = offset,
         .node_offset = offset + MUTEX_NODE_AT,
-        .waitfor_offset = 0,
     };
     struct gk__rwlock_node *node = (struct gk__rwlock_node *)((char *)lock + MUTEX_NODE_AT);
     *held_p = &node->pad[0];

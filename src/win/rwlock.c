@@ -7,50 +7,67 @@
  *
  *   bits 48-63  A  active readers: readers that hold the lock, or have been
  *                  admitted and will hold it as soon as they are told
- *   bits 32-47  B  readers queued behind the tail writer (its "group")
+ *   bits 32-47  G  the last reader queued behind the tail writer + 1 (the
+ *                  tail of its "group"); 0 if none
  *   bits 16-31  H  head writer + 1: the writer that waits for the A readers
  *                  to leave (whom the last of them grants); 0 if no writer
  *   bits  0-15  T  tail writer + 1: the last writer in the queue; 0 if none
  *
  * Invariants: T == 0 exactly when H == 0 (no writer at all), and then
- * B == 0. While a writer holds the lock A == 0; so A > 0 with H != 0 means
+ * G == 0. While a writer holds the lock A == 0; so A > 0 with H != 0 means
  * H is the head writer, waiting for readers. While writers hand the lock
  * straight on (no readers between them) H is not updated: nobody reads it
  * then, and it saves the hand-over a remote atomic. So H may name an
  * earlier writer; the holder knows the value H has (each grant carries it,
  * in its node, `h_seen`) and uses it to update the word.
  *
- * Each requester has a node (struct gk__rwlock_node) and n_pes wait-for
- * slots for this lock in its own memory. Writers queue MCS-style: each
- * writer learns its predecessor from the lock word and tells it, with a
- * put, who it is (`next`); the predecessor hands the lock over at unlock.
- * A reader that arrives behind a writer joins that writer's group: it
- * learns its index in the group from B and puts its PE number into the
- * writer's wait-for slot of that index; the writer admits its group at
- * unlock. The group of writer X closes when the next writer Y enqueues: Y
- * reads the group's size from B (and resets B to 0 for its own group) and
- * tells X with the same put as `next`. Y then waits for X and for X's
- * group: whoever takes A to 0 while H names Y grants Y.
+ * Each requester has one node (struct gk__rwlock_node) per lock in its own
+ * memory, and nothing else: the memory of a lock on each PE does not grow
+ * with the PEs that may queue. Writers queue MCS-style: each writer learns
+ * its predecessor from the lock word and tells it, with a put, who it is
+ * (`next`); the predecessor hands the lock over at unlock. Readers that
+ * arrive behind a writer form that writer's group, a queue of their own
+ * linked the same way: a reader learns the group's last reader from G,
+ * sets G to itself, and puts its PE into that reader's `next_reader`, or,
+ * first of the group, into the writer's `first_reader`. The group of
+ * writer X closes when the next writer Y enqueues: Y reads the group's
+ * last reader from G (and resets G to 0 for its own group) and tells X
+ * with the same put as `next`. Y then waits for X and for X's group:
+ * whoever takes A to 0 while H names Y grants Y.
+ *
+ * A group is admitted down its chain. Its writer counts the first reader
+ * into A and grants it, telling it the group's last reader; each reader
+ * so granted, unless it is the last, counts the reader after it into A and
+ * grants it in turn before its own lock call returns. So A never falls to
+ * 0 while a group is being admitted (the reader passing the grant on still
+ * counts), and no PE keeps a slot for each reader that may queue behind it.
  *
  * The steps (remote word ops are 64-bit compare-and-swap and fetch-add,
  * "put" is a notification, a 64-bit write into a word that holds 0
  * (notify_word); every other wait is on local memory):
  *
- *   read lock    CAS: if T == 0, A += 1 (granted); else B += 1, and then
- *                put my PE into T's wait-for slot B(old); wait for granted.
+ *   read lock    CAS: if T == 0, A += 1 (granted); else G = me, and then
+ *                put me into G(old)'s `next_reader` (T's `first_reader`
+ *                if G(old) == 0); wait for granted (v: the group's last
+ *                reader L); then pass it on, unless I am L.
+ *   pass on      wait for `next_reader` = R; fetch-add A += 1; grant R
+ *                with L.
  *   write lock   CAS: if T == 0, T = H = me: granted if A == 0, else wait
- *                for the last reader to grant me. Else T = me, B = 0, and
- *                put (me, B(old)) into the old tail's `next`; wait.
+ *                for the last reader to grant me. Else T = me, G = 0, and
+ *                put (me, G(old)) into the old tail's `next`; wait.
  *   read unlock  fetch-add A -= 1; if A was 1 and H != 0, grant H.
- *   write unlock no successor (T == me): CAS to A = B, B = H = T = 0, then
- *                admit my group. Else wait for `next` = (Y, b); if b > 0,
- *                fetch-add A += b and H = Y, and admit my group (the last
- *                of them grants Y); if b == 0, grant Y (the word does not
+ *   write unlock no successor (T == me): CAS to G = H = T = 0 and A = 1
+ *                if G != 0 (the first reader of my group), then admit my
+ *                group. Else wait for `next` = (Y, g); if g > 0, fetch-add
+ *                A += 1 and H = Y, and admit my group (the last reader to
+ *                leave grants Y); if g == 0, grant Y (the word does not
  *                change).
+ *   admit group  wait for `first_reader` = F; grant F with L = the
+ *                group's last reader (G at the close).
  *
- * A grant carries the value of H (grant = H << 1 | 1): the writer granted
- * keeps it to update the word later.
- *   admit group  for each slot i < b: wait for the slot, grant that reader.
+ * A grant carries a value v (grant = v << 1 | 1): H for a writer, which
+ * keeps it to update the word later; the group's last reader L for a
+ * reader, which passes the grant on until L has it.
  *
  * So writers are granted in the order their CASes hit the word (FIFO); a
  * reader behind a writer waits for it (writers do not starve); readers of
@@ -88,7 +105,7 @@
 
 #define FIELD_T GK__RWLOCK_FIELD_T
 #define FIELD_H GK__RWLOCK_FIELD_H
-#define FIELD_B GK__RWLOCK_FIELD_B
+#define FIELD_G GK__RWLOCK_FIELD_G
 #define FIELD_A GK__RWLOCK_FIELD_A
 #define FIELD_MASK GK__RWLOCK_FIELD_MASK
 
@@ -129,7 +146,8 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
 
 /*
  * A notification: `value` written into the 64-bit word at segment offset
- * `offset` of `pe` (a node's `granted` or `next`, a wait-for slot), ordered
+ * `offset` of `pe` (a word of its node: `granted`, `next`, `first_reader`,
+ * `next_reader`), ordered
  * after everything before it, and a wake-up if the PE sleeps on it. The
  * word holds 0 (its owner clears it before it can be written again). To a
  * mapped peer it is one exchange: a store that is also the full fence both
@@ -156,13 +174,6 @@ static int notify_word(int pe, size_t offset, uint64_t value)
     if (status == GK_OK)
         status = gk__xfer_notify64(pe, GK__AMO_FETCH_ADD, offset, value, 0, NULL);
     return status;
-}
-
-static _Atomic uint64_t *my_slot(const struct gk__rwlock_site *site, uint64_t index)
-{
-    return (_Atomic uint64_t *)(gk__rt.peers[gk__rt.my_pe].direct +
-                                site->waitfor_offset) +
-           index;
 }
 
 static int u64_nonzero(const void *word)
@@ -279,7 +290,8 @@ static void tell_next_in_line(const struct gk__rwlock_site *site,
 }
 
 /* Waits for my grant and consumes it, ready for my next request; keeps
- * the value of H it carries (for a writer's release). */
+ * the value it carries in h_seen (H for a writer's release, the group's
+ * last reader for a reader). */
 static int wait_granted(const struct gk__rwlock_site *site)
 {
     struct gk__rwlock_node *node = gk__rwlock_my_node(site);
@@ -298,19 +310,59 @@ static int wait_granted(const struct gk__rwlock_site *site)
     return GK_OK;
 }
 
-/* Grants `pe` the lock, telling it the value of H in the word. */
-static int grant(const struct gk__rwlock_site *site, int pe, uint64_t h)
-{
-    return notify_word(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
-                       h << 1 | 1);
-}
-
 static int corrupt(const struct gk__rwlock_site *site, uint64_t word, const char *why)
 {
     gk__error("%s: lock word 0x%016llx on PE %d is inconsistent (%s): memory was "
               "overwritten or the lock was released by a PE that does not hold it",
               site->op, (unsigned long long)word, site->owner_pe, why);
     return GK_ERR_INVALID_ARG;
+}
+
+/* Grants `pe` the lock, telling it `v`: the value of H in the word for a
+ * writer, its group's last reader + 1 for a reader. */
+static int grant(const struct gk__rwlock_site *site, int pe, uint64_t v)
+{
+    return notify_word(pe, site->node_offset + offsetof(struct gk__rwlock_node, granted),
+                       v << 1 | 1);
+}
+
+/* Notifies `pe` into the word of its node at `field`. */
+static int notify_node(const struct gk__rwlock_site *site, int pe, size_t field,
+                       uint64_t value)
+{
+    return notify_word(pe, site->node_offset + field, value);
+}
+
+/* Takes a word of my node that a PE behind me writes once: waits for it,
+ * then clears it for my next request. */
+static int take_node_word(_Atomic uint64_t *word, uint64_t *value_p)
+{
+    int status = wait_local(word);
+    if (status != GK_OK)
+        return status;
+    *value_p = atomic_load_explicit(word, memory_order_acquire);
+    atomic_store_explicit(word, 0, memory_order_relaxed);
+    return GK_OK;
+}
+
+/*
+ * A reader of a group, granted: unless it is the group's last reader
+ * `last`, it counts the reader queued after it into A and grants it. It
+ * still counts itself, so A cannot reach 0 in between.
+ */
+static int pass_to_next_reader(const struct gk__rwlock_site *site, uint64_t last)
+{
+    if (last == (uint64_t)gk__rt.my_pe + 1)
+        return GK_OK;
+    uint64_t reader = 0, old = 0;
+    int status = take_node_word(&gk__rwlock_my_node(site)->next_reader, &reader);
+    if (status == GK_OK)
+        status = word_fadd(site, ONE(FIELD_A), &old);
+    if (status != GK_OK)
+        return status;
+    if (GET(old, FIELD_A) == 0)
+        return corrupt(site, old, "a reader passing the lock on is not counted");
+    return grant(site, (int)reader - 1, last);
 }
 
 int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
@@ -339,20 +391,24 @@ int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_
         return GK_OK;                /* granted at once */
     }
     if (tail != 0) {
-        int pred = (int)tail - 1;
-        uint64_t index = GET(old, FIELD_B);
+        uint64_t g = GET(old, FIELD_G); /* the last reader of the tail's group */
         int status;
-        if (mode == GK__RWLOCK_SHARED)
-            status =
-                notify_word(pred, site->waitfor_offset + index * sizeof(uint64_t), me);
+        if (mode == GK__RWLOCK_EXCLUSIVE)
+            status = notify_node(site, (int)tail - 1, offsetof(struct gk__rwlock_node, next),
+                                 me | g << 32);
+        else if (g == 0) /* the first of the group: the writer learns of me */
+            status = notify_node(site, (int)tail - 1,
+                                 offsetof(struct gk__rwlock_node, first_reader), me);
         else
-            status = notify_word(
-                pred, site->node_offset + offsetof(struct gk__rwlock_node, next),
-                me | index << 32);
+            status = notify_node(site, (int)g - 1,
+                                 offsetof(struct gk__rwlock_node, next_reader), me);
         if (status != GK_OK)
             return status;
     }
-    return wait_granted(site);
+    int status = wait_granted(site);
+    if (status != GK_OK || mode == GK__RWLOCK_EXCLUSIVE)
+        return status;
+    return pass_to_next_reader(site, gk__rwlock_my_node(site)->h_seen);
 }
 
 int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
@@ -380,23 +436,16 @@ int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode
     }
 }
 
-/* Admits the b readers of my group, in the order they asked. */
-static int admit_group(const struct gk__rwlock_site *site, uint64_t b)
+/* Admits my group, whose last reader is `last` (PE + 1): its first reader,
+ * already counted in A, is granted and passes the lock down the group. */
+static int admit_group(const struct gk__rwlock_site *site, uint64_t last)
 {
-    for (uint64_t i = 0; i < b; i++) {
-        _Atomic uint64_t *slot = my_slot(site, i);
-        int status = wait_local(slot);
-        if (status != GK_OK)
-            return status;
-        uint64_t reader = atomic_load_explicit(slot, memory_order_acquire);
-        atomic_store_explicit(slot, 0, memory_order_relaxed);
-        status = grant(site, (int)reader - 1, 0); /* readers need no H */
-        if (status != GK_OK)
-            return status;
-    }
-    if (b > 0)
-        yield_after_grant();
-    return GK_OK;
+    uint64_t first = 0;
+    int status = take_node_word(&gk__rwlock_my_node(site)->first_reader, &first);
+    if (status == GK_OK)
+        status = grant(site, (int)first - 1, last);
+    yield_after_grant();
+    return status;
 }
 
 static int release_shared(const struct gk__rwlock_site *site)
@@ -432,13 +481,13 @@ int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64
         uint64_t expected = gk__rwlock_sole_writer_word(h, me), old = seen;
         for (;;) {
             /* No successor yet: hand the lock to my group, or free it. */
-            uint64_t b = GET(expected, FIELD_B);
+            uint64_t g = GET(expected, FIELD_G);
             if (old == 0) {
-                int status = word_cas(site, expected, b << FIELD_A, &old);
+                int status = word_cas(site, expected, g != 0 ? ONE(FIELD_A) : 0, &old);
                 if (status != GK_OK)
                     return status;
                 if (old == expected)
-                    return admit_group(site, b);
+                    return g != 0 ? admit_group(site, g) : GK_OK;
             }
             if (GET(old, FIELD_H) != h || GET(old, FIELD_A) != 0)
                 return corrupt(site, old, "the writer releasing it is not the holder");
@@ -453,23 +502,24 @@ int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64
         return status;
     uint64_t next = atomic_load_explicit(&node->next, memory_order_acquire);
     atomic_store_explicit(&node->next, 0, memory_order_relaxed);
-    uint64_t successor = next & FIELD_MASK, b = next >> 32;
+    uint64_t successor = next & FIELD_MASK, g = next >> 32;
     node->last_successor = successor;
-    if (b == 0) { /* straight on: the word stays as it is */
+    if (g == 0) { /* straight on: the word stays as it is */
         status = grant(site, (int)successor - 1, h);
         yield_after_grant();
         return status;
     }
-    /* H: h -> successor, A += b, in one fetch-add (H holds h, so the field
-     * cannot borrow from its neighbour); the last of my group grants. */
-    uint64_t delta = (b << FIELD_A) + (successor << FIELD_H) - (h << FIELD_H);
+    /* H: h -> successor, A += 1 (my group's first reader), in one
+     * fetch-add (H holds h, so the field cannot borrow from its
+     * neighbour); the last of my group to leave grants the successor. */
+    uint64_t delta = ONE(FIELD_A) + (successor << FIELD_H) - (h << FIELD_H);
     uint64_t old = 0;
     status = word_fadd(site, delta, &old);
     if (status != GK_OK)
         return status;
     if (GET(old, FIELD_H) != h)
         return corrupt(site, old, "the writer handing it on is not the holder");
-    return admit_group(site, b);
+    return admit_group(site, g);
 }
 
 int gk__rwlock_release_slow(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode)

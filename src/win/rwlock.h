@@ -19,26 +19,29 @@
 
 /*
  * Where one lock lives. Offsets are segment offsets (mem/segment.h) and the
- * node and wait-for offsets are symmetric: every PE's node for this lock is
- * at node_offset in its own segment.
+ * node offset is symmetric: every PE's node for this lock is at
+ * node_offset in its own segment.
  */
 struct gk__rwlock_site {
-    const char *op;        /* the public call, for error messages */
-    int owner_pe;          /* the PE whose memory holds the lock word */
-    size_t word_offset;    /* the 64-bit lock word, on owner_pe */
-    size_t node_offset;    /* struct gk__rwlock_node, on every PE */
-    size_t waitfor_offset; /* n_pes uint64_t slots on every PE; 0: no readers */
+    const char *op;     /* the public call, for error messages */
+    int owner_pe;       /* the PE whose memory holds the lock word */
+    size_t word_offset; /* the 64-bit lock word, on owner_pe */
+    size_t node_offset; /* struct gk__rwlock_node, on every PE */
 };
 
 /*
  * One requester's queue node for one lock, in the requester's own memory:
- * the only words anybody waits on. `granted` and `next` are written by
- * different PEs at different moments (the predecessor grants, the
- * successor enqueues), so each has a cache line of its own.
+ * the only words anybody waits on. `granted` is written by the PE ahead of
+ * me, the second line's words by the PEs queued right behind me, at
+ * different moments, so each side has a cache line of its own. A PE
+ * holds one node per lock, whatever the PE count: the lock's memory on
+ * every PE grows with the locks, not with the PEs that may queue.
  */
 struct gk__rwlock_node {
-    _Atomic uint64_t granted; /* H << 1 | 1: the lock is mine (written by the granter) */
-    uint64_t h_seen;          /* mine only: the lock word's H while I hold it */
+    /* v << 1 | 1: the lock is mine (written by the granter); v is H for a
+     * writer, the last reader of its group + 1 for a reader */
+    _Atomic uint64_t granted;
+    uint64_t h_seen; /* mine only: the v of my grant (H while I hold it exclusive) */
     uint64_t last_successor;  /* mine only: PE + 1 of the writer I last handed to */
     uint64_t last_predecessor; /* mine only: PE + 1 of the writer my last exclusive
                                   request queued behind; 0: it found no writer */
@@ -46,8 +49,11 @@ struct gk__rwlock_node {
      * for oversubscribed nodes, written by that writer: rwlock.c) */
     _Atomic uint64_t next_in_line;
     uint64_t pad[3];          /* mine only (gk_lock_t keeps its state here) */
-    _Atomic uint64_t next; /* my successor writer: (PE + 1) | readers << 32 */
-    uint64_t pad_next[7];
+    /* Written by the PEs queued right behind me, each once per request. */
+    _Atomic uint64_t next;         /* my successor writer: (PE + 1) | G << 32 */
+    _Atomic uint64_t first_reader; /* PE + 1 of the first reader of my group */
+    _Atomic uint64_t next_reader;  /* PE + 1 of the reader after me in a group */
+    uint64_t pad_next[5];
 };
 /* No _Alignas: a gk_lock_t (8-byte aligned) holds one; nodes are 64-byte
  * aligned where the layout puts them (window control blocks). */
@@ -56,12 +62,12 @@ _Static_assert(offsetof(struct gk__rwlock_node, next) == 64, "next on a line of 
 
 enum gk__rwlock_mode { GK__RWLOCK_SHARED, GK__RWLOCK_EXCLUSIVE };
 
-/* The lock word's fields (rwlock.c's top comment): A active readers, B
- * readers queued behind the tail writer, H head writer + 1, T tail
- * writer + 1, 16 bits each. */
+/* The lock word's fields (rwlock.c's top comment): A active readers, G
+ * the last reader queued behind the tail writer + 1, H head writer + 1,
+ * T tail writer + 1, 16 bits each. */
 #define GK__RWLOCK_FIELD_T 0
 #define GK__RWLOCK_FIELD_H 16
-#define GK__RWLOCK_FIELD_B 32
+#define GK__RWLOCK_FIELD_G 32
 #define GK__RWLOCK_FIELD_A 48
 #define GK__RWLOCK_FIELD_MASK 0xffffULL
 #define GK__RWLOCK_GET(word, field) (((word) >> (field)) & GK__RWLOCK_FIELD_MASK)
@@ -81,8 +87,11 @@ static inline uint64_t gk__rwlock_request_word(uint64_t word, enum gk__rwlock_mo
                                                uint64_t me)
 {
     uint64_t t = GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_T);
-    if (mode == GK__RWLOCK_SHARED)
-        return word + ((uint64_t)1 << (t == 0 ? GK__RWLOCK_FIELD_A : GK__RWLOCK_FIELD_B));
+    if (mode == GK__RWLOCK_SHARED && t == 0)
+        return word + ((uint64_t)1 << GK__RWLOCK_FIELD_A);
+    if (mode == GK__RWLOCK_SHARED) /* the last reader of the tail's group: me */
+        return (word & ~(GK__RWLOCK_FIELD_MASK << GK__RWLOCK_FIELD_G)) |
+               me << GK__RWLOCK_FIELD_G;
     uint64_t a = GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_A) << GK__RWLOCK_FIELD_A;
     uint64_t h = t == 0 ? me : GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_H);
     return a | h << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;

@@ -63,8 +63,8 @@ int gk__win_report_access(const char *op, const gk_win_t *win, int pe, size_t di
 /* Creation and free                                                        */
 /* ------------------------------------------------------------------------ */
 
-static size_t ctrl_bytes(int n, size_t *nodes_at_p, size_t *waitfor_at_p,
-                         size_t *posts_at_p, size_t *sizes_at_p)
+static size_t ctrl_bytes(int n, size_t *nodes_at_p, size_t *posts_at_p,
+                         size_t *sizes_at_p)
 {
     size_t at = sizeof(struct gk__win_ctrl_head);
     *sizes_at_p = at;
@@ -72,8 +72,6 @@ static size_t ctrl_bytes(int n, size_t *nodes_at_p, size_t *waitfor_at_p,
     at = (at + 63) & ~(size_t)63;
     *nodes_at_p = at;
     at += (size_t)n * sizeof(struct gk__rwlock_node);
-    *waitfor_at_p = at;
-    at += (size_t)n * (size_t)n * sizeof(uint64_t);
     *posts_at_p = at;
     at += (size_t)n * sizeof(uint64_t);
     return at;
@@ -163,45 +161,39 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     unsigned char *hold = calloc((size_t)n, 1);
     int *group = calloc((size_t)n, sizeof(int));
     uint64_t *taken = calloc((size_t)n, sizeof(uint64_t));
-    uint64_t *offsets = calloc((size_t)n, sizeof(uint64_t));
-    size_t nodes_at, waitfor_at, posts_at, sizes_at;
-    size_t bytes = ctrl_bytes(n, &nodes_at, &waitfor_at, &posts_at, &sizes_at);
-    if (win == NULL || hold == NULL || group == NULL || taken == NULL || offsets == NULL)
+    /* Every PE's part: its size and its base's heap offset. */
+    struct win_part {
+        uint64_t size, offset;
+    } *parts = calloc((size_t)n, sizeof(*parts));
+    size_t nodes_at, posts_at, sizes_at;
+    size_t bytes = ctrl_bytes(n, &nodes_at, &posts_at, &sizes_at);
+    if (win == NULL || hold == NULL || group == NULL || taken == NULL || parts == NULL)
         gk_abort(1, "gk_win_create/allocate: out of memory for window bookkeeping");
-    char *ctrl = gk_align(64, bytes + (size_t)n * sizeof(uint64_t));
+    char *ctrl = gk_align(64, bytes);
     int status = GK_OK;
     if (ctrl == NULL) { /* the same on every PE: the allocator is deterministic */
         status = GK_ERR_NOMEM;
         goto err_free;
     }
-    memset(ctrl, 0, bytes + (size_t)n * sizeof(uint64_t));
-    status = gk_barrier(); /* nobody writes our control block before it is zero */
+    memset(ctrl, 0, bytes);
+    /* A PE returns from the collect once every PE has joined it, so after
+     * every PE zeroed its control block: nobody writes one before. */
+    struct win_part mine = {size, (uint64_t)(base - gk__rt.heap)};
+    status = gk_collect(parts, &mine, sizeof(mine));
     if (status != GK_OK)
         goto err_free;
-    /* Allgather (size, base offset) by puts: sizes at sizes_at, offsets after ctrl. */
-    uint64_t my_size = size, my_offset = (uint64_t)(base - gk__rt.heap);
-    for (int pe = 0; pe < n && status == GK_OK; pe++) {
-        status = gk_put(pe, ctrl + sizes_at + (size_t)gk__rt.my_pe * 8, &my_size, 8);
-        if (status == GK_OK)
-            status = gk_put(pe, ctrl + bytes + (size_t)gk__rt.my_pe * 8, &my_offset, 8);
-    }
-    int barrier = gk_barrier();
-    if (status == GK_OK)
-        status = barrier;
-    if (status != GK_OK)
-        goto err_free;
-    memcpy(offsets, ctrl + bytes, (size_t)n * sizeof(uint64_t));
-    for (int pe = 1; pe < n; pe++) {
-        if (offsets[pe] != offsets[0]) {
+    for (int pe = 0; pe < n; pe++) {
+        if (parts[pe].offset != parts[0].offset) {
             gk__error("%s: base is not the same symmetric address on every PE "
                       "(heap offset %llu on PE 0, %llu on PE %d)",
-                      op, (unsigned long long)offsets[0], (unsigned long long)offsets[pe],
-                      pe);
+                      op, (unsigned long long)parts[0].offset,
+                      (unsigned long long)parts[pe].offset, pe);
             status = GK_ERR_INVALID_ARG;
             goto err_free;
         }
+        ((uint64_t *)(ctrl + sizes_at))[pe] = parts[pe].size;
     }
-    free(offsets);
+    free(parts);
     win->magic = GK__WIN_MAGIC;
     win->id = ++win_next_id; /* collective creation: the same on every PE */
     win->flags = flags;
@@ -211,7 +203,6 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     win->ctrl_offset = GK__SEG_HEAP_OFFSET + (size_t)(ctrl - gk__rt.heap);
     win->sizes = (const uint64_t *)(ctrl + sizes_at);
     win->nodes_at = nodes_at;
-    win->waitfor_at = waitfor_at;
     win->posts_at = posts_at;
     win->hold = hold;
     win->access_group = group;
@@ -224,7 +215,7 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
 err_free:
     if (ctrl != NULL)
         gk_free(ctrl);
-    free(offsets);
+    free(parts);
     free(taken);
     free(group);
     free(hold);
@@ -422,15 +413,12 @@ int gk_win_flush_local_all(gk_win_t *win)
 
 static struct gk__rwlock_site win_site(const char *op, const gk_win_t *win, int pe)
 {
-    size_t n = (size_t)gk__rt.n_pes;
     return (struct gk__rwlock_site){
         .op = op,
         .owner_pe = pe,
         .word_offset = gk__win_ctrl_seg_offset(win, 0), /* lock_word leads the head */
         .node_offset = gk__win_ctrl_seg_offset(
             win, win->nodes_at + (size_t)pe * sizeof(struct gk__rwlock_node)),
-        .waitfor_offset = gk__win_ctrl_seg_offset(
-            win, win->waitfor_at + (size_t)pe * n * sizeof(uint64_t)),
     };
 }
 

@@ -9,11 +9,10 @@
  *   struct win_ctrl_head    the lock word of this PE's part, PSCW counters
  *   uint64_t sizes[n]       every PE's part size (allgathered at creation)
  *   rwlock nodes[n]         my queue node for the lock of each target
- *   uint64_t waitfor[n][n]  my wait-for slots for the lock of each target
  *   uint64_t posts[n]       posts received from each PE (PSCW)
  *
- * so the control memory is about 64 + 144 n + 8 n^2 bytes per PE (64 PEs:
- * 42 KiB; 256 PEs: 0.55 MiB).
+ * so the control memory is about 64 + 144 n bytes per PE (1024 PEs:
+ * 144 KiB), plus n words of private bookkeeping.
  */
 #ifndef GK_WIN_WIN_H
 #define GK_WIN_WIN_H
@@ -48,7 +47,7 @@ struct gk_win {
     char *ctrl;    /* this PE's control block */
     size_t ctrl_offset; /* its segment offset (the same on every PE) */
     const uint64_t *sizes;
-    size_t nodes_at, waitfor_at, posts_at; /* offsets inside ctrl */
+    size_t nodes_at, posts_at; /* offsets inside ctrl */
     unsigned char *hold; /* enum gk__win_hold per target */
     int holds;           /* targets with hold != NONE */
     int lock_all;        /* 0, 1 (shared on all), 2 (with NOCHECK) */
