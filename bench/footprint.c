@@ -10,8 +10,14 @@
  *   private_kib    resident pages private to the process, outside gasket's
  *                  segments (/proc/self/smaps): libraries' data, malloc
  *                  (per-peer tables, UCX's endpoints), stacks
- *   segment_kib    the PE's segment beyond its heap: the runtime's area in
- *                  /dev/shm, every page reserved at start-up
+ *   segment_kib    what /dev/shm holds of the PE's segment beyond its heap:
+ *                  the pages of the runtime's area reserved at start-up
+ *                  (or touched since), from the segment file's allocated
+ *                  blocks (st_blocks through /proc/self/map_files, which
+ *                  needs root; mincore does not see pages fallocate
+ *                  reserved and nobody touched) less the heap, which is
+ *                  reserved whole. Without root: the area's size, all of
+ *                  it, an upper bound (said on stderr)
  *   window_kib     what gk_win_allocate of 8 bytes adds: heap pages its
  *                  control block touches, and private pages ("none" when
  *                  the heap has no room for it)
@@ -23,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* Resident KiB of this process's mappings: those of gasket's segments
@@ -52,9 +59,12 @@ static void smaps_kib(uint64_t *private_kib, uint64_t *segments)
     fclose(f);
 }
 
-/* The size of this PE's own segment mapping, in KiB (0: not found). */
-static uint64_t own_segment_kib(int me)
+/* What /dev/shm holds of this PE's own segment, in KiB: the file's
+ * allocated blocks, or, where /proc/self/map_files cannot be read (not
+ * root), the mapping's size (*exact_p 0). 0: not found. */
+static uint64_t own_segment_kib(int me, int *exact_p)
 {
+    *exact_p = 0;
     FILE *f = fopen("/proc/self/maps", "r");
     if (f == NULL)
         return 0;
@@ -68,8 +78,17 @@ static uint64_t own_segment_kib(int me)
             continue;
         path[strcspn(path, " \n")] = '\0';
         size_t n = strlen(path), m = strlen(suffix);
-        if (n > m && strcmp(path + n - m, suffix) == 0)
+        if (n <= m || strcmp(path + n - m, suffix) != 0)
+            continue;
+        char file[96];
+        struct stat st;
+        snprintf(file, sizeof(file), "/proc/self/map_files/%llx-%llx", start, end);
+        if (stat(file, &st) == 0) {
+            kib = (uint64_t)st.st_blocks * 512 / 1024;
+            *exact_p = 1;
+        } else {
             kib = (end - start) / 1024;
+        }
     }
     fclose(f);
     return kib;
@@ -113,7 +132,11 @@ int main(void)
 
     uint64_t private_kib, segments_kib; /* after start-up: private_kib is reported */
     smaps_kib(&private_kib, &segments_kib);
-    uint64_t segment_kib = own_segment_kib(me) - gk_heap_size() / 1024;
+    int exact;
+    uint64_t segment_kib = own_segment_kib(me, &exact) - gk_heap_size() / 1024;
+    if (!exact && me == 0)
+        fprintf(stderr, "footprint: /proc/self/map_files needs root: segment_kib is the "
+                        "area's size, not what /dev/shm holds of it\n");
 
     void *base = NULL;
     gk_win_t *win = NULL;

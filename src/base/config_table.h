@@ -13,7 +13,7 @@
 #define GK_CONFIG_TABLE(X)                                                     \
     X(HEAP_SIZE, size, heap_size, "256M",                                      \
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
-      "/dev/shm at start-up, with 4 MiB for the runtime")                      \
+      "/dev/shm at start-up, with about 2 MiB for the runtime")                \
     X(BOOTSTRAP, str, bootstrap, "auto",                                       \
       "how the PEs find each other: auto (gasket-run's when it started the "   \
       "program, else PMIx's when a PMIx launcher did: srun --mpi=pmix, "       \

@@ -1,12 +1,12 @@
 /*
  * coll.h: what the collectives of coll/ share: the layout of the scratch
  * region each PE's segment keeps for the collectives (mem/segment.h:
- * GK__SEG_COLL_OFFSET), of which the all-reduce's part is core's
- * (core/allreduce.h), and the helpers of the broadcast and the exchanges.
+ * GK__SEG_COLL_OFFSET; the all-reduce's part is core's, core/allreduce.h,
+ * at GK__SEG_REDUCE_OFFSET), and the helpers of the broadcast and the
+ * exchanges.
  * Their messages travel by core's signaling put (core/coll_signal.h).
  *
  * Scratch layout (offsets from the start of the region):
- *   all-reduce      its signal lines and slots (core/allreduce.h)
  *   control lines   one 64-byte line per word: the broadcast's signal words
  *                   and consumed counter, the exchange's signal words and
  *                   consumed counter
@@ -31,7 +31,6 @@
 #define COLL_XCHG_CHUNK ((size_t)16 * 1024)
 
 struct gk__coll_scratch {
-    struct gk__allreduce_scratch reduce; /* first: core finds it there */
     /* Broadcast: slot s holds chunk number `bcast_signal[s]`. */
     struct gk__coll_line bcast_signal[COLL_BCAST_SLOTS];
     /* The last broadcast chunk this PE has finished with (written by itself,
@@ -45,8 +44,9 @@ struct gk__coll_scratch {
     _Alignas(64) unsigned char xchg_slot[COLL_XCHG_SLOTS][COLL_XCHG_CHUNK];
 };
 
-_Static_assert(sizeof(struct gk__coll_scratch) <= GK__SEG_COLL_SIZE,
-               "the collectives' scratch must fit its region");
+_Static_assert((sizeof(struct gk__coll_scratch) + 4095) / 4096 * 4096 ==
+                   GK__SEG_COLL_SIZE,
+               "the collectives' scratch is its part of the segment");
 
 /* My own scratch. */
 static inline struct gk__coll_scratch *gk__coll_mine(void)

@@ -3,12 +3,15 @@
  *
  * With p2 the largest power of two <= n, PEs p2..n-1 first fold their data
  * into PE (pe - p2) (step FOLD_IN). PEs 0..p2-1 then run log2(p2) rounds: in
- * round r, PE i sends its partial result to i XOR 2^r and combines what it
- * gets, always as (lower block) op (upper block), so both partners compute
- * the same bits and every PE ends with bitwise-identical results. Finally
- * PE i < n - p2 sends the result to i + p2 (step FOLD_OUT).
+ * round r (step ROUND_0 + r), PE i sends its partial result to i XOR 2^r
+ * and combines what it gets, always as (lower block) op (upper block), so
+ * both partners compute the same bits and every PE ends with
+ * bitwise-identical results. Finally PE i < n - p2 sends the result to
+ * i + p2 (step FOLD_OUT). The fold steps come first, so a job uses steps
+ * 0 .. gk__seg_reduce_steps(n) - 1 and no other: the segment reserves
+ * those slots only.
  *
- * Each message lands in the receiver's slot [parity][step] with a signal
+ * Each message lands in the receiver's slot [step][parity] with a signal
  * word set to the call's sequence number (gk__rt.reduce_seq; long arrays go
  * in GK__ALLREDUCE_CHUNK pieces, one sequence number each). Two parities
  * are enough: a PE finishes piece k only after every PE has contributed to
@@ -39,9 +42,10 @@
 #include "core/coll_check.h"
 #include "core/runtime.h"
 
-#define STEP_FOLD_IN 32
-#define STEP_FOLD_OUT 33
-_Static_assert(STEP_FOLD_OUT < GK__ALLREDUCE_STEPS, "a slot for each step");
+#define STEP_FOLD_IN 0
+#define STEP_FOLD_OUT 1
+#define STEP_ROUND_0 2
+_Static_assert(STEP_ROUND_0 + 32 == GK__ALLREDUCE_STEPS, "a slot for each step");
 
 /* The signal word: sequence number << STATE_BITS | the sender's state. */
 #define STATE_BITS 24u
@@ -49,7 +53,7 @@ _Static_assert(STEP_FOLD_OUT < GK__ALLREDUCE_STEPS, "a slot for each step");
 _Static_assert(GK__ALLREDUCE_WRONG < (1u << STATE_BITS), "the state fits its bits");
 
 #define SCRATCH_OFFSET(field)                                                            \
-    (GK__SEG_COLL_OFFSET + offsetof(struct gk__allreduce_scratch, field))
+    (GK__SEG_REDUCE_OFFSET + offsetof(struct gk__allreduce_scratch, field))
 
 uint32_t gk__allreduce_hash(size_t count, gk_dtype_t dtype, gk_op_t op, int64_t root)
 {
@@ -76,8 +80,9 @@ static uint32_t state_combine(uint32_t mine, uint32_t theirs)
 static int reduce_send(int pe, unsigned parity, unsigned step, const void *data,
                        size_t bytes, uint64_t seq, uint32_t state)
 {
-    return gk__coll_put_signal(pe, SCRATCH_OFFSET(slot[parity][step]), data, bytes,
-                               SCRATCH_OFFSET(signal[parity][step].value),
+    assert((int)step < gk__seg_reduce_steps(gk__rt.n_pes)); /* a reserved slot */
+    return gk__coll_put_signal(pe, SCRATCH_OFFSET(slot[step][parity]), data, bytes,
+                               SCRATCH_OFFSET(signal[step][parity].value),
                                seq << STATE_BITS | state);
 }
 
@@ -85,10 +90,10 @@ static int reduce_receive(unsigned parity, unsigned step, uint64_t seq,
                           const unsigned char **data_p, uint32_t *state_p)
 {
     struct gk__allreduce_scratch *mine =
-        (struct gk__allreduce_scratch *)(gk__rt.my_seg.base + GK__SEG_COLL_OFFSET);
-    _Atomic uint64_t *signal = &mine->signal[parity][step].value;
+        (struct gk__allreduce_scratch *)(gk__rt.my_seg.base + GK__SEG_REDUCE_OFFSET);
+    _Atomic uint64_t *signal = &mine->signal[step][parity].value;
     int status = gk__coll_wait_signal(signal, seq << STATE_BITS);
-    *data_p = mine->slot[parity][step];
+    *data_p = mine->slot[step][parity];
     *state_p = (uint32_t)(atomic_load_explicit(signal, memory_order_acquire) &
                           ((1u << STATE_BITS) - 1));
     return status;
@@ -135,7 +140,7 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
         if (!(*state & GK__ALLREDUCE_WRONG))
             fn->combine(acc, acc, in, count, fn->arg);
     }
-    unsigned step = 0;
+    unsigned step = STEP_ROUND_0;
     for (int distance = 1; distance < p2; distance <<= 1, step++) {
         int partner = me ^ distance;
         status = reduce_send(partner, parity, step, acc, bytes, seq, *state);

@@ -13,19 +13,29 @@
 
 #include "core/coll_signal.h"
 #include "gasket.h"
+#include "mem/segment.h"
 
-#define GK__ALLREDUCE_STEPS 34 /* 32 doubling rounds + fold-in + fold-out */
+#define GK__ALLREDUCE_STEPS GK__SEG_REDUCE_STEPS /* fold-in, fold-out, 32 rounds */
 #define GK__ALLREDUCE_CHUNK ((size_t)4096)
 
 /*
- * The all-reduce's part of the collectives' scratch, at its start
- * (mem/segment.h: GK__SEG_COLL_OFFSET; coll/coll.h lays out the rest):
- * a signal line and a slot for each parity and step.
+ * The all-reduce's part of the segment (mem/segment.h:
+ * GK__SEG_REDUCE_OFFSET): a signal line for each step and parity, then a
+ * slot for each. The slots go by step, so the steps a job uses
+ * (gk__seg_reduce_steps: the fold steps first, then the rounds) are one
+ * prefix, which is all the segment reserves.
  */
 struct gk__allreduce_scratch {
-    struct gk__coll_line signal[2][GK__ALLREDUCE_STEPS];
-    _Alignas(64) unsigned char slot[2][GK__ALLREDUCE_STEPS][GK__ALLREDUCE_CHUNK];
+    struct gk__coll_line signal[GK__ALLREDUCE_STEPS][2];
+    _Alignas(4096) unsigned char slot[GK__ALLREDUCE_STEPS][2][GK__ALLREDUCE_CHUNK];
 };
+_Static_assert(offsetof(struct gk__allreduce_scratch, slot) == GK__SEG_REDUCE_SLOTS_AT,
+               "the slots are where the segment reserves them");
+_Static_assert(sizeof(((struct gk__allreduce_scratch *)0)->slot[0]) ==
+                   GK__SEG_REDUCE_STEP_SIZE,
+               "a step's slots");
+_Static_assert(sizeof(struct gk__allreduce_scratch) == GK__SEG_REDUCE_SIZE,
+               "the all-reduce's part of the segment");
 
 /*
  * A call's state, carried below the sequence number in each signal word

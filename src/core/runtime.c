@@ -285,12 +285,12 @@ int gk__rt_init(const char *op)
     gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
     rt_set_wait_policy();
     /* Before any PE reserves its segment, so that all see the same space. */
-    status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size));
+    status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size, boot->size));
     if (status != GK_OK)
         goto err_destroy_seg;
 
-    status = rt_agree(gk__seg_create(boot->job_key, boot->rank, gk__rt.heap_size,
-                                     &gk__rt.my_seg));
+    status = rt_agree(gk__seg_create(boot->job_key, boot->rank, boot->size,
+                                     gk__rt.heap_size, &gk__rt.my_seg));
     if (status != GK_OK)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;

@@ -40,21 +40,71 @@ static unsigned long long seg_fs_free(int fd)
     return (unsigned long long)fs.f_bavail * fs.f_frsize;
 }
 
+#define SEG_PAGE ((size_t)4096)
+#define SEG_PAGE_UP(bytes) (((bytes) + SEG_PAGE - 1) & ~(SEG_PAGE - 1))
+
+int gk__seg_used_ranges(int n_pes, struct gk__seg_range ranges[GK__SEG_RANGES])
+{
+    size_t reduce = GK__SEG_REDUCE_SLOTS_AT +
+                    (size_t)gk__seg_reduce_steps(n_pes) * GK__SEG_REDUCE_STEP_SIZE;
+    struct gk__seg_range used[GK__SEG_RANGES] = {
+        {0, GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE},
+        {GK__SEG_COLL_OFFSET, GK__SEG_COLL_SIZE},
+        {GK__SEG_REDUCE_OFFSET, reduce},
+        {GK__SEG_INBOX_OFFSET, gk__seg_inbox_used(n_pes)},
+        {GK__SEG_PIPE_OFFSET, GK__SEG_PIPE_SIZE},
+    };
+    for (int i = 0; i < GK__SEG_RANGES; i++) {
+        ranges[i].offset = used[i].offset;
+        ranges[i].len = SEG_PAGE_UP(used[i].len);
+    }
+    return GK__SEG_RANGES;
+}
+
+size_t gk__seg_area_bytes(int n_pes)
+{
+    struct gk__seg_range ranges[GK__SEG_RANGES];
+    int n = gk__seg_used_ranges(n_pes, ranges);
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += ranges[i].len;
+    return bytes;
+}
+
+/* posix_fallocate of [offset, offset + len): 0 or its error (not errno). */
+static int seg_fallocate(int fd, size_t offset, size_t len)
+{
+    int err;
+    do
+        err = posix_fallocate(fd, (off_t)offset, (off_t)len);
+    while (err == EINTR);
+    return err;
+}
+
 /*
- * Takes every page of the segment now. A sparse segment would take them as
- * they are touched, and a PE touching one that /dev/shm has no room for
- * dies of SIGBUS, far from the cause; reserved, a full /dev/shm is an error
- * here that says how much was wanted. tmpfs fills page by page before it
- * gives up, so a size that cannot fit is refused before trying.
+ * Takes every page the runtime can touch now: the used ranges of the
+ * runtime's area and the heap. A sparse segment would take them as they
+ * are touched, and a PE touching one that /dev/shm has no room for dies of
+ * SIGBUS, far from the cause; reserved, a full /dev/shm is an error here
+ * that says how much was wanted. tmpfs fills page by page before it gives
+ * up, so a size that cannot fit is refused before trying. The area's other
+ * pages stay holes: nothing reads or writes them, and tmpfs allocates a
+ * page only when it is touched.
  */
-static int seg_reserve(int fd, const char *name, size_t size, size_t heap_size)
+static int seg_reserve(int fd, const char *name, size_t size, size_t heap_size, int n_pes)
 {
     unsigned long long free_bytes = seg_fs_free(fd);
+    size_t want = gk__seg_area_bytes(n_pes) + (size - GK__SEG_HEAP_OFFSET);
     int err = ENOSPC;
-    if (free_bytes == 0 || size <= free_bytes) {
-        do
-            err = posix_fallocate(fd, 0, (off_t)size); /* the error, not errno */
-        while (err == EINTR);
+    if (free_bytes == 0 || want <= free_bytes) {
+        /* The file's size first: the ranges below leave holes in it. */
+        err = ftruncate(fd, (off_t)size) == 0 ? 0 : errno;
+        struct gk__seg_range ranges[GK__SEG_RANGES];
+        int n = gk__seg_used_ranges(n_pes, ranges);
+        for (int i = 0; i < n && err == 0; i++)
+            err = seg_fallocate(fd, ranges[i].offset, ranges[i].len);
+        if (err == 0)
+            err = seg_fallocate(fd, GK__SEG_HEAP_OFFSET, size - GK__SEG_HEAP_OFFSET);
     }
     if (err == 0)
         return GK_OK;
@@ -62,28 +112,30 @@ static int seg_reserve(int fd, const char *name, size_t size, size_t heap_size)
         gk__error("cannot reserve %llu MiB of /dev/shm for segment %s "
                   "(GK_HEAP_SIZE=%zu): %llu MiB free; lower GK_HEAP_SIZE or enlarge "
                   "/dev/shm",
-                  SEG_MIB_UP(size), name, heap_size, seg_fs_free(fd) >> 20);
+                  SEG_MIB_UP(want), name, heap_size, seg_fs_free(fd) >> 20);
     else
-        gk__error("posix_fallocate(%s, %zu bytes) failed: %s", name, size, strerror(err));
+        gk__error("reserving %zu bytes of /dev/shm for %s failed: %s", want, name,
+                  strerror(err));
     return err == ENOSPC || err == ENOMEM ? GK_ERR_NOMEM : GK_ERR_SYSTEM;
 }
 
-int gk__seg_check_space(size_t heap_size, int n_segments)
+int gk__seg_check_space(size_t heap_size, int n_segments, int n_pes)
 {
     struct statvfs fs;
     if (statvfs("/dev/shm", &fs) != 0)
         return GK_OK; /* the reservation itself will tell */
     unsigned long long free_bytes = (unsigned long long)fs.f_bavail * fs.f_frsize;
-    unsigned long long each = gk__seg_size_for_heap(heap_size);
+    size_t area = gk__seg_area_bytes(n_pes);
+    unsigned long long each =
+        gk__seg_size_for_heap(heap_size) - GK__SEG_HEAP_OFFSET + area;
     unsigned long long need = each * (unsigned long long)n_segments;
     if (need <= free_bytes)
         return GK_OK;
     if (n_segments == 1)
         gk__error("this PE needs %llu MiB of /dev/shm (GK_HEAP_SIZE=%zu and the "
-                  "runtime's %zu MiB) but it has %llu MiB free; lower GK_HEAP_SIZE or "
+                  "runtime's %zu KiB) but it has %llu MiB free; lower GK_HEAP_SIZE or "
                   "enlarge /dev/shm",
-                  SEG_MIB_UP(need), heap_size, GK__SEG_HEAP_OFFSET >> 20,
-                  free_bytes >> 20);
+                  SEG_MIB_UP(need), heap_size, area >> 10, free_bytes >> 20);
     else
         gk__error("the %d PEs of this node need %llu MiB of /dev/shm (%llu MiB each for "
                   "GK_HEAP_SIZE=%zu) but it has %llu MiB free; lower GK_HEAP_SIZE or "
@@ -142,7 +194,8 @@ static int seg_map(int fd, size_t size, struct gk__seg *seg)
     return GK_OK;
 }
 
-int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg)
+int gk__seg_create(const char *job_key, int pe, int n_pes, size_t heap_size,
+                   struct gk__seg *seg)
 {
     char name[96];
     seg_name(name, sizeof(name), job_key, pe);
@@ -165,7 +218,7 @@ int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg
                   (long long)st.st_size);
         goto err_unlink;
     }
-    status = seg_reserve(fd, name, size, heap_size);
+    status = seg_reserve(fd, name, size, heap_size, n_pes);
     if (status != GK_OK)
         goto err_unlink;
     status = seg_map(fd, size, seg);
@@ -180,8 +233,8 @@ int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg
     h->heap_size = heap_size;
     h->total_size = size;
     __atomic_store_n(&h->magic, GK__SEG_MAGIC, __ATOMIC_RELEASE);
-    gk__debug("created segment %s: %zu bytes (heap %zu) at %p", name, size, heap_size,
-              (void *)seg->base);
+    gk__debug("created segment %s: %zu bytes (heap %zu, %zu reserved before it) at %p",
+              name, size, heap_size, gk__seg_area_bytes(n_pes), (void *)seg->base);
     return GK_OK;
 
 err_unlink:

@@ -8,8 +8,12 @@
  * job key), O_CREAT|O_EXCL, mode 0600, an fstat() check that the object is
  * ours and new, and the creator unlinks it as soon as the node's PEs have
  * mapped it.
- * Every page is reserved at creation (posix_fallocate), so a full /dev/shm
- * fails gk_init with a message instead of a PE with SIGBUS later.
+ * Every page the runtime can touch is reserved at creation
+ * (posix_fallocate), so a full /dev/shm fails gk_init with a message
+ * instead of a PE with SIGBUS later. The rest of the runtime's area (below
+ * the heap) is holes that nothing ever reads or writes, so they take no
+ * memory: which parts a job uses depends on its number of PEs
+ * (gk__seg_used_ranges).
  */
 #ifndef GK_MEM_SEGMENT_H
 #define GK_MEM_SEGMENT_H
@@ -21,19 +25,25 @@
 #include "base/wait.h"
 
 #define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
-#define GK__SEG_VERSION 2u
+#define GK__SEG_VERSION 3u
 #define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
 /*
- * Segment layout:
+ * Segment layout (each part's size is what it uses; the gaps between the
+ * parts are holes):
  *   [0, 4 KiB)           struct gk__seg_header
  *   [4 KiB, 36 KiB)      the pool: 512 cells of 64 bytes that this PE hands
  *                        out without collective calls (semaphores)
- *   [64 KiB, 1 MiB)      scratch space of the collectives
- *   [1 MiB, 2 MiB)       the active-message inbox (net/shm_ring.h)
- *   [2 MiB, 4 MiB)       the rendezvous pipeline: senders copy large
+ *   [64 KiB, 708 KiB)    scratch space of the collectives (coll/coll.h)
+ *   [708 KiB, ...)       the all-reduce's signal lines, then its slots step
+ *                        by step; a job of n PEs uses the first
+ *                        gk__seg_reduce_steps(n) steps (core/allreduce.h)
+ *   [1 MiB, ...)         the active-message inbox: a fixed part, then one
+ *                        bit per PE of the job (net/shm_ring.h)
+ *   [2 MiB, 3 MiB + 4 KiB) the rendezvous pipeline: senders copy large
  *                        two-sided messages in, this PE copies them out
  *                        (msg/rndv_pipe.h)
  *   [4 MiB, ...)         the symmetric heap
+ * Each owner pins its part's size here with a _Static_assert.
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
@@ -45,12 +55,39 @@
 #define GK__SEG_POOL_CELL_SIZE ((size_t)64)
 #define GK__SEG_POOL_CELLS 512
 #define GK__SEG_COLL_OFFSET ((size_t)65536)
-#define GK__SEG_COLL_SIZE ((size_t)(1024 * 1024 - 65536))
+#define GK__SEG_COLL_SIZE ((size_t)644 * 1024)
+#define GK__SEG_REDUCE_OFFSET (GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE)
+#define GK__SEG_REDUCE_SLOTS_AT ((size_t)8192) /* after the signal lines */
+#define GK__SEG_REDUCE_STEP_SIZE ((size_t)8192) /* a step's slots, both parities */
+#define GK__SEG_REDUCE_STEPS 34 /* fold-in, fold-out, 32 doubling rounds */
+#define GK__SEG_REDUCE_SIZE                                                    \
+    (GK__SEG_REDUCE_SLOTS_AT + GK__SEG_REDUCE_STEPS * GK__SEG_REDUCE_STEP_SIZE)
 #define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
-#define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024)
+#define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
+#define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
 #define GK__SEG_PIPE_OFFSET ((size_t)2 * 1024 * 1024)
-#define GK__SEG_PIPE_SIZE ((size_t)2 * 1024 * 1024)
+#define GK__SEG_PIPE_SIZE ((size_t)(4096 + 4 * 256 * 1024))
 #define GK__SEG_HEAP_OFFSET ((size_t)4 * 1024 * 1024)
+
+/* The all-reduce steps a job of n_pes PEs uses: the fold-in and fold-out,
+ * and a doubling round for each bit of the largest power of two <= n_pes. */
+static inline int gk__seg_reduce_steps(int n_pes)
+{
+    int steps = 2;
+    for (long long p2 = 2; p2 <= n_pes; p2 *= 2)
+        steps++;
+    return steps;
+}
+
+/* Bytes of the inbox a job of n_pes PEs uses: its holders' bitmap ends it,
+ * in 64-bit words, one bit per PE as far as the room allows. */
+static inline size_t gk__seg_inbox_used(int n_pes)
+{
+    size_t bits = (GK__SEG_INBOX_SIZE - GK__SEG_INBOX_FIXED) * 8;
+    if ((size_t)n_pes < bits)
+        bits = (size_t)n_pes;
+    return GK__SEG_INBOX_FIXED + (bits + 63) / 64 * 8;
+}
 
 /* A word on a cache line of its own, written by one remote PE. */
 struct gk__seg_flag {
@@ -91,8 +128,11 @@ _Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,
 _Static_assert(GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE <=
                    GK__SEG_COLL_OFFSET,
                "the pool must fit before the collectives' scratch");
-_Static_assert(GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE <= GK__SEG_INBOX_OFFSET,
+_Static_assert(GK__SEG_REDUCE_OFFSET + GK__SEG_REDUCE_SIZE <= GK__SEG_INBOX_OFFSET,
                "the scratch must fit before the inbox");
+_Static_assert(GK__SEG_REDUCE_OFFSET % 4096 == 0 && GK__SEG_REDUCE_STEP_SIZE % 4096 == 0,
+               "the all-reduce's steps are whole pages");
+_Static_assert(GK__SEG_INBOX_FIXED % 8 == 0, "the holders' words are aligned");
 _Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_PIPE_OFFSET,
                "the inbox must fit before the pipeline");
 _Static_assert(GK__SEG_PIPE_OFFSET + GK__SEG_PIPE_SIZE <= GK__SEG_HEAP_OFFSET,
@@ -108,19 +148,39 @@ struct gk__seg {
     char *heap;
 };
 
+/* A byte range of a segment, [offset, offset + len). */
+struct gk__seg_range {
+    size_t offset;
+    size_t len;
+};
+#define GK__SEG_RANGES 5
+
+/*
+ * The ranges of the runtime's area (below the heap) that a job of n_pes PEs
+ * touches, in order, each a whole number of pages: what a segment reserves
+ * besides its heap. Returns how many (at most GK__SEG_RANGES).
+ */
+int gk__seg_used_ranges(int n_pes, struct gk__seg_range ranges[GK__SEG_RANGES]);
+/* Their total: the bytes of /dev/shm a segment takes beyond its heap. */
+size_t gk__seg_area_bytes(int n_pes);
+
 /* Whether /dev/shm has room for `n_segments` segments with heaps of
- * `heap_size`; if not, logs both sizes and returns GK_ERR_NOMEM. */
-int gk__seg_check_space(size_t heap_size, int n_segments);
-/* Creates, sizes and maps PE `pe`'s segment with a heap of `heap_size`, its
- * pages reserved in /dev/shm (GK_ERR_NOMEM, logged, when they do not fit). */
-int gk__seg_create(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);
+ * `heap_size` in a job of n_pes PEs; if not, logs both sizes and returns
+ * GK_ERR_NOMEM. */
+int gk__seg_check_space(size_t heap_size, int n_segments, int n_pes);
+/* Creates, sizes and maps PE `pe`'s segment with a heap of `heap_size`, in a
+ * job of n_pes PEs, the pages it can touch reserved in /dev/shm
+ * (GK_ERR_NOMEM, logged, when they do not fit). */
+int gk__seg_create(const char *job_key, int pe, int n_pes, size_t heap_size,
+                   struct gk__seg *seg);
 /* Maps PE `pe`'s segment, checking owner, size and header. */
 int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg *seg);
 /* Removes the name; the mappings stay. ENOENT is not an error. */
 int gk__seg_unlink(const char *job_key, int pe);
 void gk__seg_detach(struct gk__seg *seg);
 
-/* The segment size for a heap: header area + heap rounded to pages. */
+/* The segment size for a heap: runtime's area + heap rounded to pages
+ * (the area's holes included). */
 size_t gk__seg_size_for_heap(size_t heap_size);
 
 #endif /* GK_MEM_SEGMENT_H */

@@ -26,10 +26,12 @@ struct pipe_ctl {
     } slot[GK__PIPE_SLOTS];
 };
 
-#define PIPE_DATA_AT ((size_t)65536)
+/* The slots start on the page after the control block: the segment
+ * reserves exactly the control page and the slots (mem/segment.h). */
+#define PIPE_DATA_AT ((size_t)4096)
 _Static_assert(sizeof(struct pipe_ctl) <= PIPE_DATA_AT, "pipeline control block");
-_Static_assert(PIPE_DATA_AT + GK__PIPE_SLOTS * GK__PIPE_CHUNK_MAX <= GK__SEG_PIPE_SIZE,
-               "the pipeline's slots fit its region");
+_Static_assert(PIPE_DATA_AT + GK__PIPE_SLOTS * GK__PIPE_CHUNK_MAX == GK__SEG_PIPE_SIZE,
+               "the pipeline's slots are its part of the segment");
 
 /* The claim word: a 24-bit generation, then lo and hi in 20 bits each. */
 #define PIPE_GEN_BITS 24u

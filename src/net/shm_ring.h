@@ -1,7 +1,7 @@
 /*
  * shm_ring.h: a PE's active-message inbox on the shm transport: a bounded
  * many-producer, one-consumer ring in the PE's segment (mem/segment.h,
- * [1 MiB, 2 MiB)), which every PE of the node has mapped.
+ * from 1 MiB), which every PE of the node has mapped.
  *
  * Protocol. A producer takes a ticket t with a fetch-add on `tail`. Slot
  * t % N is free for it once the consumer has released ticket t - N, that
@@ -100,11 +100,14 @@ _Static_assert(GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE <= GK__
  * per PE that holds messages for this inbox and reaches it only through a
  * transport (core/progress.c). The owner cannot look at such a PE's
  * sleepers after it made room, so it wakes the PEs whose bit is set; each
- * sets and clears its own bit with the transport's atomics.
+ * sets and clears its own bit with the transport's atomics. The segment
+ * reserves the words of the job's PEs only (gk__seg_inbox_used), and
+ * nothing touches the others.
  */
 #define GK__RING_HOLDERS_AT (GK__RING_BLOCKS_AT + GK__RING_SLOTS * GK__RING_BLOCK_SIZE)
 #define GK__RING_HOLDERS_MAX_PES ((GK__SEG_INBOX_SIZE - GK__RING_HOLDERS_AT) * 8)
-_Static_assert(GK__RING_HOLDERS_AT % 8 == 0, "the holders' words are aligned");
+_Static_assert(GK__RING_HOLDERS_AT == GK__SEG_INBOX_FIXED,
+               "the holders' bitmap is where the segment reserves it");
 
 /* Initializes this PE's own (not yet shared) inbox in its segment. */
 void gk__ring_init(char *seg_base);

@@ -249,10 +249,11 @@ case "$kind:$case_name" in
     # before the exchange that lets any of them fail, and exit). A node is
     # a simulated host under --hosts (K of 1, 2 or 4).
     node_pes=$(( 4 / ${hosts:-1} ))
-    each=$(( heap + (4 << 20) )) # the runtime's 4 MiB before the heap
+    area_kib=2032 # what the runtime reserves before the heap in a job of 4 PEs (mem/segment.h)
+    each=$(( heap + (area_kib << 10) ))
     each_mib=$(( (each + (1 << 20) - 1) >> 20 )) need_mib=$(( (node_pes * each + (1 << 20) - 1) >> 20 ))
     if [ "$node_pes" = 1 ]; then
-      said=$(grep -Ec "^gasket\[PE [0-3]\] error: this PE needs $each_mib MiB of /dev/shm \(GK_HEAP_SIZE=$heap and the runtime's 4 MiB\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
+      said=$(grep -Ec "^gasket\[PE [0-3]\] error: this PE needs $each_mib MiB of /dev/shm \(GK_HEAP_SIZE=$heap and the runtime's $area_kib KiB\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
     else
       said=$(grep -Ec "^gasket\[PE [0-3]\] error: the $node_pes PEs of this node need $need_mib MiB of /dev/shm \($each_mib MiB each for GK_HEAP_SIZE=$heap\) but it has [0-9]+ MiB free; lower GK_HEAP_SIZE or enlarge /dev/shm$" "$err")
     fi
