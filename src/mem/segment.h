@@ -39,7 +39,7 @@
  *                        gk__seg_reduce_steps(n) steps (core/allreduce.h)
  *   [1 MiB, ...)         the active-message inbox: a fixed part, then one
  *                        bit per PE of the job (net/shm_ring.h)
- *   [2 MiB, 3 MiB + 4 KiB) the rendezvous pipeline: senders copy large
+ *   [2 MiB, 2 MiB + 772 KiB) the rendezvous pipeline: senders copy large
  *                        two-sided messages in, this PE copies them out
  *                        (msg/rndv_pipe.h)
  *   [4 MiB, ...)         the symmetric heap
@@ -66,7 +66,7 @@
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
 #define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
 #define GK__SEG_PIPE_OFFSET ((size_t)2 * 1024 * 1024)
-#define GK__SEG_PIPE_SIZE ((size_t)(4096 + 4 * 256 * 1024))
+#define GK__SEG_PIPE_SIZE ((size_t)(4096 + 3 * 256 * 1024))
 #define GK__SEG_HEAP_OFFSET ((size_t)4 * 1024 * 1024)
 
 /* The all-reduce steps a job of n_pes PEs uses: the fold-in and fold-out,

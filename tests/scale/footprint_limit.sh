@@ -1,0 +1,33 @@
+#!/bin/sh
+# footprint_limit.sh GASKET_RUN GK_FOOTPRINT N: starts a job of N PEs on
+# this host (heaps of 1 MiB) and checks what one PE costs beyond its heap
+# (bench/footprint.c: private pages + its share of /dev/shm, the largest
+# over the PEs) against the target 2 MiB + 1 KiB x N, and that a window's
+# memory grows no faster than the PE count (at most 512 bytes per PE).
+set -u
+run="$1" prog="$2" n="$3"
+out="$(GK_HEAP_SIZE=1M "$run" -n "$n" --timeout 240 "$prog")" || {
+    echo "footprint_limit: the job of $n PEs failed"; exit 1; }
+echo "$out"
+value() { echo "$out" | sed -n "s/^$1 \([0-9][0-9]*\)\$/\1/p"; }
+private="$(value private_kib)" segment="$(value segment_kib)" window="$(value window_kib)"
+if [ -z "$private" ] || [ -z "$segment" ] || [ -z "$window" ]; then
+    echo "footprint_limit: missing private_kib, segment_kib or window_kib"; exit 1
+fi
+limit=$((2048 + n))
+total=$((private + segment))
+status=0
+if [ "$total" -gt "$limit" ]; then
+    echo "FAIL: a PE costs $total KiB beyond its heap ($private private + $segment in" \
+         "/dev/shm), over the target of $limit KiB at $n PEs"
+    status=1
+else
+    echo "ok: a PE costs $total KiB beyond its heap, target $limit KiB at $n PEs"
+fi
+if [ $((window * 1024)) -gt $((512 * n)) ]; then
+    echo "FAIL: a window adds $window KiB per PE, more than 512 bytes x $n PEs"
+    status=1
+else
+    echo "ok: a window adds $window KiB per PE"
+fi
+exit $status
