@@ -23,6 +23,13 @@
  *                  the heap has no room for it)
  *   semaphore_kib  what 64 gk_sem_alloc add, the same way
  *   remote_peers   peers reached through a network transport (UCX)
+ *
+ * Then the job uses what it measured, and checks the results (a wrong one
+ * ends the job with an error), where the heap had room for the window:
+ * every PE takes PE 0's window lock
+ * exclusive in turn and adds 1 to a word there (the queue of n writers),
+ * then all of them take it shared at once, and an all-reduce sums the
+ * PE numbers. PE 0 prints "exercised 1" when all was right.
  */
 #include <gasket.h>
 #include <stdint.h>
@@ -121,6 +128,26 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The window's lock and an all-reduce at the job's size (see the top). */
+static void exercise(gk_win_t *win)
+{
+    int n = gk_n_pes();
+    uint64_t one = 1, old = 0, seen = 0, zero = 0;
+    if (gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0) != GK_OK ||
+        gk_win_fetch_and_op(win, 0, 0, &one, &old, GK_DTYPE_UINT64, GK_OP_SUM) != GK_OK ||
+        gk_win_unlock(win, 0) != GK_OK || gk_barrier() != GK_OK ||
+        gk_win_lock(win, 0, GK_LOCK_SHARED, 0) != GK_OK ||
+        gk_win_fetch_and_op(win, 0, 0, &zero, &seen, GK_DTYPE_UINT64, GK_OP_NO_OP) != GK_OK ||
+        gk_win_unlock(win, 0) != GK_OK)
+        gk_abort(1, "footprint: a window lock call failed");
+    if (seen != (uint64_t)n)
+        gk_abort(1, "footprint: the word the window lock guards is wrong");
+    uint64_t me = (uint64_t)gk_my_pe(), sum = 0;
+    if (gk_allreduce(&sum, &me, 1, GK_DTYPE_UINT64, GK_OP_SUM) != GK_OK ||
+        sum != (uint64_t)n * (uint64_t)(n - 1) / 2)
+        gk_abort(1, "footprint: the all-reduce's sum is wrong");
+}
+
 int main(void)
 {
     if (gk_init() != GK_OK)
@@ -141,8 +168,10 @@ int main(void)
     void *base = NULL;
     gk_win_t *win = NULL;
     uint64_t window_kib = UINT64_MAX;
-    if (gk_win_allocate(8, 0, &base, &win) == GK_OK)
+    if (gk_win_allocate(8, 0, &base, &win) == GK_OK) {
         window_kib = kib_added(private_kib, segments_kib);
+        *(uint64_t *)base = 0; /* exercise()'s word, before its barrier */
+    }
 
     enum { SEMS = 64 };
     gk_sem_t sems[SEMS];
@@ -177,6 +206,11 @@ int main(void)
             printf("window_kib %llu\n", (unsigned long long)values[3]);
         printf("semaphore_kib %llu\n", (unsigned long long)values[4]);
         printf("remote_peers %llu\n", (unsigned long long)values[5]);
+    }
+    if (win != NULL) {
+        exercise(win);
+        if (me == 0)
+            printf("exercised 1\n");
     }
     for (int i = 0; i < SEMS; i++)
         gk_sem_free(sems[i]);

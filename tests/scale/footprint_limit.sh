@@ -2,8 +2,9 @@
 # footprint_limit.sh GASKET_RUN GK_FOOTPRINT N: starts a job of N PEs on
 # this host (heaps of 1 MiB) and checks what one PE costs beyond its heap
 # (bench/footprint.c: private pages + its share of /dev/shm, the largest
-# over the PEs) against the target 2 MiB + 1 KiB x N, and that a window's
-# memory grows no faster than the PE count (at most 512 bytes per PE).
+# over the PEs) against the target 2 MiB + 1 KiB x N, that a window's
+# memory grows no faster than the PE count (at most 512 bytes per PE), and
+# that the job's window lock and all-reduce gave the right results.
 set -u
 run="$1" prog="$2" n="$3"
 # A PE's share of /dev/shm is its segment file's blocks, which
@@ -35,5 +36,9 @@ if [ $((window * 1024)) -gt $((512 * n)) ]; then
     status=1
 else
     echo "ok: a window adds $window KiB per PE"
+fi
+if [ "$(value exercised)" != 1 ]; then
+    echo "FAIL: the window lock and all-reduce at $n PEs did not run to the end"
+    status=1
 fi
 exit $status
