@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 #include "base/log.h"
+#include "base/time.h"
+#include "base/wait.h"
 #include "core/xfer.h"
 #include "net/shm.h"
 
@@ -225,14 +227,82 @@ static int coll_check_peer(int pe, uint64_t word)
     return coll_mismatch(pe, coll_call(mine, kind), seq == mine ? 0 : seq);
 }
 
+/*
+ * A PE that published a mismatch it found (coll_peer_clash) has made it
+ * ours: report it as the finder saw it and record it. GK_ERR_COLL_MISMATCH,
+ * or the error of a transport that read the finder.
+ */
+static int coll_learn_clash(int pe, int other, uint64_t theirs)
+{
+    uint64_t finder = 0;
+    int status = coll_peer_now(pe, &finder);
+    if (status != GK_OK)
+        return status;
+    if (other == gk__rt.my_pe)
+        gk__error("collective mismatch found by PE %d: it is in %s (collective "
+                  "#%llu) while this PE is in %s (collective #%llu)",
+                  pe, gk__coll_name(finder & 0xff), coll_seq_of(finder),
+                  gk__coll_name(gk__rt.coll_word & 0xff),
+                  (unsigned long long)gk__rt.coll_seq);
+    else
+        gk__error("collective mismatch found by PE %d: it is in %s (collective "
+                  "#%llu) while PE %d is in %s (collective #%llu); this PE is in %s "
+                  "(collective #%llu)",
+                  pe, gk__coll_name(finder & 0xff), coll_seq_of(finder), other,
+                  gk__coll_name(theirs & 0xff), coll_seq_of(theirs),
+                  gk__coll_name(gk__rt.coll_word & 0xff),
+                  (unsigned long long)gk__rt.coll_seq);
+    coll_record(pe, finder, other, theirs);
+    return GK_ERR_COLL_MISMATCH;
+}
+
+/*
+ * How often the slow path looks. It only has to turn a hang into an error
+ * in reasonable time, while a look costs a PE a round trip or two per
+ * peer across hosts, and on a node the first touch of each peer's header:
+ * a fault and a page-table page per peer, for peers it may never talk to.
+ * So a call looks only once it has waited a while: its first look starts
+ * its clock, and the peers are read once COLL_LOOK_SLEEPS sleeps' worth
+ * (at most COLL_LOOK_DELAY_MS) have passed since, which a collective that
+ * merely waits for slow peers, as a job's first barrier does, seldom
+ * reaches. Each look then reads a batch of COLL_LOOK_BATCH peers, the
+ * nearest after this PE first, and the next look the next batch: a full
+ * sweep takes n / COLL_LOOK_BATCH looks. A PE that cannot see the
+ * mismatch itself meets the clash word of a PE that found it within a
+ * sweep.
+ */
+#define COLL_LOOK_SLEEPS 3
+#define COLL_LOOK_DELAY_MS 300
+#define COLL_LOOK_BATCH 64
+
+/* Whether this call has waited long enough to read its peers (above).
+ * Slow path only: the clock is read after a sleep, never on entry. */
+static int coll_look_due(void)
+{
+    uint64_t now = gk__now_ns();
+    if (gk__rt.coll_check_seq != gk__rt.coll_seq) {
+        gk__rt.coll_check_seq = gk__rt.coll_seq;
+        gk__rt.coll_check_since = now;
+        return 0;
+    }
+    uint64_t delay_ms = (uint64_t)gk__wait_policy.sleep_ms * COLL_LOOK_SLEEPS;
+    if (delay_ms > COLL_LOOK_DELAY_MS)
+        delay_ms = COLL_LOOK_DELAY_MS;
+    return now - gk__rt.coll_check_since >= delay_ms * 1000000u;
+}
+
 int gk__coll_check_peers(void)
 {
     if (gk__rt.coll_broken)
         return GK_ERR_COLL_MISMATCH;
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
-    for (int pe = 0; pe < n; pe++) {
-        if (pe == me)
-            continue;
+    if (n < 2 || !coll_look_due())
+        return GK_OK;
+    /* Batch entry i is PE me + 1 + (first + i) mod (n - 1): every other PE. */
+    int others = n - 1, first = gk__rt.coll_check_next;
+    int count = others < COLL_LOOK_BATCH ? others : COLL_LOOK_BATCH;
+    for (int i = 0; i < count; i++) {
+        int pe = (me + 1 + (first + i) % others) % n;
         uint64_t word = 0;
         int status = coll_peer_now(pe, &word);
         if (status == GK_OK)
@@ -240,36 +310,18 @@ int gk__coll_check_peers(void)
         if (status != GK_OK)
             return status;
     }
-    /* Nobody in sight mismatches us: has a PE found a mismatch elsewhere? */
-    for (int pe = 0; pe < n; pe++) {
+    /* Nobody in this batch mismatches us: has one of them found a mismatch
+     * elsewhere? */
+    for (int i = 0; i < count; i++) {
+        int pe = (me + 1 + (first + i) % others) % n;
         int other = 0;
-        uint64_t theirs = 0, finder = 0;
-        if (pe == me)
-            continue;
+        uint64_t theirs = 0;
         int found = coll_peer_clash(pe, &other, &theirs);
         if (found < 0)
             return found;
-        if (found == 0)
-            continue;
-        int status = coll_peer_now(pe, &finder);
-        if (status != GK_OK)
-            return status;
-        if (other == me)
-            gk__error("collective mismatch found by PE %d: it is in %s (collective "
-                      "#%llu) while this PE is in %s (collective #%llu)",
-                      pe, gk__coll_name(finder & 0xff), coll_seq_of(finder),
-                      gk__coll_name(gk__rt.coll_word & 0xff),
-                      (unsigned long long)gk__rt.coll_seq);
-        else
-            gk__error("collective mismatch found by PE %d: it is in %s (collective "
-                      "#%llu) while PE %d is in %s (collective #%llu); this PE is in %s "
-                      "(collective #%llu)",
-                      pe, gk__coll_name(finder & 0xff), coll_seq_of(finder), other,
-                      gk__coll_name(theirs & 0xff), coll_seq_of(theirs),
-                      gk__coll_name(gk__rt.coll_word & 0xff),
-                      (unsigned long long)gk__rt.coll_seq);
-        coll_record(pe, finder, other, theirs);
-        return GK_ERR_COLL_MISMATCH;
+        if (found > 0)
+            return coll_learn_clash(pe, other, theirs);
     }
+    gk__rt.coll_check_next = (first + count) % others;
     return GK_OK;
 }

@@ -28,9 +28,10 @@
  * together (gk_finalize's barrier and a gk_barrier, the votes of gk_malloc
  * and gk_win_create) are caught there, before either returns.
  *
- * Slow path: a wait inside a collective, after each sleep (base/wait.h's
- * check_alive), reads every peer's word. A peer at the same call number
- * in another kind of call, or one that has gone past our number and made
+ * Slow path: a wait inside a collective that has slept (base/wait.h's
+ * check_alive) reads its peers' words, once the call has waited a while,
+ * a batch of peers at a time (coll_check.c says how often). A peer at the
+ * same call number in another kind of call, or one that has gone past our number and made
  * another kind of call there (its segment keeps the kinds of its last 64
  * calls, mem/segment.h: coll_kinds; a broadcast root may run several calls
  * ahead of its children), is a mismatch: two calls that do not fit wait

@@ -326,6 +326,8 @@ int gk__rt_init(const char *op)
     gk__rt.coll_seq = 0;
     gk__rt.coll_word = 0;
     gk__rt.coll_broken = 0;
+    gk__rt.coll_check_seq = 0;
+    gk__rt.coll_check_next = 0;
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;

@@ -57,6 +57,11 @@ struct gk__runtime {
     int coll_broken;
     int coll_clash_pe[2];
     uint64_t coll_clash_call[2];
+    /* Its slow-path look at the peers: the call that first looked and when
+     * (monotonic ns), and where the next batch of peers starts. */
+    uint64_t coll_check_seq;
+    uint64_t coll_check_since;
+    int coll_check_next;
 };
 
 /* gk_init() as `op` (gk_init, gk_init_thread) names it in its messages. */

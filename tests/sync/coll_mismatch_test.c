@@ -6,6 +6,10 @@
  * no false alarm, however far apart they run.
  *
  *   malloc_barrier   PE 0 in gk_malloc, the others in gk_barrier
+ *   malloc_barrier_far  the same with PE n / 2 in gk_malloc: run with more
+ *                    PEs than a wait reads at a time, most PEs find it
+ *                    only once their batches come round to it or to a
+ *                    finder
  *   extra_barrier    PE 1 calls gk_barrier once more, the others go on to
  *                    gk_finalize (whose barrier would fit the extra one)
  *   vote_allreduce   PE 0 in a gk_allreduce shaped as gk_sem_alloc_all's
@@ -59,10 +63,10 @@ static void finalize_after_mismatch(void)
     check_shm_clean();
 }
 
-static void malloc_barrier(void)
+static void malloc_barrier(int odd)
 {
     const char *what = "collective mismatch";
-    if (me == 0)
+    if (me == odd)
         CHECK_LOGGED_NULL(gk_malloc(64), what, "gk_malloc", "gk_barrier");
     else
         CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_barrier(), what, "gk_barrier", "gk_malloc");
@@ -244,7 +248,9 @@ int main(int argc, char **argv)
     } else if (npes < 2) {
         CHECK_OK(gk_finalize());
     } else if (strcmp(mode, "malloc_barrier") == 0) {
-        malloc_barrier();
+        malloc_barrier(0);
+    } else if (strcmp(mode, "malloc_barrier_far") == 0) {
+        malloc_barrier(npes / 2);
     } else if (strcmp(mode, "extra_barrier") == 0) {
         extra_barrier();
     } else if (strcmp(mode, "vote_allreduce") == 0) {
