@@ -135,6 +135,8 @@ static void test_lock(void)
         shmem_long_p(counter, v + 1, 0);
         shmem_clear_lock(&lock[0]);
     }
+    /* Both loops update the same counter under different locks. */
+    shmem_barrier_all();
     for (int i = 0; i < ROUNDS / 4; i++) {
         while (shmem_test_lock(&lock[1]) != 0)
             sched_yield(); /* the holder may need this CPU */
