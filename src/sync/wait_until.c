@@ -408,3 +408,19 @@ WAIT_ARRAY_DEFINE(i32, int32_t, uint32_t, 1)
 WAIT_ARRAY_DEFINE(u32, uint32_t, uint32_t, 0)
 WAIT_ARRAY_DEFINE(i64, int64_t, uint64_t, 1)
 WAIT_ARRAY_DEFINE(u64, uint64_t, uint64_t, 0)
+
+int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg)
+{
+    if (pred(arg))
+        return GK_OK;
+    if (GK__UNLIKELY(gk__in_handler))
+        return gk__progress_report_in_handler(op);
+    gk__rt_flush_wakes();
+    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__WAKE_WATCH_ANY, pred, arg);
+}
+
+void gk__wait_test_settle(void)
+{
+    gk__rt_flush_wakes();
+    gk__wait_progress();
+}

@@ -2,6 +2,7 @@
 #ifndef GK_SYNC_WAIT_UNTIL_H
 #define GK_SYNC_WAIT_UNTIL_H
 
+#include "base/wait.h"
 #include "gasket.h"
 
 /*
@@ -10,5 +11,17 @@
  */
 int gk__wait_until_u64_seen(const char *op, uint64_t *ivar, gk_cmp_t cmp,
                             uint64_t value, uint64_t *seen_p);
+
+/*
+ * Waits until pred(arg) holds, as gk_wait_until_*() waits (spin, yield,
+ * then sleep until any PE writes to this one), serving active messages
+ * meanwhile: for conditions the typed waits cannot state (OpenSHMEM's
+ * 16-bit words, and its vector forms with one value per word). The caller
+ * has checked the words; `op` names the call in errors.
+ */
+int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg);
+
+/* One look, as a test does: owed wake-ups paid, active messages served. */
+void gk__wait_test_settle(void);
 
 #endif /* GK_SYNC_WAIT_UNTIL_H */

@@ -1,0 +1,40 @@
+/*
+ * pshmem.h: the profiling interface of OpenSHMEM 1.5. Every routine of
+ * shmem.h is defined under its pshmem_ name, and the shmem_ name is a weak
+ * alias of it: a tool defines shmem_<name> itself, does its work and calls
+ * pshmem_<name>. The C11 generic interfaces of shmem.h have no pshmem_ form.
+ */
+#ifndef PSHMEM_H
+#define PSHMEM_H
+
+#include "shmem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHMEM__D_RMA_S_pshmem(B, bytes) SHMEM__D_RMA_S(pshmem, B, bytes)
+#define SHMEM__D_RMA_T_pshmem(T, N) SHMEM__DECLARE_RMA(pshmem, T, N)
+#define SHMEM__D_AMO_STD_pshmem(T, N) SHMEM__DECLARE_AMO_STD(pshmem, T, N)
+#define SHMEM__D_AMO_EXT_pshmem(T, N) SHMEM__DECLARE_AMO_EXT(pshmem, T, N)
+#define SHMEM__D_AMO_BIT_pshmem(T, N) SHMEM__DECLARE_AMO_BIT(pshmem, T, N)
+#define SHMEM__D_P2P_pshmem(T, N) SHMEM__DECLARE_P2P(pshmem, T, N)
+#define SHMEM__D_RED_BIT_pshmem(T, N) SHMEM__DECLARE_REDUCE_BIT(pshmem, T, N)
+#define SHMEM__D_RED_ARITH_pshmem(T, N) SHMEM__DECLARE_REDUCE_ARITH(pshmem, T, N)
+
+SHMEM__DECLARE_SETUP(pshmem)
+SHMEM__DECLARE_RMA_SIZED(pshmem, mem)
+SHMEM_RMA_SIZES(SHMEM__D_RMA_S_pshmem)
+SHMEM_RMA_TYPES(SHMEM__D_RMA_T_pshmem)
+SHMEM_AMO_STD_TYPES(SHMEM__D_AMO_STD_pshmem)
+SHMEM_AMO_EXT_ONLY_TYPES(SHMEM__D_AMO_EXT_pshmem)
+SHMEM_AMO_BIT_TYPES(SHMEM__D_AMO_BIT_pshmem)
+SHMEM_P2P_TYPES(SHMEM__D_P2P_pshmem)
+SHMEM_REDUCE_BIT_TYPES(SHMEM__D_RED_BIT_pshmem)
+SHMEM_REDUCE_ARITH_TYPES(SHMEM__D_RED_ARITH_pshmem)
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSHMEM_H */

@@ -1,0 +1,611 @@
+/*
+ * shmem.h: the OpenSHMEM 1.5 C API, as a layer over gasket's native API
+ * (gasket.h). Both share one runtime: shmem_init() starts it with
+ * gk_init(), and a program may mix shmem_* and gk_* calls. What is
+ * implemented, and what is not yet, is listed in docs/OPENSHMEM.md; the
+ * semantics are the specification's, the notes below say where gasket
+ * fixes what the specification leaves open.
+ *
+ *  - Errors: a routine without a return code that is misused (a PE out of
+ *    range, an address outside the symmetric heap, a misaligned atomic)
+ *    logs the native API's message and ends the job (gk_abort), with a
+ *    non-zero exit status. Collectives return non-zero, with a message,
+ *    for a team they do not support yet.
+ *  - Profiling: every routine is defined as pshmem_<name> (pshmem.h), and
+ *    shmem_<name> is a weak alias of it, so a tool may define shmem_<name>
+ *    itself and call pshmem_<name>.
+ *  - Symmetric data objects are those of the symmetric heap (shmem_malloc
+ *    and friends); global and static variables are not symmetric yet.
+ *  - The heap's size: SHMEM_SYMMETRIC_SIZE, read by shmem_init(), takes
+ *    precedence over GK_HEAP_SIZE (docs/OPENSHMEM.md).
+ */
+#ifndef SHMEM_H
+#define SHMEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define SHMEM_API __attribute__((visibility("default")))
+#define SHMEM_NORETURN __attribute__((noreturn))
+#define SHMEM_DEPRECATED __attribute__((deprecated))
+#else
+#define SHMEM_API
+#define SHMEM_NORETURN
+#define SHMEM_DEPRECATED
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Library constants                                                        */
+/* ------------------------------------------------------------------------ */
+
+#define SHMEM_MAJOR_VERSION 1
+#define SHMEM_MINOR_VERSION 5
+#define SHMEM_MAX_NAME_LEN 256
+#define SHMEM_VENDOR_STRING "gasket"
+/* Deprecated spellings (OpenSHMEM 1.3). */
+#define _SHMEM_MAJOR_VERSION SHMEM_MAJOR_VERSION
+#define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
+#define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
+#define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
+
+/* Thread levels: the same values as gasket's gk_thread_level_t. */
+#define SHMEM_THREAD_SINGLE 0
+#define SHMEM_THREAD_FUNNELED 1
+#define SHMEM_THREAD_SERIALIZED 2
+#define SHMEM_THREAD_MULTIPLE 3
+
+/* Comparisons of the point-to-point waits: the values of gk_cmp_t. */
+#define SHMEM_CMP_EQ 0
+#define SHMEM_CMP_NE 1
+#define SHMEM_CMP_GT 2
+#define SHMEM_CMP_GE 3
+#define SHMEM_CMP_LT 4
+#define SHMEM_CMP_LE 5
+#define _SHMEM_CMP_EQ SHMEM_CMP_EQ
+#define _SHMEM_CMP_NE SHMEM_CMP_NE
+#define _SHMEM_CMP_GT SHMEM_CMP_GT
+#define _SHMEM_CMP_GE SHMEM_CMP_GE
+#define _SHMEM_CMP_LT SHMEM_CMP_LT
+#define _SHMEM_CMP_LE SHMEM_CMP_LE
+
+/* Signal operations of the signaling puts: the values of gk_signal_op_t. */
+#define SHMEM_SIGNAL_SET 0
+#define SHMEM_SIGNAL_ADD 1
+
+/* Hints of shmem_malloc_with_hints(); gasket's heap has one kind of memory,
+ * so they are accepted and change nothing. */
+#define SHMEM_MALLOC_ATOMICS_REMOTE 0x1L
+#define SHMEM_MALLOC_SIGNAL_REMOTE 0x2L
+
+/* ------------------------------------------------------------------------ */
+/* Teams: only the world team so far                                        */
+/* ------------------------------------------------------------------------ */
+
+typedef struct shmem_team *shmem_team_t;
+/* The team of every PE; an object in the library, so that later teams
+ * (split, 2d) are objects of the same kind. */
+extern SHMEM_API struct shmem_team shmem__team_world;
+#define SHMEM_TEAM_WORLD (&shmem__team_world)
+#define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+/* ------------------------------------------------------------------------ */
+/* Type tables: every family below is generated from these                  */
+/* ------------------------------------------------------------------------ */
+
+/* The standard RMA types: X(TYPE, TYPENAME). */
+#define SHMEM_RMA_TYPES(X)                                                     \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(long double, longdouble)                                                 \
+    X(char, char)                                                              \
+    X(signed char, schar)                                                      \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(unsigned char, uchar)                                                    \
+    X(unsigned short, ushort)                                                  \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int8_t, int8)                                                            \
+    X(int16_t, int16)                                                          \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint8_t, uint8)                                                          \
+    X(uint16_t, uint16)                                                        \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)                                                            \
+    X(ptrdiff_t, ptrdiff)
+
+/* The sized RMA routines: X(SIZE in bits, bytes). */
+#define SHMEM_RMA_SIZES(X) X(8, 1) X(16, 2) X(32, 4) X(64, 8) X(128, 16)
+
+/* The standard AMO types (inc, add, compare_swap and the extended ops). */
+#define SHMEM_AMO_STD_TYPES(X)                                                 \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)                                                            \
+    X(ptrdiff_t, ptrdiff)
+
+/* The extended AMO types (fetch, set, swap): the standard ones and these. */
+#define SHMEM_AMO_EXT_ONLY_TYPES(X) X(float, float) X(double, double)
+
+/* The bitwise AMO types (and, or, xor). */
+#define SHMEM_AMO_BIT_TYPES(X)                                                 \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)
+
+/* The point-to-point synchronization types (wait_until, test). */
+#define SHMEM_P2P_TYPES(X)                                                     \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(unsigned short, ushort)                                                  \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)                                                            \
+    X(ptrdiff_t, ptrdiff)
+
+/* The reduction types: bitwise (and, or, xor) and arithmetic (min, max,
+ * sum, prod; the complex types are not supported yet). */
+#define SHMEM_REDUCE_BIT_TYPES(X)                                              \
+    X(unsigned char, uchar)                                                    \
+    X(unsigned short, ushort)                                                  \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int8_t, int8)                                                            \
+    X(int16_t, int16)                                                          \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint8_t, uint8)                                                          \
+    X(uint16_t, uint16)                                                        \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)
+#define SHMEM_REDUCE_ARITH_TYPES(X)                                            \
+    X(char, char)                                                              \
+    X(signed char, schar)                                                      \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)                                                     \
+    X(ptrdiff_t, ptrdiff)                                                      \
+    X(unsigned char, uchar)                                                    \
+    X(unsigned short, ushort)                                                  \
+    X(unsigned int, uint)                                                      \
+    X(unsigned long, ulong)                                                    \
+    X(unsigned long long, ulonglong)                                           \
+    X(int8_t, int8)                                                            \
+    X(int16_t, int16)                                                          \
+    X(int32_t, int32)                                                          \
+    X(int64_t, int64)                                                          \
+    X(uint8_t, uint8)                                                          \
+    X(uint16_t, uint16)                                                        \
+    X(uint32_t, uint32)                                                        \
+    X(uint64_t, uint64)                                                        \
+    X(size_t, size)                                                            \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(long double, longdouble)
+
+/* ------------------------------------------------------------------------ */
+/* Declarations, for a prefix P (shmem here, pshmem in pshmem.h)             */
+/* ------------------------------------------------------------------------ */
+
+#define SHMEM__DECLARE_SETUP(P)                                                \
+    SHMEM_API void P##_init(void);                                             \
+    SHMEM_API int P##_init_thread(int requested, int *provided);               \
+    SHMEM_API int P##_query_thread(int *provided);                             \
+    SHMEM_API void P##_finalize(void);                                         \
+    SHMEM_API SHMEM_NORETURN void P##_global_exit(int status);                 \
+    SHMEM_API int P##_my_pe(void);                                             \
+    SHMEM_API int P##_n_pes(void);                                             \
+    SHMEM_API int P##_pe_accessible(int pe);                                   \
+    SHMEM_API int P##_addr_accessible(const void *addr, int pe);               \
+    SHMEM_API void *P##_ptr(const void *dest, int pe);                         \
+    SHMEM_API void P##_info_get_version(int *major, int *minor);               \
+    SHMEM_API void P##_info_get_name(char *name);                              \
+    SHMEM_API void P##_pcontrol(int level, ...);                               \
+    SHMEM_API void *P##_malloc(size_t size);                                   \
+    SHMEM_API void *P##_malloc_with_hints(size_t size, long hints);            \
+    SHMEM_API void *P##_calloc(size_t count, size_t size);                     \
+    SHMEM_API void *P##_align(size_t alignment, size_t size);                  \
+    SHMEM_API void *P##_realloc(void *ptr, size_t size);                       \
+    SHMEM_API void P##_free(void *ptr);                                        \
+    SHMEM_API void P##_fence(void);                                            \
+    SHMEM_API void P##_quiet(void);                                            \
+    SHMEM_API void P##_set_lock(long *lock);                                   \
+    SHMEM_API void P##_clear_lock(long *lock);                                 \
+    SHMEM_API int P##_test_lock(long *lock);                                   \
+    SHMEM_API uint64_t P##_signal_fetch(const uint64_t *sig_addr);             \
+    SHMEM_API uint64_t P##_signal_wait_until(uint64_t *sig_addr, int cmp,      \
+                                             uint64_t cmp_value);              \
+    SHMEM_API void P##_barrier_all(void);                                      \
+    SHMEM_API void P##_sync_all(void);                                         \
+    SHMEM_API int P##_team_my_pe(shmem_team_t team);                           \
+    SHMEM_API int P##_team_n_pes(shmem_team_t team);                           \
+    SHMEM_API int P##_team_sync(shmem_team_t team);                            \
+    SHMEM_API int P##_broadcastmem(shmem_team_t team, void *dest,              \
+                                   const void *source, size_t nelems,          \
+                                   int PE_root);                               \
+    SHMEM_API int P##_fcollectmem(shmem_team_t team, void *dest,               \
+                                  const void *source, size_t nelems);          \
+    SHMEM_API int P##_alltoallmem(shmem_team_t team, void *dest,               \
+                                  const void *source, size_t nelems);
+
+#define SHMEM__DECLARE_RMA(P, T, N)                                            \
+    SHMEM_API void P##_##N##_put(T *dest, const T *source, size_t nelems,      \
+                                 int pe);                                      \
+    SHMEM_API void P##_##N##_get(T *dest, const T *source, size_t nelems,      \
+                                 int pe);                                      \
+    SHMEM_API void P##_##N##_put_nbi(T *dest, const T *source, size_t nelems,  \
+                                     int pe);                                  \
+    SHMEM_API void P##_##N##_get_nbi(T *dest, const T *source, size_t nelems,  \
+                                     int pe);                                  \
+    SHMEM_API void P##_##N##_p(T *dest, T value, int pe);                      \
+    SHMEM_API T P##_##N##_g(const T *source, int pe);                          \
+    SHMEM_API void P##_##N##_iput(T *dest, const T *source, ptrdiff_t dst,     \
+                                  ptrdiff_t sst, size_t nelems, int pe);       \
+    SHMEM_API void P##_##N##_iget(T *dest, const T *source, ptrdiff_t dst,     \
+                                  ptrdiff_t sst, size_t nelems, int pe);       \
+    SHMEM_API void P##_##N##_put_signal(T *dest, const T *source,              \
+                                        size_t nelems, uint64_t *sig_addr,     \
+                                        uint64_t signal, int sig_op, int pe);  \
+    SHMEM_API void P##_##N##_put_signal_nbi(T *dest, const T *source,          \
+                                            size_t nelems, uint64_t *sig_addr, \
+                                            uint64_t signal, int sig_op,       \
+                                            int pe);                           \
+    SHMEM_API int P##_##N##_broadcast(shmem_team_t team, T *dest,              \
+                                      const T *source, size_t nelems,          \
+                                      int PE_root);                            \
+    SHMEM_API int P##_##N##_fcollect(shmem_team_t team, T *dest,               \
+                                     const T *source, size_t nelems);          \
+    SHMEM_API int P##_##N##_alltoall(shmem_team_t team, T *dest,               \
+                                     const T *source, size_t nelems);
+
+/* The sized forms and the mem forms: S is the size's name (8 ... 128, mem). */
+#define SHMEM__DECLARE_RMA_SIZED(P, S)                                         \
+    SHMEM_API void P##_put##S(void *dest, const void *source, size_t nelems,   \
+                              int pe);                                         \
+    SHMEM_API void P##_get##S(void *dest, const void *source, size_t nelems,   \
+                              int pe);                                         \
+    SHMEM_API void P##_put##S##_nbi(void *dest, const void *source,            \
+                                    size_t nelems, int pe);                    \
+    SHMEM_API void P##_get##S##_nbi(void *dest, const void *source,            \
+                                    size_t nelems, int pe);                    \
+    SHMEM_API void P##_put##S##_signal(void *dest, const void *source,         \
+                                       size_t nelems, uint64_t *sig_addr,      \
+                                       uint64_t signal, int sig_op, int pe);   \
+    SHMEM_API void P##_put##S##_signal_nbi(void *dest, const void *source,     \
+                                           size_t nelems, uint64_t *sig_addr,  \
+                                           uint64_t signal, int sig_op,        \
+                                           int pe);
+#define SHMEM__DECLARE_RMA_STRIDED(P, S)                                       \
+    SHMEM_API void P##_iput##S(void *dest, const void *source, ptrdiff_t dst,  \
+                               ptrdiff_t sst, size_t nelems, int pe);          \
+    SHMEM_API void P##_iget##S(void *dest, const void *source, ptrdiff_t dst,  \
+                               ptrdiff_t sst, size_t nelems, int pe);
+
+#define SHMEM__DECLARE_AMO_EXT(P, T, N)                                        \
+    SHMEM_API T P##_##N##_atomic_fetch(const T *source, int pe);               \
+    SHMEM_API void P##_##N##_atomic_set(T *dest, T value, int pe);             \
+    SHMEM_API T P##_##N##_atomic_swap(T *dest, T value, int pe);               \
+    SHMEM_API void P##_##N##_atomic_fetch_nbi(T *fetch, const T *source,       \
+                                              int pe);                         \
+    SHMEM_API void P##_##N##_atomic_swap_nbi(T *fetch, T *dest, T value,       \
+                                             int pe);
+#define SHMEM__DECLARE_AMO_STD(P, T, N)                                        \
+    SHMEM__DECLARE_AMO_EXT(P, T, N)                                            \
+    SHMEM_API T P##_##N##_atomic_compare_swap(T *dest, T cond, T value,        \
+                                              int pe);                         \
+    SHMEM_API T P##_##N##_atomic_fetch_inc(T *dest, int pe);                   \
+    SHMEM_API void P##_##N##_atomic_inc(T *dest, int pe);                      \
+    SHMEM_API T P##_##N##_atomic_fetch_add(T *dest, T value, int pe);          \
+    SHMEM_API void P##_##N##_atomic_add(T *dest, T value, int pe);             \
+    SHMEM_API void P##_##N##_atomic_compare_swap_nbi(T *fetch, T *dest,        \
+                                                     T cond, T value, int pe); \
+    SHMEM_API void P##_##N##_atomic_fetch_inc_nbi(T *fetch, T *dest, int pe);  \
+    SHMEM_API void P##_##N##_atomic_fetch_add_nbi(T *fetch, T *dest, T value,  \
+                                                  int pe);
+#define SHMEM__DECLARE_AMO_BIT(P, T, N)                                        \
+    SHMEM_API T P##_##N##_atomic_fetch_and(T *dest, T value, int pe);          \
+    SHMEM_API T P##_##N##_atomic_fetch_or(T *dest, T value, int pe);           \
+    SHMEM_API T P##_##N##_atomic_fetch_xor(T *dest, T value, int pe);          \
+    SHMEM_API void P##_##N##_atomic_and(T *dest, T value, int pe);             \
+    SHMEM_API void P##_##N##_atomic_or(T *dest, T value, int pe);              \
+    SHMEM_API void P##_##N##_atomic_xor(T *dest, T value, int pe);             \
+    SHMEM_API void P##_##N##_atomic_fetch_and_nbi(T *fetch, T *dest, T value,  \
+                                                  int pe);                     \
+    SHMEM_API void P##_##N##_atomic_fetch_or_nbi(T *fetch, T *dest, T value,   \
+                                                 int pe);                      \
+    SHMEM_API void P##_##N##_atomic_fetch_xor_nbi(T *fetch, T *dest, T value,  \
+                                                  int pe);
+
+#define SHMEM__DECLARE_P2P(P, T, N)                                            \
+    SHMEM_API void P##_##N##_wait_until(T *ivar, int cmp, T cmp_value);        \
+    SHMEM_API void P##_##N##_wait_until_all(T *ivars, size_t nelems,           \
+                                            const int *status, int cmp,        \
+                                            T cmp_value);                      \
+    SHMEM_API size_t P##_##N##_wait_until_any(T *ivars, size_t nelems,         \
+                                              const int *status, int cmp,      \
+                                              T cmp_value);                    \
+    SHMEM_API size_t P##_##N##_wait_until_some(T *ivars, size_t nelems,        \
+                                               size_t *indices,                \
+                                               const int *status, int cmp,     \
+                                               T cmp_value);                   \
+    SHMEM_API void P##_##N##_wait_until_all_vector(T *ivars, size_t nelems,    \
+                                                   const int *status, int cmp, \
+                                                   T *cmp_values);             \
+    SHMEM_API size_t P##_##N##_wait_until_any_vector(                          \
+        T *ivars, size_t nelems, const int *status, int cmp, T *cmp_values);   \
+    SHMEM_API size_t P##_##N##_wait_until_some_vector(                         \
+        T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,  \
+        T *cmp_values);                                                        \
+    SHMEM_API int P##_##N##_test(T *ivar, int cmp, T cmp_value);               \
+    SHMEM_API int P##_##N##_test_all(T *ivars, size_t nelems,                  \
+                                     const int *status, int cmp, T cmp_value); \
+    SHMEM_API size_t P##_##N##_test_any(T *ivars, size_t nelems,               \
+                                        const int *status, int cmp,            \
+                                        T cmp_value);                          \
+    SHMEM_API size_t P##_##N##_test_some(T *ivars, size_t nelems,              \
+                                         size_t *indices, const int *status,   \
+                                         int cmp, T cmp_value);                \
+    SHMEM_API int P##_##N##_test_all_vector(T *ivars, size_t nelems,           \
+                                            const int *status, int cmp,        \
+                                            T *cmp_values);                    \
+    SHMEM_API size_t P##_##N##_test_any_vector(T *ivars, size_t nelems,        \
+                                               const int *status, int cmp,     \
+                                               T *cmp_values);                 \
+    SHMEM_API size_t P##_##N##_test_some_vector(                               \
+        T *ivars, size_t nelems, size_t *indices, const int *status, int cmp,  \
+        T *cmp_values);
+
+#define SHMEM__DECLARE_REDUCE(P, T, N, OP)                                     \
+    SHMEM_API int P##_##N##_##OP##_reduce(shmem_team_t team, T *dest,          \
+                                          const T *source, size_t nreduce);
+#define SHMEM__DECLARE_REDUCE_BIT(P, T, N)                                     \
+    SHMEM__DECLARE_REDUCE(P, T, N, and)                                        \
+    SHMEM__DECLARE_REDUCE(P, T, N, or)                                         \
+    SHMEM__DECLARE_REDUCE(P, T, N, xor)
+#define SHMEM__DECLARE_REDUCE_ARITH(P, T, N)                                   \
+    SHMEM__DECLARE_REDUCE(P, T, N, max)                                        \
+    SHMEM__DECLARE_REDUCE(P, T, N, min)                                        \
+    SHMEM__DECLARE_REDUCE(P, T, N, sum)                                        \
+    SHMEM__DECLARE_REDUCE(P, T, N, prod)
+
+/* Declarations of every routine for prefix P (here shmem). */
+#define SHMEM__D_RMA_S(P, B, bytes) SHMEM__DECLARE_RMA_SIZED(P, B) SHMEM__DECLARE_RMA_STRIDED(P, B)
+#define SHMEM__D_RMA_S_shmem(B, bytes) SHMEM__D_RMA_S(shmem, B, bytes)
+#define SHMEM__D_RMA_T_shmem(T, N) SHMEM__DECLARE_RMA(shmem, T, N)
+#define SHMEM__D_AMO_STD_shmem(T, N) SHMEM__DECLARE_AMO_STD(shmem, T, N)
+#define SHMEM__D_AMO_EXT_shmem(T, N) SHMEM__DECLARE_AMO_EXT(shmem, T, N)
+#define SHMEM__D_AMO_BIT_shmem(T, N) SHMEM__DECLARE_AMO_BIT(shmem, T, N)
+#define SHMEM__D_P2P_shmem(T, N) SHMEM__DECLARE_P2P(shmem, T, N)
+#define SHMEM__D_RED_BIT_shmem(T, N) SHMEM__DECLARE_REDUCE_BIT(shmem, T, N)
+#define SHMEM__D_RED_ARITH_shmem(T, N) SHMEM__DECLARE_REDUCE_ARITH(shmem, T, N)
+
+SHMEM__DECLARE_SETUP(shmem)
+SHMEM__DECLARE_RMA_SIZED(shmem, mem)
+SHMEM_RMA_SIZES(SHMEM__D_RMA_S_shmem)
+SHMEM_RMA_TYPES(SHMEM__D_RMA_T_shmem)
+SHMEM_AMO_STD_TYPES(SHMEM__D_AMO_STD_shmem)
+SHMEM_AMO_EXT_ONLY_TYPES(SHMEM__D_AMO_EXT_shmem)
+SHMEM_AMO_BIT_TYPES(SHMEM__D_AMO_BIT_shmem)
+SHMEM_P2P_TYPES(SHMEM__D_P2P_shmem)
+SHMEM_REDUCE_BIT_TYPES(SHMEM__D_RED_BIT_shmem)
+SHMEM_REDUCE_ARITH_TYPES(SHMEM__D_RED_ARITH_shmem)
+
+/* Deprecated routines (OpenSHMEM 1.2 and earlier), still in the spec. */
+SHMEM_API SHMEM_DEPRECATED void start_pes(int npes);
+SHMEM_API SHMEM_DEPRECATED int _my_pe(void);
+SHMEM_API SHMEM_DEPRECATED int _num_pes(void);
+SHMEM_API SHMEM_DEPRECATED void *shmalloc(size_t size);
+SHMEM_API SHMEM_DEPRECATED void shfree(void *ptr);
+SHMEM_API SHMEM_DEPRECATED void *shmemalign(size_t alignment, size_t size);
+SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* C11 generic interfaces                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Selected by the type the symmetric pointer points to. Only distinct C
+ * types can be listed (int64_t is long here, and so on), which covers every
+ * type of the tables above.
+ */
+#if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+
+#define SHMEM__G_RMA(x, op)                                                    \
+    _Generic(*(x),                                                             \
+        float: shmem_float_##op,                                               \
+        double: shmem_double_##op,                                             \
+        long double: shmem_longdouble_##op,                                    \
+        char: shmem_char_##op,                                                 \
+        signed char: shmem_schar_##op,                                         \
+        short: shmem_short_##op,                                               \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned char: shmem_uchar_##op,                                       \
+        unsigned short: shmem_ushort_##op,                                     \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+
+#define shmem_put(dest, source, nelems, pe)                                    \
+    SHMEM__G_RMA(dest, put)(dest, source, nelems, pe)
+#define shmem_get(dest, source, nelems, pe)                                    \
+    SHMEM__G_RMA(dest, get)(dest, source, nelems, pe)
+#define shmem_put_nbi(dest, source, nelems, pe)                                \
+    SHMEM__G_RMA(dest, put_nbi)(dest, source, nelems, pe)
+#define shmem_get_nbi(dest, source, nelems, pe)                                \
+    SHMEM__G_RMA(dest, get_nbi)(dest, source, nelems, pe)
+#define shmem_p(dest, value, pe) SHMEM__G_RMA(dest, p)(dest, value, pe)
+#define shmem_g(source, pe) SHMEM__G_RMA(source, g)(source, pe)
+#define shmem_iput(dest, source, dst, sst, nelems, pe)                         \
+    SHMEM__G_RMA(dest, iput)(dest, source, dst, sst, nelems, pe)
+#define shmem_iget(dest, source, dst, sst, nelems, pe)                         \
+    SHMEM__G_RMA(dest, iget)(dest, source, dst, sst, nelems, pe)
+#define shmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe)   \
+    SHMEM__G_RMA(dest, put_signal)(dest, source, nelems, sig_addr, signal,     \
+                                   sig_op, pe)
+#define shmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op,  \
+                             pe)                                               \
+    SHMEM__G_RMA(dest, put_signal_nbi)(dest, source, nelems, sig_addr, signal, \
+                                       sig_op, pe)
+
+/* The AMOs: the standard types (int, long, long long and unsigned), with
+ * float and double for fetch, set and swap. */
+#define SHMEM__G_AMO_STD(x, op)                                                \
+    _Generic(*(x),                                                             \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+#define SHMEM__G_AMO_EXT(x, op)                                                \
+    _Generic(*(x),                                                             \
+        float: shmem_float_##op,                                               \
+        double: shmem_double_##op,                                             \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+#define SHMEM__G_AMO_BIT(x, op)                                                \
+    _Generic(*(x),                                                             \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+
+#define shmem_atomic_fetch(source, pe)                                         \
+    SHMEM__G_AMO_EXT(source, atomic_fetch)(source, pe)
+#define shmem_atomic_set(dest, value, pe)                                      \
+    SHMEM__G_AMO_EXT(dest, atomic_set)(dest, value, pe)
+#define shmem_atomic_swap(dest, value, pe)                                     \
+    SHMEM__G_AMO_EXT(dest, atomic_swap)(dest, value, pe)
+#define shmem_atomic_fetch_nbi(fetch, source, pe)                              \
+    SHMEM__G_AMO_EXT(source, atomic_fetch_nbi)(fetch, source, pe)
+#define shmem_atomic_swap_nbi(fetch, dest, value, pe)                          \
+    SHMEM__G_AMO_EXT(dest, atomic_swap_nbi)(fetch, dest, value, pe)
+#define shmem_atomic_compare_swap(dest, cond, value, pe)                       \
+    SHMEM__G_AMO_STD(dest, atomic_compare_swap)(dest, cond, value, pe)
+#define shmem_atomic_fetch_inc(dest, pe)                                       \
+    SHMEM__G_AMO_STD(dest, atomic_fetch_inc)(dest, pe)
+#define shmem_atomic_inc(dest, pe) SHMEM__G_AMO_STD(dest, atomic_inc)(dest, pe)
+#define shmem_atomic_fetch_add(dest, value, pe)                                \
+    SHMEM__G_AMO_STD(dest, atomic_fetch_add)(dest, value, pe)
+#define shmem_atomic_add(dest, value, pe)                                      \
+    SHMEM__G_AMO_STD(dest, atomic_add)(dest, value, pe)
+#define shmem_atomic_compare_swap_nbi(fetch, dest, cond, value, pe)            \
+    SHMEM__G_AMO_STD(dest, atomic_compare_swap_nbi)(fetch, dest, cond, value,  \
+                                                    pe)
+#define shmem_atomic_fetch_inc_nbi(fetch, dest, pe)                            \
+    SHMEM__G_AMO_STD(dest, atomic_fetch_inc_nbi)(fetch, dest, pe)
+#define shmem_atomic_fetch_add_nbi(fetch, dest, value, pe)                     \
+    SHMEM__G_AMO_STD(dest, atomic_fetch_add_nbi)(fetch, dest, value, pe)
+#define shmem_atomic_fetch_and(dest, value, pe)                                \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_and)(dest, value, pe)
+#define shmem_atomic_fetch_or(dest, value, pe)                                 \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_or)(dest, value, pe)
+#define shmem_atomic_fetch_xor(dest, value, pe)                                \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_xor)(dest, value, pe)
+#define shmem_atomic_and(dest, value, pe)                                      \
+    SHMEM__G_AMO_BIT(dest, atomic_and)(dest, value, pe)
+#define shmem_atomic_or(dest, value, pe)                                       \
+    SHMEM__G_AMO_BIT(dest, atomic_or)(dest, value, pe)
+#define shmem_atomic_xor(dest, value, pe)                                      \
+    SHMEM__G_AMO_BIT(dest, atomic_xor)(dest, value, pe)
+#define shmem_atomic_fetch_and_nbi(fetch, dest, value, pe)                     \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_and_nbi)(fetch, dest, value, pe)
+#define shmem_atomic_fetch_or_nbi(fetch, dest, value, pe)                      \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_or_nbi)(fetch, dest, value, pe)
+#define shmem_atomic_fetch_xor_nbi(fetch, dest, value, pe)                     \
+    SHMEM__G_AMO_BIT(dest, atomic_fetch_xor_nbi)(fetch, dest, value, pe)
+
+/* The point-to-point waits and tests. */
+#define SHMEM__G_P2P(x, op)                                                    \
+    _Generic(*(x),                                                             \
+        short: shmem_short_##op,                                               \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned short: shmem_ushort_##op,                                     \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+#define shmem_wait_until(ivar, cmp, cmp_value)                                 \
+    SHMEM__G_P2P(ivar, wait_until)(ivar, cmp, cmp_value)
+#define shmem_wait_until_all(ivars, nelems, status, cmp, cmp_value)            \
+    SHMEM__G_P2P(ivars, wait_until_all)(ivars, nelems, status, cmp, cmp_value)
+#define shmem_wait_until_any(ivars, nelems, status, cmp, cmp_value)            \
+    SHMEM__G_P2P(ivars, wait_until_any)(ivars, nelems, status, cmp, cmp_value)
+#define shmem_wait_until_some(ivars, nelems, indices, status, cmp, cmp_value)  \
+    SHMEM__G_P2P(ivars, wait_until_some)(ivars, nelems, indices, status, cmp,  \
+                                         cmp_value)
+#define shmem_wait_until_all_vector(ivars, nelems, status, cmp, cmp_values)    \
+    SHMEM__G_P2P(ivars, wait_until_all_vector)(ivars, nelems, status, cmp,     \
+                                               cmp_values)
+#define shmem_wait_until_any_vector(ivars, nelems, status, cmp, cmp_values)    \
+    SHMEM__G_P2P(ivars, wait_until_any_vector)(ivars, nelems, status, cmp,     \
+                                               cmp_values)
+#define shmem_wait_until_some_vector(ivars, nelems, indices, status, cmp,      \
+                                     cmp_values)                               \
+    SHMEM__G_P2P(ivars, wait_until_some_vector)(ivars, nelems, indices,        \
+                                                status, cmp, cmp_values)
+#define shmem_test(ivar, cmp, cmp_value)                                       \
+    SHMEM__G_P2P(ivar, test)(ivar, cmp, cmp_value)
+#define shmem_test_all(ivars, nelems, status, cmp, cmp_value)                  \
+    SHMEM__G_P2P(ivars, test_all)(ivars, nelems, status, cmp, cmp_value)
+#define shmem_test_any(ivars, nelems, status, cmp, cmp_value)                  \
+    SHMEM__G_P2P(ivars, test_any)(ivars, nelems, status, cmp, cmp_value)
+#define shmem_test_some(ivars, nelems, indices, status, cmp, cmp_value)        \
+    SHMEM__G_P2P(ivars, test_some)(ivars, nelems, indices, status, cmp,        \
+                                   cmp_value)
+#define shmem_test_all_vector(ivars, nelems, status, cmp, cmp_values)          \
+    SHMEM__G_P2P(ivars, test_all_vector)(ivars, nelems, status, cmp,           \
+                                         cmp_values)
+#define shmem_test_any_vector(ivars, nelems, status, cmp, cmp_values)          \
+    SHMEM__G_P2P(ivars, test_any_vector)(ivars, nelems, status, cmp,           \
+                                         cmp_values)
+#define shmem_test_some_vector(ivars, nelems, indices, status, cmp,            \
+                               cmp_values)                                     \
+    SHMEM__G_P2P(ivars, test_some_vector)(ivars, nelems, indices, status, cmp, \
+                                          cmp_values)
+
+#endif /* C11 */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMEM_H */

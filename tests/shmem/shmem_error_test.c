@@ -1,0 +1,32 @@
+/*
+ * shmem_error_test.c: misuse of a routine without a return code ends the job
+ * with the native API's message: run by run_error.sh, which checks the
+ * exit status and the lines. Cases: badpe (a put to PE n), nonsym (a put
+ * to an address outside the symmetric heap), amo (an AMO to PE -1),
+ * wait (a wait on a word outside the heap).
+ */
+#include <shmem.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *x = shmem_calloc(1, sizeof(long));
+    long local = 0;
+    const char *c = argc > 1 ? argv[1] : "";
+    if (me == 0) {
+        if (strcmp(c, "badpe") == 0)
+            shmem_long_put(x, &local, 1, npes);
+        else if (strcmp(c, "nonsym") == 0)
+            shmem_long_put(&local, x, 1, 0);
+        else if (strcmp(c, "amo") == 0)
+            shmem_long_atomic_inc(x, -1);
+        else if (strcmp(c, "wait") == 0)
+            shmem_short_wait_until((short *)&local, SHMEM_CMP_EQ, 1);
+    }
+    shmem_barrier_all();
+    shmem_free(x);
+    shmem_finalize();
+    return 0;
+}
