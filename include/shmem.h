@@ -10,7 +10,7 @@
  *    range, an address outside the symmetric heap, a misaligned atomic)
  *    logs the native API's message and ends the job (gk_abort), with a
  *    non-zero exit status. Collectives return non-zero, with a message,
- *    for a team they do not support yet.
+ *    for SHMEM_TEAM_INVALID.
  *  - Profiling: every routine is defined as pshmem_<name> (pshmem.h), and
  *    shmem_<name> is a weak alias of it, so a tool may define shmem_<name>
  *    itself and call pshmem_<name>.
@@ -83,15 +83,48 @@ extern "C" {
 #define SHMEM_MALLOC_SIGNAL_REMOTE 0x2L
 
 /* ------------------------------------------------------------------------ */
-/* Teams: only the world team so far                                        */
+/* Teams                                                                    */
 /* ------------------------------------------------------------------------ */
 
 typedef struct shmem_team *shmem_team_t;
-/* The team of every PE; an object in the library, so that later teams
- * (split, 2d) are objects of the same kind. */
+/* The predefined teams are objects in the library, of the same kind as the
+ * teams a split makes: SHMEM_TEAM_WORLD, every PE, and SHMEM_TEAM_SHARED,
+ * the PEs whose memory this PE maps (shmem_ptr() gives a pointer): the PEs
+ * of its node, or itself alone where GK_NET_INDIRECT=1. */
 extern SHMEM_API struct shmem_team shmem__team_world;
+extern SHMEM_API struct shmem_team shmem__team_shared;
 #define SHMEM_TEAM_WORLD (&shmem__team_world)
+#define SHMEM_TEAM_SHARED (&shmem__team_shared)
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
+
+/* A team's configuration. gasket keeps num_contexts (get_config returns
+ * it) but reserves nothing for it: contexts are not limited per team. */
+typedef struct {
+    int num_contexts;
+} shmem_team_config_t;
+#define SHMEM_TEAM_NUM_CONTEXTS (1L << 0)
+
+/* The deprecated active-set collectives' work arrays: pSync holds (in
+ * longs) at least these, each SHMEM_SYNC_VALUE before the first call;
+ * pWrk is not used. */
+#define SHMEM_SYNC_VALUE 0L
+#define SHMEM_SYNC_SIZE 40
+#define SHMEM_BARRIER_SYNC_SIZE 40
+#define SHMEM_BCAST_SYNC_SIZE 40
+#define SHMEM_REDUCE_SYNC_SIZE 40
+#define SHMEM_COLLECT_SYNC_SIZE 40
+#define SHMEM_ALLTOALL_SYNC_SIZE 40
+#define SHMEM_ALLTOALLS_SYNC_SIZE 40
+#define SHMEM_REDUCE_MIN_WRKDATA_SIZE 1
+#define _SHMEM_SYNC_VALUE SHMEM_SYNC_VALUE
+#define _SHMEM_SYNC_SIZE SHMEM_SYNC_SIZE
+#define _SHMEM_BARRIER_SYNC_SIZE SHMEM_BARRIER_SYNC_SIZE
+#define _SHMEM_BCAST_SYNC_SIZE SHMEM_BCAST_SYNC_SIZE
+#define _SHMEM_REDUCE_SYNC_SIZE SHMEM_REDUCE_SYNC_SIZE
+#define _SHMEM_COLLECT_SYNC_SIZE SHMEM_COLLECT_SYNC_SIZE
+#define _SHMEM_ALLTOALL_SYNC_SIZE SHMEM_ALLTOALL_SYNC_SIZE
+#define _SHMEM_ALLTOALLS_SYNC_SIZE SHMEM_ALLTOALLS_SYNC_SIZE
+#define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ------------------------------------------------------------------------ */
 /* Type tables: every family below is generated from these                  */
@@ -172,8 +205,8 @@ extern SHMEM_API struct shmem_team shmem__team_world;
     X(size_t, size)                                                            \
     X(ptrdiff_t, ptrdiff)
 
-/* The reduction types: bitwise (and, or, xor) and arithmetic (min, max,
- * sum, prod; the complex types are not supported yet). */
+/* The reduction types: bitwise (and, or, xor), arithmetic (min, max,
+ * sum, prod) and complex (sum, prod). */
 #define SHMEM_REDUCE_BIT_TYPES(X)                                              \
     X(unsigned char, uchar)                                                    \
     X(unsigned short, ushort)                                                  \
@@ -214,6 +247,37 @@ extern SHMEM_API struct shmem_team shmem__team_world;
     X(float, float)                                                            \
     X(double, double)                                                          \
     X(long double, longdouble)
+
+#define SHMEM_REDUCE_COMPLEX_TYPES(X)                                          \
+    X(float _Complex, complexf)                                                \
+    X(double _Complex, complexd)
+
+/* The deprecated active-set reductions (_to_all): bitwise and arithmetic
+ * (with the complex types for sum and prod). */
+#define SHMEM_TO_ALL_BIT_TYPES(X)                                              \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)
+#define SHMEM_TO_ALL_ARITH_TYPES(X)                                            \
+    SHMEM_TO_ALL_BIT_TYPES(X)                                                  \
+    X(float, float)                                                            \
+    X(double, double)                                                          \
+    X(long double, longdouble)
+
+/* The deprecated AMO names (OpenSHMEM 1.3): finc, inc, fadd, add, cswap
+ * for these, and fetch, set, swap for these and float and double. */
+#define SHMEM_DEPR_AMO_TYPES(X)                                                \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)
+#define SHMEM_DEPR_AMO_EXT_ONLY_TYPES(X) X(float, float) X(double, double)
+/* The deprecated shmem_TYPENAME_wait. */
+#define SHMEM_DEPR_WAIT_TYPES(X)                                               \
+    X(short, short)                                                            \
+    X(int, int)                                                                \
+    X(long, long)                                                              \
+    X(long long, longlong)
 
 /* ------------------------------------------------------------------------ */
 /* Declarations, for a prefix P (shmem here, pshmem in pshmem.h)             */
@@ -422,6 +486,115 @@ SHMEM_P2P_TYPES(SHMEM__D_P2P_shmem)
 SHMEM_REDUCE_BIT_TYPES(SHMEM__D_RED_BIT_shmem)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM__D_RED_ARITH_shmem)
 
+/* Teams and the collectives not declared above. */
+#define SHMEM__DECLARE_TEAMS(P)                                                \
+    SHMEM_API int P##_team_split_strided(                                      \
+        shmem_team_t parent_team, int start, int stride, int size,             \
+        const shmem_team_config_t *config, long config_mask,                   \
+        shmem_team_t *new_team);                                               \
+    SHMEM_API int P##_team_split_2d(                                           \
+        shmem_team_t parent_team, int xrange,                                  \
+        const shmem_team_config_t *xaxis_config, long xaxis_mask,              \
+        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,     \
+        long yaxis_mask, shmem_team_t *yaxis_team);                            \
+    SHMEM_API int P##_team_translate_pe(shmem_team_t src_team, int src_pe,     \
+                                        shmem_team_t dest_team);               \
+    SHMEM_API int P##_team_get_config(shmem_team_t team, long config_mask,     \
+                                      shmem_team_config_t *config);            \
+    SHMEM_API void P##_team_destroy(shmem_team_t team);                        \
+    SHMEM_API void *P##_team_ptr(shmem_team_t team, const void *dest, int pe); \
+    SHMEM_API int P##_collectmem(shmem_team_t team, void *dest,                \
+                                 const void *source, size_t nelems);           \
+    SHMEM_API int P##_alltoallsmem(shmem_team_t team, void *dest,              \
+                                   const void *source, ptrdiff_t dst,          \
+                                   ptrdiff_t sst, size_t nelems);              \
+    SHMEM_API void P##_barrier(int PE_start, int logPE_stride, int PE_size,    \
+                               long *pSync);                                   \
+    SHMEM_API void P##_sync(int PE_start, int logPE_stride, int PE_size,       \
+                            long *pSync);                                      \
+    SHMEM_API void P##_wait(long *ivar, long cmp_value);                       \
+    SHMEM_API void P##_wait_until(long *ivar, int cmp, long cmp_value);
+#define SHMEM__DECLARE_COLL(P, T, N)                                           \
+    SHMEM_API int P##_##N##_collect(shmem_team_t team, T *dest,                \
+                                    const T *source, size_t nelems);           \
+    SHMEM_API int P##_##N##_alltoalls(shmem_team_t team, T *dest,              \
+                                      const T *source, ptrdiff_t dst,          \
+                                      ptrdiff_t sst, size_t nelems);
+#define SHMEM__DECLARE_ASET_SIZED(P, B)                                        \
+    SHMEM_API void P##_broadcast##B(void *dest, const void *source,            \
+                                    size_t nelems, int PE_root, int PE_start,  \
+                                    int logPE_stride, int PE_size,             \
+                                    long *pSync);                              \
+    SHMEM_API void P##_collect##B(void *dest, const void *source,              \
+                                  size_t nelems, int PE_start,                 \
+                                  int logPE_stride, int PE_size, long *pSync); \
+    SHMEM_API void P##_fcollect##B(void *dest, const void *source,             \
+                                   size_t nelems, int PE_start,                \
+                                   int logPE_stride, int PE_size,              \
+                                   long *pSync);                               \
+    SHMEM_API void P##_alltoall##B(void *dest, const void *source,             \
+                                   size_t nelems, int PE_start,                \
+                                   int logPE_stride, int PE_size,              \
+                                   long *pSync);                               \
+    SHMEM_API void P##_alltoalls##B(void *dest, const void *source,            \
+                                    ptrdiff_t dst, ptrdiff_t sst,              \
+                                    size_t nelems, int PE_start,               \
+                                    int logPE_stride, int PE_size,             \
+                                    long *pSync);
+#define SHMEM__DECLARE_TO_ALL(P, T, N, OP)                                     \
+    SHMEM_API void P##_##N##_##OP##_to_all(T *dest, const T *source,           \
+                                           int nreduce, int PE_start,          \
+                                           int logPE_stride, int PE_size,      \
+                                           T *pWrk, long *pSync);
+#define SHMEM__DECLARE_TO_ALL_BIT(P, T, N)                                     \
+    SHMEM__DECLARE_TO_ALL(P, T, N, and)                                        \
+    SHMEM__DECLARE_TO_ALL(P, T, N, or)                                         \
+    SHMEM__DECLARE_TO_ALL(P, T, N, xor)
+#define SHMEM__DECLARE_TO_ALL_SUMPROD(P, T, N)                                 \
+    SHMEM__DECLARE_TO_ALL(P, T, N, sum)                                        \
+    SHMEM__DECLARE_TO_ALL(P, T, N, prod)
+#define SHMEM__DECLARE_TO_ALL_ARITH(P, T, N)                                   \
+    SHMEM__DECLARE_TO_ALL(P, T, N, max)                                        \
+    SHMEM__DECLARE_TO_ALL(P, T, N, min)                                        \
+    SHMEM__DECLARE_TO_ALL_SUMPROD(P, T, N)
+#define SHMEM__DECLARE_REDUCE_COMPLEX(P, T, N)                                 \
+    SHMEM__DECLARE_REDUCE(P, T, N, sum)                                        \
+    SHMEM__DECLARE_REDUCE(P, T, N, prod)                                       \
+    SHMEM__DECLARE_TO_ALL_SUMPROD(P, T, N)
+#define SHMEM__DECLARE_DEPR_AMO_EXT(P, T, N)                                   \
+    SHMEM_API T P##_##N##_fetch(const T *source, int pe);                      \
+    SHMEM_API void P##_##N##_set(T *dest, T value, int pe);                    \
+    SHMEM_API T P##_##N##_swap(T *dest, T value, int pe);
+#define SHMEM__DECLARE_DEPR_AMO(P, T, N)                                       \
+    SHMEM__DECLARE_DEPR_AMO_EXT(P, T, N)                                       \
+    SHMEM_API T P##_##N##_finc(T *dest, int pe);                               \
+    SHMEM_API void P##_##N##_inc(T *dest, int pe);                             \
+    SHMEM_API T P##_##N##_fadd(T *dest, T value, int pe);                      \
+    SHMEM_API void P##_##N##_add(T *dest, T value, int pe);                    \
+    SHMEM_API T P##_##N##_cswap(T *dest, T cond, T value, int pe);
+#define SHMEM__DECLARE_DEPR_WAIT(P, T, N)                                      \
+    SHMEM_API void P##_##N##_wait(T *ivar, T cmp_value);
+
+#define SHMEM__D_COLL_shmem(T, N) SHMEM__DECLARE_COLL(shmem, T, N)
+#define SHMEM__D_ASET_shmem(B, bytes) SHMEM__DECLARE_ASET_SIZED(shmem, B)
+#define SHMEM__D_TO_ALL_BIT_shmem(T, N) SHMEM__DECLARE_TO_ALL_BIT(shmem, T, N)
+#define SHMEM__D_TO_ALL_ARITH_shmem(T, N) SHMEM__DECLARE_TO_ALL_ARITH(shmem, T, N)
+#define SHMEM__D_RED_CPLX_shmem(T, N) SHMEM__DECLARE_REDUCE_COMPLEX(shmem, T, N)
+#define SHMEM__D_DEPR_AMO_shmem(T, N) SHMEM__DECLARE_DEPR_AMO(shmem, T, N)
+#define SHMEM__D_DEPR_AMO_EXT_shmem(T, N) SHMEM__DECLARE_DEPR_AMO_EXT(shmem, T, N)
+#define SHMEM__D_DEPR_WAIT_shmem(T, N) SHMEM__DECLARE_DEPR_WAIT(shmem, T, N)
+
+SHMEM__DECLARE_TEAMS(shmem)
+SHMEM_RMA_TYPES(SHMEM__D_COLL_shmem)
+SHMEM__D_ASET_shmem(32, 4)
+SHMEM__D_ASET_shmem(64, 8)
+SHMEM_TO_ALL_BIT_TYPES(SHMEM__D_TO_ALL_BIT_shmem)
+SHMEM_TO_ALL_ARITH_TYPES(SHMEM__D_TO_ALL_ARITH_shmem)
+SHMEM_REDUCE_COMPLEX_TYPES(SHMEM__D_RED_CPLX_shmem)
+SHMEM_DEPR_AMO_TYPES(SHMEM__D_DEPR_AMO_shmem)
+SHMEM_DEPR_AMO_EXT_ONLY_TYPES(SHMEM__D_DEPR_AMO_EXT_shmem)
+SHMEM_DEPR_WAIT_TYPES(SHMEM__D_DEPR_WAIT_shmem)
+
 /* Deprecated routines (OpenSHMEM 1.2 and earlier), still in the spec. */
 SHMEM_API SHMEM_DEPRECATED void start_pes(int npes);
 SHMEM_API SHMEM_DEPRECATED int _my_pe(void);
@@ -601,6 +774,13 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
                                cmp_values)                                     \
     SHMEM__G_P2P(ivars, test_some_vector)(ivars, nelems, indices, status, cmp, \
                                           cmp_values)
+
+/* shmem_sync(team) is shmem_team_sync; with four arguments it is the
+ * deprecated active-set shmem_sync. */
+#define SHMEM__SYNC_PICK(_1, _2, _3, _4, name, ...) name
+#define shmem_sync(...)                                                        \
+    SHMEM__SYNC_PICK(__VA_ARGS__, shmem_sync, shmem_sync, shmem_sync,          \
+                     shmem_team_sync, -)(__VA_ARGS__)
 
 #endif /* C11 */
 

@@ -176,3 +176,43 @@ static void amo_run(const char *routine, enum amo_op op, size_t size, int pe, vo
 SHMEM_AMO_STD_TYPES(AMO_STD)
 SHMEM_AMO_EXT_ONLY_TYPES(AMO_EXT)
 SHMEM_AMO_BIT_TYPES(AMO_BIT)
+
+/* The deprecated names of OpenSHMEM 1.3 (finc, fadd, cswap, ...), which
+ * older programs and the OSU benchmarks call: the same operations. */
+#define AMO_DEPR_EXT(T, N)                                                     \
+    SHMEM_DEFINE(T, N##_fetch, (const T *source, int pe))                      \
+    {                                                                          \
+        return pshmem_##N##_atomic_fetch(source, pe);                          \
+    }                                                                          \
+    SHMEM_DEFINE(void, N##_set, (T * dest, T value, int pe))                   \
+    {                                                                          \
+        pshmem_##N##_atomic_set(dest, value, pe);                              \
+    }                                                                          \
+    SHMEM_DEFINE(T, N##_swap, (T * dest, T value, int pe))                     \
+    {                                                                          \
+        return pshmem_##N##_atomic_swap(dest, value, pe);                      \
+    }
+#define AMO_DEPR(T, N)                                                         \
+    AMO_DEPR_EXT(T, N)                                                         \
+    SHMEM_DEFINE(T, N##_finc, (T * dest, int pe))                              \
+    {                                                                          \
+        return pshmem_##N##_atomic_fetch_inc(dest, pe);                        \
+    }                                                                          \
+    SHMEM_DEFINE(void, N##_inc, (T * dest, int pe))                            \
+    {                                                                          \
+        pshmem_##N##_atomic_inc(dest, pe);                                     \
+    }                                                                          \
+    SHMEM_DEFINE(T, N##_fadd, (T * dest, T value, int pe))                     \
+    {                                                                          \
+        return pshmem_##N##_atomic_fetch_add(dest, value, pe);                 \
+    }                                                                          \
+    SHMEM_DEFINE(void, N##_add, (T * dest, T value, int pe))                   \
+    {                                                                          \
+        pshmem_##N##_atomic_add(dest, value, pe);                              \
+    }                                                                          \
+    SHMEM_DEFINE(T, N##_cswap, (T * dest, T cond, T value, int pe))            \
+    {                                                                          \
+        return pshmem_##N##_atomic_compare_swap(dest, cond, value, pe);        \
+    }
+SHMEM_DEPR_AMO_TYPES(AMO_DEPR)
+SHMEM_DEPR_AMO_EXT_ONLY_TYPES(AMO_DEPR_EXT)

@@ -68,6 +68,7 @@ static int setup_init(const char *routine, int requested, int *provided)
         setup_symmetric_size();
         SHMEM_CHECK(routine, gk_init_thread((gk_thread_level_t)requested, &level));
     }
+    gk__shmem_teams_init(routine);
     if (provided != NULL)
         *provided = (int)level;
     return 0;
@@ -102,8 +103,10 @@ SHMEM_DEFINE(void, finalize, (void))
     /* gk_finalize() logs what went wrong (messages never received, a
      * collective mismatch) and has released everything all the same; the
      * routine has no way to report it further. */
-    if (gk_initialized())
+    if (gk_initialized()) {
+        gk__shmem_teams_fini();
         (void)gk_finalize();
+    }
 }
 
 SHMEM_DEFINE(void, global_exit, (int status))

@@ -47,8 +47,51 @@ __attribute__((noreturn, cold)) void gk__shmem_fail(const char *routine, int sta
 /* nelems * size in bytes, or the end of the job if it overflows. */
 size_t gk__shmem_bytes(const char *routine, size_t nelems, size_t size);
 
-/* The world team is the only one yet: 0, or -1 after a message naming the
- * routine. */
+/*
+ * A team (team.c): its PEs, numbered 0 .. n-1, and this PE's number in it.
+ * Team PE i is world PE pes[i], or start + i * stride where pes is NULL
+ * (every team split from the world by strides: a strided split of a
+ * strided team is strided again). SHMEM_TEAM_SHARED, the PEs of this
+ * node, is the one that needs the array.
+ *
+ * `sync` is TEAM_SYNC_WORDS symmetric 64-bit words the team's own
+ * collectives synchronise on (coll.c's layout): a slot of a pool that
+ * shmem_init() allocates from the symmetric heap, since a split is
+ * collective over the parent team only and gk_malloc() is collective over
+ * every PE. An active set of the deprecated collectives is a team on the
+ * stack whose words are the caller's pSync.
+ */
+#define TEAM_SYNC_WORDS 40
+
+struct shmem_team {
+    int is_world;     /* the native collectives serve it */
+    int n;            /* its size, 0 for a team not (yet) valid */
+    int me;           /* this PE's number in it */
+    int start;        /* world PE of team PE 0, when pes is NULL ... */
+    int stride;       /* ... and the step between team PEs */
+    int *pes;         /* or world PE of each team PE (malloc'd) */
+    uint64_t *sync;   /* TEAM_SYNC_WORDS symmetric words */
+    int slot;         /* the pool slot of `sync`, -1 for none */
+    int num_contexts; /* from the config; gasket reserves nothing for it */
+};
+
+/* World PE of team PE i (0 <= i < team->n). */
+static inline int gk__shmem_team_world_pe(const struct shmem_team *team, int i)
+{
+    return team->pes != NULL ? team->pes[i] : team->start + i * team->stride;
+}
+
+/* 0 for a team a collective may run on, or -1 after a message naming the
+ * routine (SHMEM_TEAM_INVALID, or a team before shmem_init()). */
 int gk__shmem_team_check(const char *routine, shmem_team_t team);
+
+/* Dissemination barrier over the team's PEs on its sync words (coll.c);
+ * a native status. */
+int gk__shmem_team_barrier(const char *routine, struct shmem_team *team);
+
+/* The predefined teams and the slot pool: made in shmem_init() and
+ * shmem_finalize() (collective over every PE). */
+void gk__shmem_teams_init(const char *routine);
+void gk__shmem_teams_fini(void);
 
 #endif /* GK_SHMEM_INT_H */

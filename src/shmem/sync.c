@@ -364,3 +364,23 @@ SHMEM_DEFINE(uint64_t, signal_wait_until, (uint64_t *sig_addr, int cmp, uint64_t
                 gk_signal_wait_until(sig_addr, (gk_cmp_t)cmp, cmp_value, &value));
     return value;
 }
+
+/* The deprecated waits (OpenSHMEM 1.4): shmem_TYPENAME_wait and shmem_wait
+ * wait until the word is no longer cmp_value; shmem_wait_until is the long
+ * form (in C11, shmem.h's generic shmem_wait_until takes its place). */
+#define P2P_DEPR_WAIT(T, N)                                                    \
+    SHMEM_DEFINE(void, N##_wait, (T * ivar, T cmp_value))                      \
+    {                                                                          \
+        pshmem_##N##_wait_until(ivar, SHMEM_CMP_NE, cmp_value);                \
+    }
+SHMEM_DEPR_WAIT_TYPES(P2P_DEPR_WAIT)
+
+SHMEM_DEFINE(void, wait, (long *ivar, long cmp_value))
+{
+    pshmem_long_wait_until(ivar, SHMEM_CMP_NE, cmp_value);
+}
+
+SHMEM_DEFINE(void, wait_until, (long *ivar, int cmp, long cmp_value))
+{
+    pshmem_long_wait_until(ivar, cmp, cmp_value);
+}
