@@ -34,6 +34,7 @@
  * Word layout (TEAM_SYNC_WORDS, the SHMEM_*_SYNC_SIZE of a pSync):
  *   0 .. 31  the barrier's rounds
  *   32       collect: this PE's element count, read by the others
+ *   33       a team split: this PE's value to agree on (team.c)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -42,7 +43,8 @@
 #include "shmem/shmem_int.h"
 
 #define SYNC_COUNT 32
-_Static_assert(SYNC_COUNT < TEAM_SYNC_WORDS, "the sync words hold the rounds and count");
+#define SYNC_AGREE 33
+_Static_assert(SYNC_AGREE < TEAM_SYNC_WORDS, "the sync words hold the rounds and count");
 _Static_assert(SHMEM_BARRIER_SYNC_SIZE >= TEAM_SYNC_WORDS &&
                    SHMEM_BCAST_SYNC_SIZE >= TEAM_SYNC_WORDS &&
                    SHMEM_REDUCE_SYNC_SIZE >= TEAM_SYNC_WORDS &&
@@ -83,6 +85,28 @@ int gk__shmem_team_barrier(const char *routine, struct shmem_team *team)
     if (status != GK_OK)
         gk__error("%s: the barrier over the team's %d PEs failed: %s", routine, team->n,
                   gk_strerror(status));
+    return status;
+}
+
+/* The split's agreement, on the parent team's words: its arguments are
+ * local variables, where a reduction needs symmetric ones. */
+int gk__shmem_team_agree(const char *routine, struct shmem_team *team, gk_op_t op,
+                         uint64_t *value_p)
+{
+    uint64_t result = *value_p;
+    __atomic_store_n(&team->sync[SYNC_AGREE], result, __ATOMIC_RELEASE);
+    int status = gk__shmem_team_barrier(routine, team);
+    for (int j = 0; j < team->n && status == GK_OK; j++) {
+        uint64_t v;
+        if (j == team->me)
+            continue;
+        status = gk_get_u64(gk__shmem_team_world_pe(team, j), &team->sync[SYNC_AGREE], &v);
+        result = op == GK_OP_BAND ? result & v : result > v ? result : v;
+    }
+    status = coll_first(status, gk__shmem_team_barrier(routine, team));
+    __atomic_store_n(&team->sync[SYNC_AGREE], 0, __ATOMIC_RELAXED);
+    if (status == GK_OK)
+        *value_p = result;
     return status;
 }
 

@@ -89,6 +89,11 @@ int gk__shmem_team_check(const char *routine, shmem_team_t team);
  * a native status. */
 int gk__shmem_team_barrier(const char *routine, struct shmem_team *team);
 
+/* The team's PEs combine one value each (every PE gets the same result):
+ * GK_OP_BAND or GK_OP_MAX over *value_p; a native status. */
+int gk__shmem_team_agree(const char *routine, struct shmem_team *team, gk_op_t op,
+                         uint64_t *value_p);
+
 /* The predefined teams and the slot pool: made in shmem_init() and
  * shmem_finalize() (collective over every PE). */
 void gk__shmem_teams_init(const char *routine);

@@ -167,24 +167,25 @@ SHMEM_DEFINE(void *, team_ptr, (shmem_team_t team, const void *dest, int pe))
     return gk_ptr(dest, gk__shmem_team_world_pe(team, pe));
 }
 
-/*
- * The slots free on every PE of the parent team (the same mask on each),
- * or 0 after a message. An AND reduction: the world's natively, another
- * team's through the team's own reduction.
- */
+/* The slots free on every PE of the parent team (the same mask on each),
+ * or 0 after a message. */
 static uint64_t team_agree_free(const char *routine, shmem_team_t parent)
 {
-    uint64_t mine = team_free_mask, all = 0;
-    int status;
-    if (parent->is_world)
-        status = gk_allreduce(&all, &mine, 1, GK_DTYPE_UINT64, GK_OP_BAND) == GK_OK ? 0 : -1;
-    else
-        status = pshmem_uint64_and_reduce(parent, &all, &mine, 1);
-    if (status != 0) {
+    uint64_t mask = team_free_mask;
+    if (gk__shmem_team_agree(routine, parent, GK_OP_BAND, &mask) != GK_OK) {
         gk__error("%s: the parent team's PEs could not agree on a free team slot", routine);
         return 0;
     }
-    return all;
+    return mask;
+}
+
+/* Whether a PE of the parent team failed (ran out of memory). */
+static int team_any_failed(const char *routine, shmem_team_t parent, int failed)
+{
+    uint64_t any = (uint64_t)failed;
+    if (gk__shmem_team_agree(routine, parent, GK_OP_MAX, &any) != GK_OK)
+        return 1;
+    return any != 0;
 }
 
 /* The team of parent PEs start + i * stride, i < size, if this PE is one
@@ -272,12 +273,7 @@ SHMEM_DEFINE(int, team_split_strided,
     int status = team_make(r, parent_team, start, stride, size, slot, config, config_mask,
                            new_team);
     /* One PE out of memory: every parent PE must see the failure. */
-    int failed = status != GK_OK, any = 0;
-    if (parent_team->is_world)
-        (void)gk_allreduce(&any, &failed, 1, GK_DTYPE_INT32, GK_OP_MAX);
-    else
-        (void)pshmem_int_max_reduce(parent_team, &any, &failed, 1);
-    if (any) {
+    if (team_any_failed(r, parent_team, status != GK_OK)) {
         pshmem_team_destroy(*new_team);
         *new_team = SHMEM_TEAM_INVALID;
         return -1;
@@ -328,12 +324,7 @@ SHMEM_DEFINE(int, team_split_2d,
     if (status == GK_OK)
         status = team_make(r, parent_team, x, xrange, col_size, yslot, yaxis_config,
                            yaxis_mask, yaxis_team);
-    int failed = status != GK_OK, any = 0;
-    if (parent_team->is_world)
-        (void)gk_allreduce(&any, &failed, 1, GK_DTYPE_INT32, GK_OP_MAX);
-    else
-        (void)pshmem_int_max_reduce(parent_team, &any, &failed, 1);
-    if (any) {
+    if (team_any_failed(r, parent_team, status != GK_OK)) {
         pshmem_team_destroy(*xaxis_team);
         pshmem_team_destroy(*yaxis_team);
         *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
