@@ -775,6 +775,75 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
     SHMEM__G_P2P(ivars, test_some_vector)(ivars, nelems, indices, status, cmp, \
                                           cmp_values)
 
+/* The team collectives: broadcast, collect, fcollect, alltoall and
+ * alltoalls on the standard RMA types; the reductions on the types each
+ * operation has. */
+#define shmem_broadcast(team, dest, source, nelems, PE_root)                   \
+    SHMEM__G_RMA(dest, broadcast)(team, dest, source, nelems, PE_root)
+#define shmem_collect(team, dest, source, nelems)                              \
+    SHMEM__G_RMA(dest, collect)(team, dest, source, nelems)
+#define shmem_fcollect(team, dest, source, nelems)                             \
+    SHMEM__G_RMA(dest, fcollect)(team, dest, source, nelems)
+#define shmem_alltoall(team, dest, source, nelems)                             \
+    SHMEM__G_RMA(dest, alltoall)(team, dest, source, nelems)
+#define shmem_alltoalls(team, dest, source, dst, sst, nelems)                  \
+    SHMEM__G_RMA(dest, alltoalls)(team, dest, source, dst, sst, nelems)
+#define SHMEM__G_RED_BIT(x, op)                                                \
+    _Generic(*(x),                                                             \
+        unsigned char: shmem_uchar_##op,                                       \
+        unsigned short: shmem_ushort_##op,                                     \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op)
+#define SHMEM__G_RED_MINMAX(x, op)                                             \
+    _Generic(*(x),                                                             \
+        char: shmem_char_##op,                                                 \
+        signed char: shmem_schar_##op,                                         \
+        short: shmem_short_##op,                                               \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned char: shmem_uchar_##op,                                       \
+        unsigned short: shmem_ushort_##op,                                     \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op,                              \
+        float: shmem_float_##op,                                               \
+        double: shmem_double_##op,                                             \
+        long double: shmem_longdouble_##op)
+#define SHMEM__G_RED_SUMPROD(x, op)                                            \
+    _Generic(*(x),                                                             \
+        char: shmem_char_##op,                                                 \
+        signed char: shmem_schar_##op,                                         \
+        short: shmem_short_##op,                                               \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op,                                        \
+        unsigned char: shmem_uchar_##op,                                       \
+        unsigned short: shmem_ushort_##op,                                     \
+        unsigned int: shmem_uint_##op,                                         \
+        unsigned long: shmem_ulong_##op,                                       \
+        unsigned long long: shmem_ulonglong_##op,                              \
+        float: shmem_float_##op,                                               \
+        double: shmem_double_##op,                                             \
+        long double: shmem_longdouble_##op,                                    \
+        float _Complex: shmem_complexf_##op,                                   \
+        double _Complex: shmem_complexd_##op)
+#define shmem_and_reduce(team, dest, source, nreduce)                          \
+    SHMEM__G_RED_BIT(dest, and_reduce)(team, dest, source, nreduce)
+#define shmem_or_reduce(team, dest, source, nreduce)                           \
+    SHMEM__G_RED_BIT(dest, or_reduce)(team, dest, source, nreduce)
+#define shmem_xor_reduce(team, dest, source, nreduce)                          \
+    SHMEM__G_RED_BIT(dest, xor_reduce)(team, dest, source, nreduce)
+#define shmem_max_reduce(team, dest, source, nreduce)                          \
+    SHMEM__G_RED_MINMAX(dest, max_reduce)(team, dest, source, nreduce)
+#define shmem_min_reduce(team, dest, source, nreduce)                          \
+    SHMEM__G_RED_MINMAX(dest, min_reduce)(team, dest, source, nreduce)
+#define shmem_sum_reduce(team, dest, source, nreduce)                          \
+    SHMEM__G_RED_SUMPROD(dest, sum_reduce)(team, dest, source, nreduce)
+#define shmem_prod_reduce(team, dest, source, nreduce)                         \
+    SHMEM__G_RED_SUMPROD(dest, prod_reduce)(team, dest, source, nreduce)
+
 /* shmem_sync(team) is shmem_team_sync; with four arguments it is the
  * deprecated active-set shmem_sync. */
 #define SHMEM__SYNC_PICK(_1, _2, _3, _4, name, ...) name

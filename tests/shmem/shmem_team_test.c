@@ -156,6 +156,18 @@ static void check_collectives(shmem_team_t team, const char *name)
     CHECK_TRUE(cdst[0] == csum);
     CHECK_EQ(shmem_complexd_prod_reduce(team, cdst, csrc + 1, 1), 0);
     CHECK_TRUE(norm2(cdst[0] - cprod) < 1e-18 * norm2(cprod));
+    /* the C11 generic names */
+    CHECK_EQ(shmem_sum_reduce(team, cdst, csrc, 1), 0);
+    CHECK_TRUE(cdst[0] == csum);
+    CHECK_EQ(shmem_max_reduce(team, idst, isrc + 1, 1), 0);
+    CHECK_EQ(idst[0], max);
+    CHECK_EQ(shmem_or_reduce(team, udst, usrc, 1), 0);
+    CHECK_EQ_U64(udst[0], or);
+    src[0] = wme;
+    CHECK_EQ(shmem_fcollect(team, dst, src, 1), 0);
+    CHECK_EQ(dst[n - 1], world_of(team, n - 1));
+    CHECK_EQ(shmem_broadcast(team, dst, src, 1, n - 1), 0);
+    CHECK_EQ(dst[0], world_of(team, n - 1));
     /* short products wrap as gasket's do, without overflowing int */
     ssrc[0] = 300;
     CHECK_EQ(shmem_short_prod_reduce(team, sdst, ssrc, 1), 0);
