@@ -118,8 +118,10 @@ SHMEM_DEFINE(void, finalize, (void))
     /* gk_finalize() logs what went wrong (messages never received, a
      * collective mismatch) and has released everything all the same; the
      * routine has no way to report it further. */
-    if (gk_initialized())
+    if (gk_initialized()) {
+        gk__shmem_ctx_fini();
         (void)gk_finalize();
+    }
 }
 
 SHMEM_DEFINE(void, global_exit, (int status))
