@@ -61,10 +61,15 @@ static void setup_symmetric_size(void)
  * if the program did not, as SOS and OSHMEM do; otherwise each such PE
  * would end the job as one that exited without finalizing.
  */
-static void setup_finalize_at_exit(void)
+static void setup_finalize(void)
 {
-    if (gk_initialized())
+    /* gk_finalize() logs what went wrong (messages never received, a
+     * collective mismatch) and has released everything all the same; the
+     * routine has no way to report it further. */
+    if (gk_initialized()) {
+        gk__shmem_ctx_fini();
         (void)gk_finalize();
+    }
 }
 
 /*
@@ -81,7 +86,7 @@ static int setup_init(const char *routine, int requested, int *provided)
     } else {
         setup_symmetric_size();
         SHMEM_CHECK(routine, gk_init_thread((gk_thread_level_t)requested, &level));
-        if (!at_exit_registered && atexit(setup_finalize_at_exit) == 0)
+        if (!at_exit_registered && atexit(setup_finalize) == 0)
             at_exit_registered = 1;
     }
     if (provided != NULL)
@@ -115,13 +120,7 @@ SHMEM_DEFINE(int, query_thread, (int *provided))
 
 SHMEM_DEFINE(void, finalize, (void))
 {
-    /* gk_finalize() logs what went wrong (messages never received, a
-     * collective mismatch) and has released everything all the same; the
-     * routine has no way to report it further. */
-    if (gk_initialized()) {
-        gk__shmem_ctx_fini();
-        (void)gk_finalize();
-    }
+    setup_finalize();
 }
 
 SHMEM_DEFINE(void, global_exit, (int status))
