@@ -33,6 +33,13 @@ SHMEM_P2P_TYPES(SHMEM__D_P2P_pshmem)
 SHMEM_REDUCE_BIT_TYPES(SHMEM__D_RED_BIT_pshmem)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM__D_RED_ARITH_pshmem)
 
+#define SHMEM__D_CTX_RMA_S_pshmem(B, bytes) SHMEM__D_CTX_RMA_S(pshmem, B, bytes)
+#define SHMEM__D_CTX_RMA_T_pshmem(T, N) SHMEM__DECLARE_CTX_RMA(pshmem, T, N)
+#define SHMEM__D_CTX_AMO_STD_pshmem(T, N) SHMEM__DECLARE_CTX_AMO_STD(pshmem, T, N)
+#define SHMEM__D_CTX_AMO_EXT_pshmem(T, N) SHMEM__DECLARE_CTX_AMO_EXT(pshmem, T, N)
+#define SHMEM__D_CTX_AMO_BIT_pshmem(T, N) SHMEM__DECLARE_CTX_AMO_BIT(pshmem, T, N)
+SHMEM__DECLARE_CTX_ALL(pshmem)
+
 #define SHMEM__D_COLL_pshmem(T, N) SHMEM__DECLARE_COLL(pshmem, T, N)
 #define SHMEM__D_ASET_pshmem(B, bytes) SHMEM__DECLARE_ASET_SIZED(pshmem, B)
 #define SHMEM__D_TO_ALL_BIT_pshmem(T, N) SHMEM__DECLARE_TO_ALL_BIT(pshmem, T, N)

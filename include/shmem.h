@@ -127,6 +127,33 @@ typedef struct {
 #define _SHMEM_REDUCE_MIN_WRKDATA_SIZE SHMEM_REDUCE_MIN_WRKDATA_SIZE
 
 /* ------------------------------------------------------------------------ */
+/* Communication contexts                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A context is an ordering and completion stream of its own: every RMA,
+ * AMO and signaling routine has a shmem_ctx_ form whose first argument is
+ * the context, and the routines without one act on SHMEM_CTX_DEFAULT.
+ * Each context is one of gasket's (gk_ctx_create()); what shmem_ctx_quiet
+ * and shmem_ctx_fence complete and order is in docs/OPENSHMEM.md
+ * ("Contexts"). Using a destroyed context, or a value that is no context,
+ * logs which and ends the job; SHMEM_CTX_INVALID is a value to compare
+ * handles with, never a context to communicate on.
+ */
+typedef struct shmem_ctx *shmem_ctx_t;
+/* The context of the routines without one; an object in the library, like
+ * the world team. */
+extern SHMEM_API struct shmem_ctx shmem__ctx_default;
+#define SHMEM_CTX_DEFAULT (&shmem__ctx_default)
+#define SHMEM_CTX_INVALID ((shmem_ctx_t)0)
+/* Options of shmem_ctx_create(), to be ORed: hints that gasket passes on
+ * as GK_CTX_SERIALIZED and GK_CTX_PRIVATE; NOSTORE is accepted and
+ * changes nothing (quiet and fence still complete and order stores). */
+#define SHMEM_CTX_SERIALIZED (1L << 0)
+#define SHMEM_CTX_PRIVATE (1L << 1)
+#define SHMEM_CTX_NOSTORE (1L << 2)
+
+/* ------------------------------------------------------------------------ */
 /* Type tables: every family below is generated from these                  */
 /* ------------------------------------------------------------------------ */
 
@@ -464,6 +491,134 @@ typedef struct {
     SHMEM__DECLARE_REDUCE(P, T, N, sum)                                        \
     SHMEM__DECLARE_REDUCE(P, T, N, prod)
 
+/* Contexts: management, ordering, and the context form of every RMA, AMO
+ * and signaling routine (the plain routine with a leading shmem_ctx_t). */
+#define SHMEM__DECLARE_CTX(P)                                                  \
+    SHMEM_API int P##_ctx_create(long options, shmem_ctx_t *ctx);              \
+    SHMEM_API int P##_team_create_ctx(shmem_team_t team, long options,         \
+                                      shmem_ctx_t *ctx);                       \
+    SHMEM_API void P##_ctx_destroy(shmem_ctx_t ctx);                           \
+    SHMEM_API int P##_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);       \
+    SHMEM_API void P##_ctx_fence(shmem_ctx_t ctx);                             \
+    SHMEM_API void P##_ctx_quiet(shmem_ctx_t ctx);
+
+#define SHMEM__DECLARE_CTX_RMA(P, T, N)                                        \
+    SHMEM_API void P##_ctx_##N##_put(shmem_ctx_t ctx, T *dest,                 \
+                                     const T *source, size_t nelems, int pe);  \
+    SHMEM_API void P##_ctx_##N##_get(shmem_ctx_t ctx, T *dest,                 \
+                                     const T *source, size_t nelems, int pe);  \
+    SHMEM_API void P##_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest,             \
+                                         const T *source, size_t nelems,       \
+                                         int pe);                              \
+    SHMEM_API void P##_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest,             \
+                                         const T *source, size_t nelems,       \
+                                         int pe);                              \
+    SHMEM_API void P##_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe); \
+    SHMEM_API T P##_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);     \
+    SHMEM_API void P##_ctx_##N##_iput(shmem_ctx_t ctx, T *dest,                \
+                                      const T *source, ptrdiff_t dst,          \
+                                      ptrdiff_t sst, size_t nelems, int pe);   \
+    SHMEM_API void P##_ctx_##N##_iget(shmem_ctx_t ctx, T *dest,                \
+                                      const T *source, ptrdiff_t dst,          \
+                                      ptrdiff_t sst, size_t nelems, int pe);   \
+    SHMEM_API void P##_ctx_##N##_put_signal(                                   \
+        shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,              \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);              \
+    SHMEM_API void P##_ctx_##N##_put_signal_nbi(                               \
+        shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,              \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+
+#define SHMEM__DECLARE_CTX_RMA_SIZED(P, S)                                     \
+    SHMEM_API void P##_ctx_put##S(shmem_ctx_t ctx, void *dest,                 \
+                                  const void *source, size_t nelems, int pe);  \
+    SHMEM_API void P##_ctx_get##S(shmem_ctx_t ctx, void *dest,                 \
+                                  const void *source, size_t nelems, int pe);  \
+    SHMEM_API void P##_ctx_put##S##_nbi(shmem_ctx_t ctx, void *dest,           \
+                                        const void *source, size_t nelems,     \
+                                        int pe);                               \
+    SHMEM_API void P##_ctx_get##S##_nbi(shmem_ctx_t ctx, void *dest,           \
+                                        const void *source, size_t nelems,     \
+                                        int pe);                               \
+    SHMEM_API void P##_ctx_put##S##_signal(                                    \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,        \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);              \
+    SHMEM_API void P##_ctx_put##S##_signal_nbi(                                \
+        shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,        \
+        uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
+#define SHMEM__DECLARE_CTX_RMA_STRIDED(P, S)                                   \
+    SHMEM_API void P##_ctx_iput##S(shmem_ctx_t ctx, void *dest,                \
+                                   const void *source, ptrdiff_t dst,          \
+                                   ptrdiff_t sst, size_t nelems, int pe);      \
+    SHMEM_API void P##_ctx_iget##S(shmem_ctx_t ctx, void *dest,                \
+                                   const void *source, ptrdiff_t dst,          \
+                                   ptrdiff_t sst, size_t nelems, int pe);
+
+#define SHMEM__DECLARE_CTX_AMO_EXT(P, T, N)                                    \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch(shmem_ctx_t ctx, const T *source,   \
+                                           int pe);                            \
+    SHMEM_API void P##_ctx_##N##_atomic_set(shmem_ctx_t ctx, T *dest, T value, \
+                                            int pe);                           \
+    SHMEM_API T P##_ctx_##N##_atomic_swap(shmem_ctx_t ctx, T *dest, T value,   \
+                                          int pe);                             \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_nbi(shmem_ctx_t ctx, T *fetch,   \
+                                                  const T *source, int pe);    \
+    SHMEM_API void P##_ctx_##N##_atomic_swap_nbi(shmem_ctx_t ctx, T *fetch,    \
+                                                 T *dest, T value, int pe);
+#define SHMEM__DECLARE_CTX_AMO_STD(P, T, N)                                    \
+    SHMEM__DECLARE_CTX_AMO_EXT(P, T, N)                                        \
+    SHMEM_API T P##_ctx_##N##_atomic_compare_swap(shmem_ctx_t ctx, T *dest,    \
+                                                  T cond, T value, int pe);    \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch_inc(shmem_ctx_t ctx, T *dest,       \
+                                               int pe);                        \
+    SHMEM_API void P##_ctx_##N##_atomic_inc(shmem_ctx_t ctx, T *dest, int pe); \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch_add(shmem_ctx_t ctx, T *dest,       \
+                                               T value, int pe);               \
+    SHMEM_API void P##_ctx_##N##_atomic_add(shmem_ctx_t ctx, T *dest, T value, \
+                                            int pe);                           \
+    SHMEM_API void P##_ctx_##N##_atomic_compare_swap_nbi(                      \
+        shmem_ctx_t ctx, T *fetch, T *dest, T cond, T value, int pe);          \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_inc_nbi(shmem_ctx_t ctx,         \
+                                                      T *fetch, T *dest,       \
+                                                      int pe);                 \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_add_nbi(                         \
+        shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+#define SHMEM__DECLARE_CTX_AMO_BIT(P, T, N)                                    \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch_and(shmem_ctx_t ctx, T *dest,       \
+                                               T value, int pe);               \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch_or(shmem_ctx_t ctx, T *dest,        \
+                                              T value, int pe);                \
+    SHMEM_API T P##_ctx_##N##_atomic_fetch_xor(shmem_ctx_t ctx, T *dest,       \
+                                               T value, int pe);               \
+    SHMEM_API void P##_ctx_##N##_atomic_and(shmem_ctx_t ctx, T *dest, T value, \
+                                            int pe);                           \
+    SHMEM_API void P##_ctx_##N##_atomic_or(shmem_ctx_t ctx, T *dest, T value,  \
+                                           int pe);                            \
+    SHMEM_API void P##_ctx_##N##_atomic_xor(shmem_ctx_t ctx, T *dest, T value, \
+                                            int pe);                           \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_and_nbi(                         \
+        shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);                  \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_or_nbi(                          \
+        shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);                  \
+    SHMEM_API void P##_ctx_##N##_atomic_fetch_xor_nbi(                         \
+        shmem_ctx_t ctx, T *fetch, T *dest, T value, int pe);
+
+/* Every context declaration for prefix P (shmem here, pshmem in pshmem.h). */
+#define SHMEM__D_CTX_RMA_S(P, B, bytes)                                        \
+    SHMEM__DECLARE_CTX_RMA_SIZED(P, B) SHMEM__DECLARE_CTX_RMA_STRIDED(P, B)
+#define SHMEM__DECLARE_CTX_ALL(P)                                              \
+    SHMEM__DECLARE_CTX(P)                                                      \
+    SHMEM__DECLARE_CTX_RMA_SIZED(P, mem)                                       \
+    SHMEM_RMA_SIZES(SHMEM__D_CTX_RMA_S_##P)                                    \
+    SHMEM_RMA_TYPES(SHMEM__D_CTX_RMA_T_##P)                                    \
+    SHMEM_AMO_STD_TYPES(SHMEM__D_CTX_AMO_STD_##P)                              \
+    SHMEM_AMO_EXT_ONLY_TYPES(SHMEM__D_CTX_AMO_EXT_##P)                         \
+    SHMEM_AMO_BIT_TYPES(SHMEM__D_CTX_AMO_BIT_##P)
+#define SHMEM__D_CTX_RMA_S_shmem(B, bytes) SHMEM__D_CTX_RMA_S(shmem, B, bytes)
+#define SHMEM__D_CTX_RMA_T_shmem(T, N) SHMEM__DECLARE_CTX_RMA(shmem, T, N)
+#define SHMEM__D_CTX_AMO_STD_shmem(T, N) SHMEM__DECLARE_CTX_AMO_STD(shmem, T, N)
+#define SHMEM__D_CTX_AMO_EXT_shmem(T, N) SHMEM__DECLARE_CTX_AMO_EXT(shmem, T, N)
+#define SHMEM__D_CTX_AMO_BIT_shmem(T, N) SHMEM__DECLARE_CTX_AMO_BIT(shmem, T, N)
+
 /* Declarations of every routine for prefix P (here shmem). */
 #define SHMEM__D_RMA_S(P, B, bytes) SHMEM__DECLARE_RMA_SIZED(P, B) SHMEM__DECLARE_RMA_STRIDED(P, B)
 #define SHMEM__D_RMA_S_shmem(B, bytes) SHMEM__D_RMA_S(shmem, B, bytes)
@@ -485,6 +640,7 @@ SHMEM_AMO_BIT_TYPES(SHMEM__D_AMO_BIT_shmem)
 SHMEM_P2P_TYPES(SHMEM__D_P2P_shmem)
 SHMEM_REDUCE_BIT_TYPES(SHMEM__D_RED_BIT_shmem)
 SHMEM_REDUCE_ARITH_TYPES(SHMEM__D_RED_ARITH_shmem)
+SHMEM__DECLARE_CTX_ALL(shmem)
 
 /* Teams and the collectives not declared above. */
 #define SHMEM__DECLARE_TEAMS(P)                                                \
@@ -612,118 +768,139 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
  * Selected by the type the symmetric pointer points to. Only distinct C
  * types can be listed (int64_t is long here, and so on), which covers every
  * type of the tables above.
+ *
+ * The RMA, AMO and signaling names take a context first, or not, as the
+ * specification's do: shmem_put(dest, source, nelems, pe) and
+ * shmem_put(ctx, dest, source, nelems, pe). SHMEM__G_CTX looks at the
+ * first argument's type: a shmem_ctx_t picks the shmem_ctx_ family, and
+ * the second argument picks the type; anything else picks the plain
+ * family by the first. No argument is evaluated more than once.
  */
 #if !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 
-#define SHMEM__G_RMA(x, op)                                                    \
-    _Generic(*(x),                                                             \
-        float: shmem_float_##op,                                               \
-        double: shmem_double_##op,                                             \
-        long double: shmem_longdouble_##op,                                    \
-        char: shmem_char_##op,                                                 \
-        signed char: shmem_schar_##op,                                         \
-        short: shmem_short_##op,                                               \
-        int: shmem_int_##op,                                                   \
-        long: shmem_long_##op,                                                 \
-        long long: shmem_longlong_##op,                                        \
-        unsigned char: shmem_uchar_##op,                                       \
-        unsigned short: shmem_ushort_##op,                                     \
-        unsigned int: shmem_uint_##op,                                         \
-        unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
+/* The first and second arguments; the "~" keeps "..." from being empty. */
+#define SHMEM__ARG0_(a, ...) a
+#define SHMEM__ARG0(...) SHMEM__ARG0_(__VA_ARGS__, ~)
+#define SHMEM__ARG1_(a, b, ...) b
+#define SHMEM__ARG1(...) SHMEM__ARG1_(__VA_ARGS__, ~)
+/* The typed pointer of a call with or without a context (not evaluated:
+ * only ever a controlling expression). */
+#define SHMEM__G_PTR(...)                                                      \
+    _Generic(SHMEM__ARG0(__VA_ARGS__),                                         \
+        shmem_ctx_t: SHMEM__ARG1(__VA_ARGS__),                                 \
+        default: SHMEM__ARG0(__VA_ARGS__))
+/* G(x, P, op) selects P_<type>_op by *x; P is shmem or shmem_ctx. */
+#define SHMEM__G_CTX(G, op, ...)                                               \
+    _Generic(SHMEM__ARG0(__VA_ARGS__),                                         \
+        shmem_ctx_t: G(SHMEM__G_PTR(__VA_ARGS__), shmem_ctx, op),              \
+        default: G(SHMEM__G_PTR(__VA_ARGS__), shmem, op))(__VA_ARGS__)
 
-#define shmem_put(dest, source, nelems, pe)                                    \
-    SHMEM__G_RMA(dest, put)(dest, source, nelems, pe)
-#define shmem_get(dest, source, nelems, pe)                                    \
-    SHMEM__G_RMA(dest, get)(dest, source, nelems, pe)
-#define shmem_put_nbi(dest, source, nelems, pe)                                \
-    SHMEM__G_RMA(dest, put_nbi)(dest, source, nelems, pe)
-#define shmem_get_nbi(dest, source, nelems, pe)                                \
-    SHMEM__G_RMA(dest, get_nbi)(dest, source, nelems, pe)
-#define shmem_p(dest, value, pe) SHMEM__G_RMA(dest, p)(dest, value, pe)
-#define shmem_g(source, pe) SHMEM__G_RMA(source, g)(source, pe)
-#define shmem_iput(dest, source, dst, sst, nelems, pe)                         \
-    SHMEM__G_RMA(dest, iput)(dest, source, dst, sst, nelems, pe)
-#define shmem_iget(dest, source, dst, sst, nelems, pe)                         \
-    SHMEM__G_RMA(dest, iget)(dest, source, dst, sst, nelems, pe)
-#define shmem_put_signal(dest, source, nelems, sig_addr, signal, sig_op, pe)   \
-    SHMEM__G_RMA(dest, put_signal)(dest, source, nelems, sig_addr, signal,     \
-                                   sig_op, pe)
-#define shmem_put_signal_nbi(dest, source, nelems, sig_addr, signal, sig_op,  \
-                             pe)                                               \
-    SHMEM__G_RMA(dest, put_signal_nbi)(dest, source, nelems, sig_addr, signal, \
-                                       sig_op, pe)
+#define SHMEM__G_RMA_P(x, P, op)                                               \
+    _Generic(*(x),                                                             \
+        float: P##_float_##op,                                                 \
+        double: P##_double_##op,                                               \
+        long double: P##_longdouble_##op,                                      \
+        char: P##_char_##op,                                                   \
+        signed char: P##_schar_##op,                                           \
+        short: P##_short_##op,                                                 \
+        int: P##_int_##op,                                                     \
+        long: P##_long_##op,                                                   \
+        long long: P##_longlong_##op,                                          \
+        unsigned char: P##_uchar_##op,                                         \
+        unsigned short: P##_ushort_##op,                                       \
+        unsigned int: P##_uint_##op,                                           \
+        unsigned long: P##_ulong_##op,                                         \
+        unsigned long long: P##_ulonglong_##op)
+#define SHMEM__G_RMA(x, op) SHMEM__G_RMA_P(x, shmem, op)
+
+/* shmem_put([ctx,] dest, source, nelems, pe) and so on. */
+#define shmem_put(...) SHMEM__G_CTX(SHMEM__G_RMA_P, put, __VA_ARGS__)
+#define shmem_get(...) SHMEM__G_CTX(SHMEM__G_RMA_P, get, __VA_ARGS__)
+#define shmem_put_nbi(...) SHMEM__G_CTX(SHMEM__G_RMA_P, put_nbi, __VA_ARGS__)
+#define shmem_get_nbi(...) SHMEM__G_CTX(SHMEM__G_RMA_P, get_nbi, __VA_ARGS__)
+#define shmem_p(...) SHMEM__G_CTX(SHMEM__G_RMA_P, p, __VA_ARGS__)
+#define shmem_g(...) SHMEM__G_CTX(SHMEM__G_RMA_P, g, __VA_ARGS__)
+#define shmem_iput(...) SHMEM__G_CTX(SHMEM__G_RMA_P, iput, __VA_ARGS__)
+#define shmem_iget(...) SHMEM__G_CTX(SHMEM__G_RMA_P, iget, __VA_ARGS__)
+#define shmem_put_signal(...)                                                  \
+    SHMEM__G_CTX(SHMEM__G_RMA_P, put_signal, __VA_ARGS__)
+#define shmem_put_signal_nbi(...)                                              \
+    SHMEM__G_CTX(SHMEM__G_RMA_P, put_signal_nbi, __VA_ARGS__)
 
 /* The AMOs: the standard types (int, long, long long and unsigned), with
- * float and double for fetch, set and swap. */
-#define SHMEM__G_AMO_STD(x, op)                                                \
+ * float and double for fetch, set and swap. The _nbi forms are selected by
+ * their first pointer, fetch, which has the type of dest. */
+#define SHMEM__G_AMO_STD_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
-        int: shmem_int_##op,                                                   \
-        long: shmem_long_##op,                                                 \
-        long long: shmem_longlong_##op,                                        \
-        unsigned int: shmem_uint_##op,                                         \
-        unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
-#define SHMEM__G_AMO_EXT(x, op)                                                \
+        int: P##_int_##op,                                                     \
+        long: P##_long_##op,                                                   \
+        long long: P##_longlong_##op,                                          \
+        unsigned int: P##_uint_##op,                                           \
+        unsigned long: P##_ulong_##op,                                         \
+        unsigned long long: P##_ulonglong_##op)
+#define SHMEM__G_AMO_EXT_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
-        float: shmem_float_##op,                                               \
-        double: shmem_double_##op,                                             \
-        int: shmem_int_##op,                                                   \
-        long: shmem_long_##op,                                                 \
-        long long: shmem_longlong_##op,                                        \
-        unsigned int: shmem_uint_##op,                                         \
-        unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
-#define SHMEM__G_AMO_BIT(x, op)                                                \
+        float: P##_float_##op,                                                 \
+        double: P##_double_##op,                                               \
+        int: P##_int_##op,                                                     \
+        long: P##_long_##op,                                                   \
+        long long: P##_longlong_##op,                                          \
+        unsigned int: P##_uint_##op,                                           \
+        unsigned long: P##_ulong_##op,                                         \
+        unsigned long long: P##_ulonglong_##op)
+#define SHMEM__G_AMO_BIT_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
-        unsigned int: shmem_uint_##op,                                         \
-        unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
+        unsigned int: P##_uint_##op,                                           \
+        unsigned long: P##_ulong_##op,                                         \
+        unsigned long long: P##_ulonglong_##op)
+#define SHMEM__G_AMO_STD(x, op) SHMEM__G_AMO_STD_P(x, shmem, op)
+#define SHMEM__G_AMO_EXT(x, op) SHMEM__G_AMO_EXT_P(x, shmem, op)
+#define SHMEM__G_AMO_BIT(x, op) SHMEM__G_AMO_BIT_P(x, shmem, op)
 
-#define shmem_atomic_fetch(source, pe)                                         \
-    SHMEM__G_AMO_EXT(source, atomic_fetch)(source, pe)
-#define shmem_atomic_set(dest, value, pe)                                      \
-    SHMEM__G_AMO_EXT(dest, atomic_set)(dest, value, pe)
-#define shmem_atomic_swap(dest, value, pe)                                     \
-    SHMEM__G_AMO_EXT(dest, atomic_swap)(dest, value, pe)
-#define shmem_atomic_fetch_nbi(fetch, source, pe)                              \
-    SHMEM__G_AMO_EXT(source, atomic_fetch_nbi)(fetch, source, pe)
-#define shmem_atomic_swap_nbi(fetch, dest, value, pe)                          \
-    SHMEM__G_AMO_EXT(dest, atomic_swap_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_compare_swap(dest, cond, value, pe)                       \
-    SHMEM__G_AMO_STD(dest, atomic_compare_swap)(dest, cond, value, pe)
-#define shmem_atomic_fetch_inc(dest, pe)                                       \
-    SHMEM__G_AMO_STD(dest, atomic_fetch_inc)(dest, pe)
-#define shmem_atomic_inc(dest, pe) SHMEM__G_AMO_STD(dest, atomic_inc)(dest, pe)
-#define shmem_atomic_fetch_add(dest, value, pe)                                \
-    SHMEM__G_AMO_STD(dest, atomic_fetch_add)(dest, value, pe)
-#define shmem_atomic_add(dest, value, pe)                                      \
-    SHMEM__G_AMO_STD(dest, atomic_add)(dest, value, pe)
-#define shmem_atomic_compare_swap_nbi(fetch, dest, cond, value, pe)            \
-    SHMEM__G_AMO_STD(dest, atomic_compare_swap_nbi)(fetch, dest, cond, value,  \
-                                                    pe)
-#define shmem_atomic_fetch_inc_nbi(fetch, dest, pe)                            \
-    SHMEM__G_AMO_STD(dest, atomic_fetch_inc_nbi)(fetch, dest, pe)
-#define shmem_atomic_fetch_add_nbi(fetch, dest, value, pe)                     \
-    SHMEM__G_AMO_STD(dest, atomic_fetch_add_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_fetch_and(dest, value, pe)                                \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_and)(dest, value, pe)
-#define shmem_atomic_fetch_or(dest, value, pe)                                 \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_or)(dest, value, pe)
-#define shmem_atomic_fetch_xor(dest, value, pe)                                \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_xor)(dest, value, pe)
-#define shmem_atomic_and(dest, value, pe)                                      \
-    SHMEM__G_AMO_BIT(dest, atomic_and)(dest, value, pe)
-#define shmem_atomic_or(dest, value, pe)                                       \
-    SHMEM__G_AMO_BIT(dest, atomic_or)(dest, value, pe)
-#define shmem_atomic_xor(dest, value, pe)                                      \
-    SHMEM__G_AMO_BIT(dest, atomic_xor)(dest, value, pe)
-#define shmem_atomic_fetch_and_nbi(fetch, dest, value, pe)                     \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_and_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_fetch_or_nbi(fetch, dest, value, pe)                      \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_or_nbi)(fetch, dest, value, pe)
-#define shmem_atomic_fetch_xor_nbi(fetch, dest, value, pe)                     \
-    SHMEM__G_AMO_BIT(dest, atomic_fetch_xor_nbi)(fetch, dest, value, pe)
+#define shmem_atomic_fetch(...)                                              \
+    SHMEM__G_CTX(SHMEM__G_AMO_EXT_P, atomic_fetch, __VA_ARGS__)
+#define shmem_atomic_set(...)                                                \
+    SHMEM__G_CTX(SHMEM__G_AMO_EXT_P, atomic_set, __VA_ARGS__)
+#define shmem_atomic_swap(...)                                               \
+    SHMEM__G_CTX(SHMEM__G_AMO_EXT_P, atomic_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_nbi(...)                                          \
+    SHMEM__G_CTX(SHMEM__G_AMO_EXT_P, atomic_fetch_nbi, __VA_ARGS__)
+#define shmem_atomic_swap_nbi(...)                                           \
+    SHMEM__G_CTX(SHMEM__G_AMO_EXT_P, atomic_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_compare_swap(...)                                       \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_compare_swap, __VA_ARGS__)
+#define shmem_atomic_fetch_inc(...)                                          \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_fetch_inc, __VA_ARGS__)
+#define shmem_atomic_inc(...)                                                \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_inc, __VA_ARGS__)
+#define shmem_atomic_fetch_add(...)                                          \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_fetch_add, __VA_ARGS__)
+#define shmem_atomic_add(...)                                                \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_add, __VA_ARGS__)
+#define shmem_atomic_compare_swap_nbi(...)                                   \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_compare_swap_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_inc_nbi(...)                                      \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_fetch_inc_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_add_nbi(...)                                      \
+    SHMEM__G_CTX(SHMEM__G_AMO_STD_P, atomic_fetch_add_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_and(...)                                          \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_and, __VA_ARGS__)
+#define shmem_atomic_fetch_or(...)                                           \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_or, __VA_ARGS__)
+#define shmem_atomic_fetch_xor(...)                                          \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_xor, __VA_ARGS__)
+#define shmem_atomic_and(...)                                                \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_and, __VA_ARGS__)
+#define shmem_atomic_or(...)                                                 \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_or, __VA_ARGS__)
+#define shmem_atomic_xor(...)                                                \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_xor, __VA_ARGS__)
+#define shmem_atomic_fetch_and_nbi(...)                                      \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_and_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_or_nbi(...)                                       \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_or_nbi, __VA_ARGS__)
+#define shmem_atomic_fetch_xor_nbi(...)                                      \
+    SHMEM__G_CTX(SHMEM__G_AMO_BIT_P, atomic_fetch_xor_nbi, __VA_ARGS__)
 
 /* The point-to-point waits and tests. */
 #define SHMEM__G_P2P(x, op)                                                    \

@@ -13,6 +13,10 @@
  * The _nbi forms are the blocking ones: the value is in *fetch when they
  * return, which is a complete non-blocking operation (shmem_quiet has
  * nothing left to do for them).
+ *
+ * Each routine and its shmem_ctx_ form are one body (SHMEM_CTX_DEFINE),
+ * on gasket's context forms gk_ctx_atomic_*: an AMO on a context is
+ * ordered and completed with that context's puts.
  */
 #include <string.h>
 
@@ -36,8 +40,9 @@ enum amo_op {
 /* One operation on the `size`-byte word at dest on PE pe: value and cond
  * are read from their addresses, the old value written to *old_p (when
  * the operation fetches). */
-static void amo_run(const char *routine, enum amo_op op, size_t size, int pe, void *dest,
-                    const void *value, const void *cond, void *old_p)
+static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, size_t size,
+                           int pe, void *dest, const void *value, const void *cond,
+                           void *old_p)
 {
     int status = GK_ERR_INVALID_ARG;
     if (size == 4) {
@@ -48,18 +53,18 @@ static void amo_run(const char *routine, enum amo_op op, size_t size, int pe, vo
             memcpy(&c, cond, 4);
         uint32_t *d = dest;
         switch (op) {
-        case AMO_FETCH: status = gk_atomic_fetch_u32(pe, d, &old); break;
-        case AMO_SET: status = gk_atomic_set_u32(pe, d, v); break;
-        case AMO_SWAP: status = gk_atomic_swap_u32(pe, d, v, &old); break;
-        case AMO_CSWAP: status = gk_atomic_compare_swap_u32(pe, d, c, v, &old); break;
-        case AMO_FETCH_ADD: status = gk_atomic_fetch_add_u32(pe, d, v, &old); break;
-        case AMO_ADD: status = gk_atomic_add_u32(pe, d, v); break;
-        case AMO_FETCH_AND: status = gk_atomic_fetch_and_u32(pe, d, v, &old); break;
-        case AMO_FETCH_OR: status = gk_atomic_fetch_or_u32(pe, d, v, &old); break;
-        case AMO_FETCH_XOR: status = gk_atomic_fetch_xor_u32(pe, d, v, &old); break;
-        case AMO_AND: status = gk_atomic_and_u32(pe, d, v); break;
-        case AMO_OR: status = gk_atomic_or_u32(pe, d, v); break;
-        case AMO_XOR: status = gk_atomic_xor_u32(pe, d, v); break;
+        case AMO_FETCH: status = SHMEM_GK(gkc, atomic_fetch_u32, pe, d, &old); break;
+        case AMO_SET: status = SHMEM_GK(gkc, atomic_set_u32, pe, d, v); break;
+        case AMO_SWAP: status = SHMEM_GK(gkc, atomic_swap_u32, pe, d, v, &old); break;
+        case AMO_CSWAP: status = SHMEM_GK(gkc, atomic_compare_swap_u32, pe, d, c, v, &old); break;
+        case AMO_FETCH_ADD: status = SHMEM_GK(gkc, atomic_fetch_add_u32, pe, d, v, &old); break;
+        case AMO_ADD: status = SHMEM_GK(gkc, atomic_add_u32, pe, d, v); break;
+        case AMO_FETCH_AND: status = SHMEM_GK(gkc, atomic_fetch_and_u32, pe, d, v, &old); break;
+        case AMO_FETCH_OR: status = SHMEM_GK(gkc, atomic_fetch_or_u32, pe, d, v, &old); break;
+        case AMO_FETCH_XOR: status = SHMEM_GK(gkc, atomic_fetch_xor_u32, pe, d, v, &old); break;
+        case AMO_AND: status = SHMEM_GK(gkc, atomic_and_u32, pe, d, v); break;
+        case AMO_OR: status = SHMEM_GK(gkc, atomic_or_u32, pe, d, v); break;
+        case AMO_XOR: status = SHMEM_GK(gkc, atomic_xor_u32, pe, d, v); break;
         }
         SHMEM_CHECK(routine, status);
         if (old_p != NULL)
@@ -74,18 +79,18 @@ static void amo_run(const char *routine, enum amo_op op, size_t size, int pe, vo
             memcpy(&c, cond, 8);
         uint64_t *d = dest;
         switch (op) {
-        case AMO_FETCH: status = gk_atomic_fetch_u64(pe, d, &old); break;
-        case AMO_SET: status = gk_atomic_set_u64(pe, d, v); break;
-        case AMO_SWAP: status = gk_atomic_swap_u64(pe, d, v, &old); break;
-        case AMO_CSWAP: status = gk_atomic_compare_swap_u64(pe, d, c, v, &old); break;
-        case AMO_FETCH_ADD: status = gk_atomic_fetch_add_u64(pe, d, v, &old); break;
-        case AMO_ADD: status = gk_atomic_add_u64(pe, d, v); break;
-        case AMO_FETCH_AND: status = gk_atomic_fetch_and_u64(pe, d, v, &old); break;
-        case AMO_FETCH_OR: status = gk_atomic_fetch_or_u64(pe, d, v, &old); break;
-        case AMO_FETCH_XOR: status = gk_atomic_fetch_xor_u64(pe, d, v, &old); break;
-        case AMO_AND: status = gk_atomic_and_u64(pe, d, v); break;
-        case AMO_OR: status = gk_atomic_or_u64(pe, d, v); break;
-        case AMO_XOR: status = gk_atomic_xor_u64(pe, d, v); break;
+        case AMO_FETCH: status = SHMEM_GK(gkc, atomic_fetch_u64, pe, d, &old); break;
+        case AMO_SET: status = SHMEM_GK(gkc, atomic_set_u64, pe, d, v); break;
+        case AMO_SWAP: status = SHMEM_GK(gkc, atomic_swap_u64, pe, d, v, &old); break;
+        case AMO_CSWAP: status = SHMEM_GK(gkc, atomic_compare_swap_u64, pe, d, c, v, &old); break;
+        case AMO_FETCH_ADD: status = SHMEM_GK(gkc, atomic_fetch_add_u64, pe, d, v, &old); break;
+        case AMO_ADD: status = SHMEM_GK(gkc, atomic_add_u64, pe, d, v); break;
+        case AMO_FETCH_AND: status = SHMEM_GK(gkc, atomic_fetch_and_u64, pe, d, v, &old); break;
+        case AMO_FETCH_OR: status = SHMEM_GK(gkc, atomic_fetch_or_u64, pe, d, v, &old); break;
+        case AMO_FETCH_XOR: status = SHMEM_GK(gkc, atomic_fetch_xor_u64, pe, d, v, &old); break;
+        case AMO_AND: status = SHMEM_GK(gkc, atomic_and_u64, pe, d, v); break;
+        case AMO_OR: status = SHMEM_GK(gkc, atomic_or_u64, pe, d, v); break;
+        case AMO_XOR: status = SHMEM_GK(gkc, atomic_xor_u64, pe, d, v); break;
         }
         SHMEM_CHECK(routine, status);
         if (old_p != NULL)
@@ -93,74 +98,73 @@ static void amo_run(const char *routine, enum amo_op op, size_t size, int pe, vo
     }
 }
 
-#define AMO_R(N, OP) "shmem_" #N "_atomic_" #OP
-
 /* A fetching operation with a value: the blocking and the _nbi form. */
 #define AMO_FETCHING(T, N, OP, ENUM)                                           \
-    SHMEM_DEFINE(T, N##_atomic_##OP, (T * dest, T value, int pe))              \
+    SHMEM_CTX_DEFINE(T, N##_atomic_##OP, (T * dest, T value, int pe), (dest, value, pe)) \
     {                                                                          \
         T old;                                                                 \
-        amo_run(AMO_R(N, OP), ENUM, sizeof(T), pe, dest, &value, NULL, &old);  \
+        amo_run(gk_ctx, routine, ENUM, sizeof(T), pe, dest, &value, NULL, &old); \
         return old;                                                            \
     }                                                                          \
-    SHMEM_DEFINE(void, N##_atomic_##OP##_nbi, (T * fetch, T * dest, T value, int pe)) \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_##OP##_nbi, (T * fetch, T * dest, T value, int pe), \
+                          (fetch, dest, value, pe))                            \
     {                                                                          \
-        amo_run(AMO_R(N, OP##_nbi), ENUM, sizeof(T), pe, dest, &value, NULL, fetch); \
+        amo_run(gk_ctx, routine, ENUM, sizeof(T), pe, dest, &value, NULL, fetch); \
     }
 #define AMO_STORING(T, N, OP, ENUM)                                            \
-    SHMEM_DEFINE(void, N##_atomic_##OP, (T * dest, T value, int pe))           \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_##OP, (T * dest, T value, int pe), (dest, value, pe)) \
     {                                                                          \
-        amo_run(AMO_R(N, OP), ENUM, sizeof(T), pe, dest, &value, NULL, NULL);  \
+        amo_run(gk_ctx, routine, ENUM, sizeof(T), pe, dest, &value, NULL, NULL); \
     }
 
 #define AMO_EXT(T, N)                                                          \
-    SHMEM_DEFINE(T, N##_atomic_fetch, (const T *source, int pe))               \
+    SHMEM_CTX_DEFINE(T, N##_atomic_fetch, (const T *source, int pe), (source, pe)) \
     {                                                                          \
         T old;                                                                 \
-        amo_run(AMO_R(N, fetch), AMO_FETCH, sizeof(T), pe, (void *)source, NULL, NULL, \
+        amo_run(gk_ctx, routine, AMO_FETCH, sizeof(T), pe, (void *)source, NULL, NULL, \
                 &old);                                                         \
         return old;                                                            \
     }                                                                          \
-    SHMEM_DEFINE(void, N##_atomic_fetch_nbi, (T * fetch, const T *source, int pe)) \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_fetch_nbi, (T * fetch, const T *source, int pe), \
+                          (fetch, source, pe))                                 \
     {                                                                          \
-        amo_run(AMO_R(N, fetch_nbi), AMO_FETCH, sizeof(T), pe, (void *)source, NULL, \
-                NULL, fetch);                                                  \
+        amo_run(gk_ctx, routine, AMO_FETCH, sizeof(T), pe, (void *)source, NULL, NULL, \
+                fetch);                                                        \
     }                                                                          \
     AMO_STORING(T, N, set, AMO_SET)                                            \
     AMO_FETCHING(T, N, swap, AMO_SWAP)
 
 #define AMO_STD(T, N)                                                          \
     AMO_EXT(T, N)                                                              \
-    SHMEM_DEFINE(T, N##_atomic_compare_swap, (T * dest, T cond, T value, int pe)) \
+    SHMEM_CTX_DEFINE(T, N##_atomic_compare_swap, (T * dest, T cond, T value, int pe), \
+                     (dest, cond, value, pe))                                  \
     {                                                                          \
         T old;                                                                 \
-        amo_run(AMO_R(N, compare_swap), AMO_CSWAP, sizeof(T), pe, dest, &value, &cond, \
-                &old);                                                         \
+        amo_run(gk_ctx, routine, AMO_CSWAP, sizeof(T), pe, dest, &value, &cond, &old); \
         return old;                                                            \
     }                                                                          \
-    SHMEM_DEFINE(void, N##_atomic_compare_swap_nbi,                            \
-                 (T * fetch, T * dest, T cond, T value, int pe))               \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_compare_swap_nbi,                         \
+                          (T * fetch, T * dest, T cond, T value, int pe),      \
+                          (fetch, dest, cond, value, pe))                      \
     {                                                                          \
-        amo_run(AMO_R(N, compare_swap_nbi), AMO_CSWAP, sizeof(T), pe, dest, &value, \
-                &cond, fetch);                                                 \
+        amo_run(gk_ctx, routine, AMO_CSWAP, sizeof(T), pe, dest, &value, &cond, fetch); \
     }                                                                          \
-    SHMEM_DEFINE(T, N##_atomic_fetch_inc, (T * dest, int pe))                  \
+    SHMEM_CTX_DEFINE(T, N##_atomic_fetch_inc, (T * dest, int pe), (dest, pe))  \
     {                                                                          \
         T one = 1, old;                                                        \
-        amo_run(AMO_R(N, fetch_inc), AMO_FETCH_ADD, sizeof(T), pe, dest, &one, NULL, \
-                &old);                                                         \
+        amo_run(gk_ctx, routine, AMO_FETCH_ADD, sizeof(T), pe, dest, &one, NULL, &old); \
         return old;                                                            \
     }                                                                          \
-    SHMEM_DEFINE(void, N##_atomic_fetch_inc_nbi, (T * fetch, T * dest, int pe)) \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_fetch_inc_nbi, (T * fetch, T * dest, int pe), \
+                          (fetch, dest, pe))                                   \
     {                                                                          \
         T one = 1;                                                             \
-        amo_run(AMO_R(N, fetch_inc_nbi), AMO_FETCH_ADD, sizeof(T), pe, dest, &one, \
-                NULL, fetch);                                                  \
+        amo_run(gk_ctx, routine, AMO_FETCH_ADD, sizeof(T), pe, dest, &one, NULL, fetch); \
     }                                                                          \
-    SHMEM_DEFINE(void, N##_atomic_inc, (T * dest, int pe))                     \
+    SHMEM_CTX_DEFINE_VOID(N##_atomic_inc, (T * dest, int pe), (dest, pe))      \
     {                                                                          \
         T one = 1;                                                             \
-        amo_run(AMO_R(N, inc), AMO_ADD, sizeof(T), pe, dest, &one, NULL, NULL); \
+        amo_run(gk_ctx, routine, AMO_ADD, sizeof(T), pe, dest, &one, NULL, NULL); \
     }                                                                          \
     AMO_FETCHING(T, N, fetch_add, AMO_FETCH_ADD)                               \
     AMO_STORING(T, N, add, AMO_ADD)

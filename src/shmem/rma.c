@@ -5,6 +5,8 @@
  * tables. A put is gk_put of nelems * sizeof(TYPE) bytes, and so on; the
  * single-element p and g use gasket's value puts and gets, which are one
  * access at the target; the strided forms move one element at a time.
+ * Each routine and its shmem_ctx_ form are one body (SHMEM_CTX_DEFINE):
+ * the plain routine is the body on the default context.
  */
 #include <string.h>
 
@@ -12,73 +14,73 @@
 
 /* One element of `size` bytes to or from PE pe: a single access where the
  * size is a word's. */
-static void rma_put_one(const char *routine, int pe, void *dst, const void *src,
-                        size_t size)
+static inline void rma_put_one(gk_ctx_t *c, const char *routine, int pe, void *dst,
+                               const void *src, size_t size)
 {
     int status;
     switch (size) {
     case 1: {
         uint8_t v;
         memcpy(&v, src, 1);
-        status = gk_put_u8(pe, dst, v);
+        status = SHMEM_GK(c, put_u8, pe, dst, v);
         break;
     }
     case 2: {
         uint16_t v;
         memcpy(&v, src, 2);
-        status = gk_put_u16(pe, dst, v);
+        status = SHMEM_GK(c, put_u16, pe, dst, v);
         break;
     }
     case 4: {
         uint32_t v;
         memcpy(&v, src, 4);
-        status = gk_put_u32(pe, dst, v);
+        status = SHMEM_GK(c, put_u32, pe, dst, v);
         break;
     }
     case 8: {
         uint64_t v;
         memcpy(&v, src, 8);
-        status = gk_put_u64(pe, dst, v);
+        status = SHMEM_GK(c, put_u64, pe, dst, v);
         break;
     }
     default:
-        status = gk_put(pe, dst, src, size);
+        status = SHMEM_GK(c, put, pe, dst, src, size);
         break;
     }
     SHMEM_CHECK(routine, status);
 }
 
-static void rma_get_one(const char *routine, int pe, void *dst, const void *src,
-                        size_t size)
+static inline void rma_get_one(gk_ctx_t *c, const char *routine, int pe, void *dst,
+                               const void *src, size_t size)
 {
     int status;
     switch (size) {
     case 1: {
         uint8_t v = 0;
-        status = gk_get_u8(pe, src, &v);
+        status = SHMEM_GK(c, get_u8, pe, src, &v);
         memcpy(dst, &v, 1);
         break;
     }
     case 2: {
         uint16_t v = 0;
-        status = gk_get_u16(pe, src, &v);
+        status = SHMEM_GK(c, get_u16, pe, src, &v);
         memcpy(dst, &v, 2);
         break;
     }
     case 4: {
         uint32_t v = 0;
-        status = gk_get_u32(pe, src, &v);
+        status = SHMEM_GK(c, get_u32, pe, src, &v);
         memcpy(dst, &v, 4);
         break;
     }
     case 8: {
         uint64_t v = 0;
-        status = gk_get_u64(pe, src, &v);
+        status = SHMEM_GK(c, get_u64, pe, src, &v);
         memcpy(dst, &v, 8);
         break;
     }
     default:
-        status = gk_get(pe, dst, src, size);
+        status = SHMEM_GK(c, get, pe, dst, src, size);
         break;
     }
     SHMEM_CHECK(routine, status);
@@ -86,93 +88,105 @@ static void rma_get_one(const char *routine, int pe, void *dst, const void *src,
 
 /* Strides are in elements and may be negative (the spec only asks for
  * positive ones; nothing here needs them to be). */
-static void rma_iput(const char *routine, char *dest, const char *source, ptrdiff_t dst,
-                     ptrdiff_t sst, size_t nelems, size_t size, int pe)
+static void rma_iput(gk_ctx_t *c, const char *routine, char *dest, const char *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t size, int pe)
 {
     for (size_t i = 0; i < nelems; i++)
-        rma_put_one(routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
+        rma_put_one(c, routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
                     source + (ptrdiff_t)i * sst * (ptrdiff_t)size, size);
 }
 
-static void rma_iget(const char *routine, char *dest, const char *source, ptrdiff_t dst,
-                     ptrdiff_t sst, size_t nelems, size_t size, int pe)
+static void rma_iget(gk_ctx_t *c, const char *routine, char *dest, const char *source,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t size, int pe)
 {
     for (size_t i = 0; i < nelems; i++)
-        rma_get_one(routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
+        rma_get_one(c, routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
                     source + (ptrdiff_t)i * sst * (ptrdiff_t)size, size);
 }
 
 /* The signal operation's value is checked by the native call. */
 #define RMA_SIGNAL_OP(sig_op) ((gk_signal_op_t)(sig_op))
 
-/* The contiguous forms, for element size SIZE; NAME is the routine's name
- * without "shmem_", SUFFIX what follows the put/get (e.g. _nbi). */
+/* The contiguous forms, for element size SIZE: PUTNAME and GETNAME are the
+ * routines' names without "shmem_" (the _nbi and _signal forms add to
+ * them). */
 #define RMA_CONTIGUOUS(PUTNAME, GETNAME, T, SIZE)                              \
-    SHMEM_DEFINE(void, PUTNAME, (T * dest, const T *source, size_t nelems, int pe)) \
+    SHMEM_CTX_DEFINE_VOID(PUTNAME, (T * dest, const T *source, size_t nelems, int pe), \
+                          (dest, source, nelems, pe))                          \
     {                                                                          \
-        const char *r = "shmem_" #PUTNAME;                                     \
-        SHMEM_CHECK(r, gk_put(pe, dest, source, gk__shmem_bytes(r, nelems, SIZE))); \
+        SHMEM_CHECK(routine, SHMEM_GK(gk_ctx, put, pe, dest, source,           \
+                                      gk__shmem_bytes(routine, nelems, SIZE))); \
     }                                                                          \
-    SHMEM_DEFINE(void, GETNAME, (T * dest, const T *source, size_t nelems, int pe)) \
+    SHMEM_CTX_DEFINE_VOID(GETNAME, (T * dest, const T *source, size_t nelems, int pe), \
+                          (dest, source, nelems, pe))                          \
     {                                                                          \
-        const char *r = "shmem_" #GETNAME;                                     \
-        SHMEM_CHECK(r, gk_get(pe, dest, source, gk__shmem_bytes(r, nelems, SIZE))); \
+        SHMEM_CHECK(routine, SHMEM_GK(gk_ctx, get, pe, dest, source,           \
+                                      gk__shmem_bytes(routine, nelems, SIZE))); \
     }                                                                          \
-    SHMEM_DEFINE(void, PUTNAME##_nbi,                                          \
-                 (T * dest, const T *source, size_t nelems, int pe))           \
+    SHMEM_CTX_DEFINE_VOID(PUTNAME##_nbi,                                       \
+                          (T * dest, const T *source, size_t nelems, int pe),  \
+                          (dest, source, nelems, pe))                          \
     {                                                                          \
-        const char *r = "shmem_" #PUTNAME "_nbi";                              \
-        SHMEM_CHECK(r, gk_put_nbi(pe, dest, source, gk__shmem_bytes(r, nelems, SIZE))); \
+        SHMEM_CHECK(routine, SHMEM_GK(gk_ctx, put_nbi, pe, dest, source,       \
+                                      gk__shmem_bytes(routine, nelems, SIZE))); \
     }                                                                          \
-    SHMEM_DEFINE(void, GETNAME##_nbi,                                          \
-                 (T * dest, const T *source, size_t nelems, int pe))           \
+    SHMEM_CTX_DEFINE_VOID(GETNAME##_nbi,                                       \
+                          (T * dest, const T *source, size_t nelems, int pe),  \
+                          (dest, source, nelems, pe))                          \
     {                                                                          \
-        const char *r = "shmem_" #GETNAME "_nbi";                              \
-        SHMEM_CHECK(r, gk_get_nbi(pe, dest, source, gk__shmem_bytes(r, nelems, SIZE))); \
+        SHMEM_CHECK(routine, SHMEM_GK(gk_ctx, get_nbi, pe, dest, source,       \
+                                      gk__shmem_bytes(routine, nelems, SIZE))); \
     }                                                                          \
-    SHMEM_DEFINE(void, PUTNAME##_signal,                                       \
-                 (T * dest, const T *source, size_t nelems, uint64_t *sig_addr, \
-                  uint64_t signal, int sig_op, int pe))                        \
+    SHMEM_CTX_DEFINE_VOID(PUTNAME##_signal,                                    \
+                          (T * dest, const T *source, size_t nelems,           \
+                           uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), \
+                          (dest, source, nelems, sig_addr, signal, sig_op, pe)) \
     {                                                                          \
-        const char *r = "shmem_" #PUTNAME "_signal";                           \
-        SHMEM_CHECK(r, gk_put_signal(pe, dest, source, gk__shmem_bytes(r, nelems, SIZE), \
-                                     sig_addr, signal, RMA_SIGNAL_OP(sig_op))); \
+        SHMEM_CHECK(routine,                                                   \
+                    SHMEM_GK(gk_ctx, put_signal, pe, dest, source,             \
+                             gk__shmem_bytes(routine, nelems, SIZE), sig_addr, \
+                             signal, RMA_SIGNAL_OP(sig_op)));                  \
     }                                                                          \
-    SHMEM_DEFINE(void, PUTNAME##_signal_nbi,                                   \
-                 (T * dest, const T *source, size_t nelems, uint64_t *sig_addr, \
-                  uint64_t signal, int sig_op, int pe))                        \
+    SHMEM_CTX_DEFINE_VOID(PUTNAME##_signal_nbi,                                \
+                          (T * dest, const T *source, size_t nelems,           \
+                           uint64_t *sig_addr, uint64_t signal, int sig_op, int pe), \
+                          (dest, source, nelems, sig_addr, signal, sig_op, pe)) \
     {                                                                          \
-        const char *r = "shmem_" #PUTNAME "_signal_nbi";                       \
-        SHMEM_CHECK(r, gk_put_signal_nbi(pe, dest, source,                     \
-                                         gk__shmem_bytes(r, nelems, SIZE), sig_addr, \
-                                         signal, RMA_SIGNAL_OP(sig_op)));      \
+        SHMEM_CHECK(routine,                                                   \
+                    SHMEM_GK(gk_ctx, put_signal_nbi, pe, dest, source,         \
+                             gk__shmem_bytes(routine, nelems, SIZE), sig_addr, \
+                             signal, RMA_SIGNAL_OP(sig_op)));                  \
     }
 
 #define RMA_STRIDED(PUTNAME, GETNAME, T, SIZE)                                 \
-    SHMEM_DEFINE(void, PUTNAME, (T * dest, const T *source, ptrdiff_t dst,     \
-                                 ptrdiff_t sst, size_t nelems, int pe))        \
+    SHMEM_CTX_DEFINE_VOID(PUTNAME,                                             \
+                          (T * dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe),                             \
+                          (dest, source, dst, sst, nelems, pe))                \
     {                                                                          \
-        rma_iput("shmem_" #PUTNAME, (char *)dest, (const char *)source, dst, sst, \
+        rma_iput(gk_ctx, routine, (char *)dest, (const char *)source, dst, sst, \
                  nelems, SIZE, pe);                                            \
     }                                                                          \
-    SHMEM_DEFINE(void, GETNAME, (T * dest, const T *source, ptrdiff_t dst,     \
-                                 ptrdiff_t sst, size_t nelems, int pe))        \
+    SHMEM_CTX_DEFINE_VOID(GETNAME,                                             \
+                          (T * dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, \
+                           size_t nelems, int pe),                             \
+                          (dest, source, dst, sst, nelems, pe))                \
     {                                                                          \
-        rma_iget("shmem_" #GETNAME, (char *)dest, (const char *)source, dst, sst, \
+        rma_iget(gk_ctx, routine, (char *)dest, (const char *)source, dst, sst, \
                  nelems, SIZE, pe);                                            \
     }
 
 #define RMA_TYPED(T, N)                                                        \
     RMA_CONTIGUOUS(N##_put, N##_get, T, sizeof(T))                             \
     RMA_STRIDED(N##_iput, N##_iget, T, sizeof(T))                              \
-    SHMEM_DEFINE(void, N##_p, (T * dest, T value, int pe))                     \
+    SHMEM_CTX_DEFINE_VOID(N##_p, (T * dest, T value, int pe), (dest, value, pe)) \
     {                                                                          \
-        rma_put_one("shmem_" #N "_p", pe, dest, &value, sizeof(T));            \
+        rma_put_one(gk_ctx, routine, pe, dest, &value, sizeof(T));             \
     }                                                                          \
-    SHMEM_DEFINE(T, N##_g, (const T *source, int pe))                          \
+    SHMEM_CTX_DEFINE(T, N##_g, (const T *source, int pe), (source, pe))        \
     {                                                                          \
         T value;                                                               \
-        rma_get_one("shmem_" #N "_g", pe, &value, source, sizeof(T));          \
+        rma_get_one(gk_ctx, routine, pe, &value, source, sizeof(T));           \
         return value;                                                          \
     }
 SHMEM_RMA_TYPES(RMA_TYPED)

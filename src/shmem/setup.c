@@ -55,18 +55,40 @@ static void setup_symmetric_size(void)
 }
 
 /*
+ * Programs written before OpenSHMEM 1.3 (start_pes, and OSU's benchmarks
+ * built without OSHM_1_3) never call shmem_finalize: their PEs simply
+ * return from main. So a runtime the layer started is finalized at exit
+ * if the program did not, as SOS and OSHMEM do; otherwise each such PE
+ * would end the job as one that exited without finalizing.
+ */
+static void setup_finalize(void)
+{
+    /* gk_finalize() logs what went wrong (messages never received, a
+     * collective mismatch) and has released everything all the same; the
+     * routine has no way to report it further. */
+    if (gk_initialized()) {
+        gk__shmem_ctx_fini();
+        gk__shmem_teams_fini();
+        (void)gk_finalize();
+    }
+}
+
+/*
  * Both APIs share the runtime: a program that called gk_init() first may
  * call shmem_init() (it does nothing then), and shmem_finalize() after
  * gk_finalize() does nothing either.
  */
 static int setup_init(const char *routine, int requested, int *provided)
 {
+    static int at_exit_registered;
     gk_thread_level_t level = GK_THREAD_SINGLE;
     if (gk_initialized()) {
         SHMEM_CHECK(routine, gk_query_thread(&level));
     } else {
         setup_symmetric_size();
         SHMEM_CHECK(routine, gk_init_thread((gk_thread_level_t)requested, &level));
+        if (!at_exit_registered && atexit(setup_finalize) == 0)
+            at_exit_registered = 1;
     }
     gk__shmem_teams_init(routine);
     if (provided != NULL)
@@ -100,13 +122,7 @@ SHMEM_DEFINE(int, query_thread, (int *provided))
 
 SHMEM_DEFINE(void, finalize, (void))
 {
-    /* gk_finalize() logs what went wrong (messages never received, a
-     * collective mismatch) and has released everything all the same; the
-     * routine has no way to report it further. */
-    if (gk_initialized()) {
-        gk__shmem_teams_fini();
-        (void)gk_finalize();
-    }
+    setup_finalize();
 }
 
 SHMEM_DEFINE(void, global_exit, (int status))

@@ -10,6 +10,7 @@
 #ifndef GK_SHMEM_INT_H
 #define GK_SHMEM_INT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -46,6 +47,95 @@ __attribute__((noreturn, cold)) void gk__shmem_fail(const char *routine, int sta
 
 /* nelems * size in bytes, or the end of the job if it overflows. */
 size_t gk__shmem_bytes(const char *routine, size_t nelems, size_t size);
+
+/*
+ * A context of the OpenSHMEM layer: a slot of a fixed table (ctx.c) that
+ * holds a gasket context, or the default context (gk = GK_CTX_DEFAULT).
+ * A handle is checked to point at a slot and the slot to be live before
+ * it is used, so a destroyed context or a stray value is reported by name
+ * instead of being followed. `live` is written under ctx.c's mutex and
+ * read without it: a thread may only use a handle that was handed to it
+ * after its creation, which orders the slot's other fields.
+ */
+struct shmem_ctx {
+    _Atomic uint32_t live;
+    uint32_t options; /* the GK_CTX_* flags it was made with */
+    gk_ctx_t *gk;
+    shmem_team_t team;
+    uint64_t pad_; /* 32 bytes: a handle's offset in the table is a shift */
+};
+
+#define GK__SHMEM_CTX_MAX 1024
+extern struct shmem_ctx gk__shmem_ctx_table[GK__SHMEM_CTX_MAX];
+
+/* Reports a handle that is no live context and ends the job. */
+__attribute__((noreturn, cold)) void gk__shmem_ctx_fail(const char *routine,
+                                                         shmem_ctx_t ctx);
+
+/* The gasket context of a handle: GK_CTX_DEFAULT for SHMEM_CTX_DEFAULT,
+ * one compare, a subtraction and a load for a created one. */
+static inline gk_ctx_t *gk__shmem_ctx(const char *routine, shmem_ctx_t ctx)
+{
+    if (__builtin_expect(ctx == SHMEM_CTX_DEFAULT, 1))
+        return GK_CTX_DEFAULT;
+    uintptr_t off = (uintptr_t)ctx - (uintptr_t)gk__shmem_ctx_table;
+    if (__builtin_expect(off < sizeof(gk__shmem_ctx_table) &&
+                             off % sizeof(struct shmem_ctx) == 0 &&
+                             atomic_load_explicit(&ctx->live, memory_order_relaxed),
+                         1))
+        return ctx->gk;
+    gk__shmem_ctx_fail(routine, ctx);
+}
+
+/* Frees the contexts a program left at shmem_finalize(). */
+void gk__shmem_ctx_fini(void);
+
+/*
+ * A native call on gasket context C: the plain gk_NAME where C is the
+ * default, so the routines without a context make the same calls they
+ * always did, and gk_ctx_NAME otherwise.
+ */
+#define SHMEM_GK(C, NAME, ...)                                                 \
+    ((C) == GK_CTX_DEFAULT ? gk_##NAME(__VA_ARGS__) : gk_ctx_##NAME((C), __VA_ARGS__))
+
+/*
+ * SHMEM_CTX_DEFINE(ret, name, params, args) defines a routine and its
+ * context form from one body: pshmem_<name>(params) and
+ * pshmem_ctx_<name>(shmem_ctx_t ctx, params), with their shmem_ aliases.
+ * The braces that follow are the body of a static function that both
+ * call, with `gk_ctx` (the gasket context) and `routine` (the name, for
+ * errors) before params; args names params in order.
+ * SHMEM_CTX_DEFINE_VOID is the same for a routine that returns nothing.
+ */
+#define SHMEM__ARGS(...) __VA_ARGS__
+#define SHMEM_CTX_DEFINE(ret, name, params, args)                              \
+    static inline ret ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,   \
+                                      SHMEM__ARGS params);                     \
+    SHMEM_DEFINE(ret, name, params)                                            \
+    {                                                                          \
+        return ctx_body_##name(GK_CTX_DEFAULT, "shmem_" #name, SHMEM__ARGS args); \
+    }                                                                          \
+    SHMEM_DEFINE(ret, ctx_##name, (shmem_ctx_t ctx, SHMEM__ARGS params))       \
+    {                                                                          \
+        static const char r_[] = "shmem_ctx_" #name;                           \
+        return ctx_body_##name(gk__shmem_ctx(r_, ctx), r_, SHMEM__ARGS args);  \
+    }                                                                          \
+    static inline ret ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,   \
+                                      SHMEM__ARGS params)
+#define SHMEM_CTX_DEFINE_VOID(name, params, args)                              \
+    static inline void ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,  \
+                                       SHMEM__ARGS params);                    \
+    SHMEM_DEFINE(void, name, params)                                           \
+    {                                                                          \
+        ctx_body_##name(GK_CTX_DEFAULT, "shmem_" #name, SHMEM__ARGS args);     \
+    }                                                                          \
+    SHMEM_DEFINE(void, ctx_##name, (shmem_ctx_t ctx, SHMEM__ARGS params))      \
+    {                                                                          \
+        static const char r_[] = "shmem_ctx_" #name;                           \
+        ctx_body_##name(gk__shmem_ctx(r_, ctx), r_, SHMEM__ARGS args);         \
+    }                                                                          \
+    static inline void ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,  \
+                                       SHMEM__ARGS params)
 
 /*
  * A team (team.c): its PEs, numbered 0 .. n-1, and this PE's number in it.

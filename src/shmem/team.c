@@ -80,8 +80,12 @@ void gk__shmem_teams_init(const char *routine)
     team_shared_init(routine);
 }
 
-/* Teams the program did not destroy stay allocated: their handles are
- * invalid after shmem_finalize() all the same. */
+/*
+ * Teams the program did not destroy stay allocated: their handles are
+ * invalid after shmem_finalize() all the same. The pool goes with the heap
+ * in gk_finalize(): freeing it here would be one more collective call at
+ * exit (shmem_finalize runs from atexit too).
+ */
 void gk__shmem_teams_fini(void)
 {
     if (team_pool == NULL)
@@ -89,7 +93,6 @@ void gk__shmem_teams_fini(void)
     free(shmem__team_shared.pes);
     shmem__team_shared = (struct shmem_team){.slot = -1};
     shmem__team_world = (struct shmem_team){.is_world = 1, .slot = -1};
-    gk_free(team_pool);
     team_pool = NULL;
 }
 

@@ -3,7 +3,9 @@
  * with the native API's message: run by run_error.sh, which checks the
  * exit status and the lines. Cases: badpe (a put to PE n), nonsym (a put
  * to an address outside the symmetric heap), amo (an AMO to PE -1),
- * wait (a wait on a word outside the heap).
+ * wait (a wait on a word outside the heap), ctxdestroyed (a put on a
+ * destroyed context), ctxinvalid (a quiet on SHMEM_CTX_INVALID), ctxdouble
+ * (a context destroyed twice), ctxdefault (SHMEM_CTX_DEFAULT destroyed).
  */
 #include <shmem.h>
 #include <string.h>
@@ -24,6 +26,19 @@ int main(int argc, char **argv)
             shmem_long_atomic_inc(x, -1);
         else if (strcmp(c, "wait") == 0)
             shmem_short_wait_until((short *)&local, SHMEM_CMP_EQ, 1);
+        else if (strcmp(c, "ctxdestroyed") == 0 || strcmp(c, "ctxdouble") == 0) {
+            shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+            if (shmem_ctx_create(0, &ctx) != 0)
+                return 2;
+            shmem_ctx_destroy(ctx);
+            if (strcmp(c, "ctxdouble") == 0)
+                shmem_ctx_destroy(ctx);
+            else
+                shmem_ctx_long_put(ctx, x, &local, 1, 1);
+        } else if (strcmp(c, "ctxinvalid") == 0)
+            shmem_ctx_quiet(SHMEM_CTX_INVALID);
+        else if (strcmp(c, "ctxdefault") == 0)
+            shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
     }
     shmem_barrier_all();
     shmem_free(x);
