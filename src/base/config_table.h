@@ -14,6 +14,10 @@
     X(HEAP_SIZE, size, heap_size, "256M",                                      \
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
       "/dev/shm at start-up, with about 2 MiB for the runtime")                \
+    X(SYMMETRIC_DATA, uint, symmetric_data, "0",                               \
+      "1: the program's global and static variables are symmetric, as the "    \
+      "heap is: gk_init moves the executable's data and bss into the PE's "    \
+      "segment, so other PEs reach them (shmem_init sets it)")                 \
     X(BOOTSTRAP, str, bootstrap, "auto",                                       \
       "how the PEs find each other: auto (gasket-run's when it started the "   \
       "program, else PMIx's when a PMIx launcher did: srun --mpi=pmix, "       \

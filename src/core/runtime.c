@@ -284,6 +284,10 @@ int gk__rt_init(const char *op)
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
     rt_set_wait_policy();
+    struct gk__seg_data data = {NULL, 0};
+    if (gk__rt.config.symmetric_data)
+        gk__seg_find_data(&data);
+    gk__seg_set_data(&data); /* every segment's size: before any is made */
     /* Before any PE reserves its segment, so that all see the same space. */
     status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size, boot->size));
     if (status != GK_OK)
@@ -294,6 +298,9 @@ int gk__rt_init(const char *op)
     if (status != GK_OK)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;
+    gk__rt.data = data.lo;
+    gk__rt.data_size = data.size;
+    gk__rt.data_seg_offset = gk__rt.my_seg.size - data.size;
     /* Before anyone can map it: peers send as soon as gk_init returns. */
     status = rt_agree(gk__progress_init_inbox(gk__rt.my_seg.base, boot->size));
     if (status != GK_OK)
@@ -439,6 +446,8 @@ int gk_finalize(void)
     rt_detach_peers();
     gk__seg_detach(&gk__rt.my_seg);
     gk__rt.heap = NULL;
+    gk__rt.data = NULL;
+    gk__rt.data_size = 0;
     gk__rt.heap_size = 0;
     gk__boot_fini(&gk__rt.boot);
     return status;

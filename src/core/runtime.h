@@ -31,6 +31,12 @@ struct gk__runtime {
     struct gk__seg my_seg;
     char *heap;       /* my symmetric heap */
     size_t heap_size; /* bytes usable in every PE's heap */
+    /* GK_SYMMETRIC_DATA: the executable's data and bss [data, data +
+     * data_size), at segment offset data_seg_offset on every PE (after the
+     * heap, mem/segment.h); data_size 0: not symmetric. */
+    char *data;
+    size_t data_size;
+    size_t data_seg_offset;
     struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
     struct gk__heap_alloc heap_alloc;
     uint64_t barrier_epoch;
@@ -127,6 +133,13 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
             *seg_offset_p = GK__SEG_HEAP_OFFSET;
             return GK_OK;
         }
+        /* The program's globals, where they are symmetric (data_size 0
+         * otherwise: no offset passes). */
+        size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
+        if (in_data < gk__rt.data_size && n <= gk__rt.data_size - in_data) {
+            *seg_offset_p = gk__rt.data_seg_offset + in_data;
+            return GK_OK;
+        }
         return gk__rt_report_range(op, pe, addr, n);
     }
     *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
@@ -141,7 +154,12 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
 static inline int gk__rt_own_bytes(size_t from, size_t offset, size_t n)
 {
     size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
-    return offset >= from && offset <= end && n <= end - offset;
+    if (offset >= from && offset <= end && n <= end - offset)
+        return 1;
+    /* The program's globals, where they are symmetric (after the heap). */
+    size_t in_data = offset - gk__rt.data_seg_offset;
+    return gk__rt.data_seg_offset >= from && offset >= gk__rt.data_seg_offset &&
+           in_data < gk__rt.data_size && n <= gk__rt.data_size - in_data;
 }
 
 /* A local buffer may be NULL only when nothing is transferred. */

@@ -281,8 +281,13 @@ void *gk_ptr(const void *addr, int pe)
 {
     if (!gk__rt.initialized || (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return NULL;
-    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    if (offset >= gk__rt.heap_size || gk__rt.peers[pe].direct == NULL)
+    if (gk__rt.peers[pe].direct == NULL)
         return NULL;
-    return gk__rt.peers[pe].direct + GK__SEG_HEAP_OFFSET + offset;
+    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
+    if (offset < gk__rt.heap_size)
+        return gk__rt.peers[pe].direct + GK__SEG_HEAP_OFFSET + offset;
+    size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
+    if (in_data < gk__rt.data_size)
+        return gk__rt.peers[pe].direct + gk__rt.data_seg_offset + in_data;
+    return NULL;
 }

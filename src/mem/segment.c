@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -22,10 +23,87 @@ static void seg_name(char *name, size_t len, const char *job_key, int pe)
     snprintf(name, len, GK_SHM_NAME_FORMAT, job_key, pe);
 }
 
+/* The program's globals, where they are symmetric (gk__seg_set_data). */
+static struct gk__seg_data seg_data;
+
 size_t gk__seg_size_for_heap(size_t heap_size)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    return GK__SEG_HEAP_OFFSET + ((heap_size + page - 1) & ~(page - 1));
+    return GK__SEG_HEAP_OFFSET + ((heap_size + page - 1) & ~(page - 1)) + seg_data.size;
+}
+
+void gk__seg_set_data(const struct gk__seg_data *data)
+{
+    seg_data = *data;
+}
+
+/* dl_iterate_phdr's first object is the executable: its writable PT_LOAD
+ * (data and bss), from the end of its PT_GNU_RELRO if it has one, whole
+ * pages (glibc leaves the page where RELRO ends writable). */
+static int seg_find_data_in(struct dl_phdr_info *info, size_t info_size, void *out)
+{
+    (void)info_size;
+    struct gk__seg_data *data = out;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = 0, hi = 0, relro_end = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t start = info->dlpi_addr + ph->p_vaddr, end = start + ph->p_memsz;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) && hi == 0) {
+            lo = start;
+            hi = end;
+        } else if (ph->p_type == PT_GNU_RELRO) {
+            relro_end = end;
+        }
+    }
+    if (hi != 0) {
+        if (relro_end > lo && relro_end < hi)
+            lo = relro_end;
+        lo &= ~(page - 1);
+        hi = (hi + page - 1) & ~(page - 1);
+        data->lo = (char *)lo;
+        data->size = hi - lo;
+    }
+    return 1; /* the executable only */
+}
+
+void gk__seg_find_data(struct gk__seg_data *data_p)
+{
+    memset(data_p, 0, sizeof(*data_p));
+    dl_iterate_phdr(seg_find_data_in, data_p);
+}
+
+/* The globals' copy, word by word (the range is whole pages) and not
+ * instrumented: AddressSanitizer keeps redzones between globals, which its
+ * memcpy interceptor would report as an overflow. */
+__attribute__((no_sanitize("address"))) static void seg_copy_words(void *dst,
+                                                                  const void *src,
+                                                                  size_t n)
+{
+    volatile uint64_t *d = dst;
+    const volatile uint64_t *s = src;
+    for (size_t i = 0; i < n / sizeof(uint64_t); i++)
+        d[i] = s[i];
+}
+
+/*
+ * Moves this PE's globals into its segment's last seg_data.size bytes: a
+ * copy, then that part of the file mapped over them (MAP_FIXED replaces the
+ * private pages in one call). At start-up, before any thread of gasket's
+ * exists: a store another thread made between the copy and the mapping
+ * would be lost.
+ */
+static int seg_move_data(int fd, struct gk__seg *seg, const char *name)
+{
+    size_t at = seg->size - seg_data.size;
+    seg_copy_words(seg->base + at, seg_data.lo, seg_data.size);
+    void *moved = mmap(seg_data.lo, seg_data.size, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_FIXED, fd, (off_t)at);
+    if (moved == MAP_FAILED) {
+        gk__error("mapping segment %s over the program's globals (%p, %zu bytes) failed: %s",
+                  name, (void *)seg_data.lo, seg_data.size, strerror(errno));
+        return GK_ERR_SYSTEM;
+    }
+    return GK_OK;
 }
 
 /* Bytes in MiB, rounded up: a size wanted is never understated. */
@@ -226,12 +304,15 @@ int gk__seg_create(const char *job_key, int pe, int n_pes, size_t heap_size,
         gk__error("mmap(%s, %zu bytes) failed: %s", name, size, strerror(errno));
         goto err_unlink;
     }
+    if (seg_data.size > 0 && (status = seg_move_data(fd, seg, name)) != GK_OK)
+        goto err_unlink;
     close(fd);
     struct gk__seg_header *h = seg->header;
     h->version = GK__SEG_VERSION;
     h->pe = pe;
     h->heap_size = heap_size;
     h->total_size = size;
+    h->data_size = seg_data.size;
     __atomic_store_n(&h->magic, GK__SEG_MAGIC, __ATOMIC_RELEASE);
     gk__debug("created segment %s: %zu bytes (heap %zu, %zu reserved before it) at %p",
               name, size, heap_size, gk__seg_area_bytes(n_pes), (void *)seg->base);
@@ -273,9 +354,13 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
     struct gk__seg_header h;
     memset(&h, 0, sizeof(h)); /* reported as zeros if the read fails */
     if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != GK__SEG_MAGIC ||
-        h.version != GK__SEG_VERSION || h.pe != pe || h.heap_size != heap_size) {
-        gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu)",
-                  pe, name, h.version, h.pe, (unsigned long long)h.heap_size);
+        h.version != GK__SEG_VERSION || h.pe != pe || h.heap_size != heap_size ||
+        h.data_size != seg_data.size) {
+        gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu, "
+                  "globals %llu bytes where this PE has %zu: do all PEs run the same "
+                  "program?)",
+                  pe, name, h.version, h.pe, (unsigned long long)h.heap_size,
+                  (unsigned long long)h.data_size, seg_data.size);
         goto err_close;
     }
     if (seg_map(fd, size, seg) != GK_OK) {

@@ -25,7 +25,7 @@
 #include "base/wait.h"
 
 #define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
-#define GK__SEG_VERSION 3u
+#define GK__SEG_VERSION 4u
 #define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
 /*
  * Segment layout (each part's size is what it uses; the gaps between the
@@ -102,6 +102,7 @@ struct gk__seg_header {
     int32_t pe;
     uint64_t heap_size;
     uint64_t total_size;
+    uint64_t data_size; /* the program's globals at the segment's end (0: none) */
     /* Woken by peers after they write into this segment (base/wait.h). */
     _Alignas(64) struct gk__wake wake;
     /* Dissemination barrier: round r's flag is written by PE (me - 2^r). */
@@ -180,7 +181,24 @@ int gk__seg_unlink(const char *job_key, int pe);
 void gk__seg_detach(struct gk__seg *seg);
 
 /* The segment size for a heap: runtime's area + heap rounded to pages
- * (the area's holes included). */
+ * (the area's holes included), and the program's globals after it where
+ * they are symmetric (below). */
 size_t gk__seg_size_for_heap(size_t heap_size);
+
+/*
+ * Symmetric globals (GK_SYMMETRIC_DATA): the executable's writable data and
+ * bss, whole pages, less what RELRO makes read-only after relocation. With
+ * gk__seg_set_data() called before any segment is created or attached, a
+ * segment ends with that many bytes after its heap; gk__seg_create() copies
+ * the PE's globals there and maps that part of the file over them, so the
+ * program's own variables live in the segment, where peers map them.
+ */
+struct gk__seg_data {
+    char *lo;
+    size_t size;
+};
+/* The running executable's range (size 0 when it has none). */
+void gk__seg_find_data(struct gk__seg_data *data_p);
+void gk__seg_set_data(const struct gk__seg_data *data);
 
 #endif /* GK_MEM_SEGMENT_H */

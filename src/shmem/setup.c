@@ -86,6 +86,11 @@ static int setup_init(const char *routine, int requested, int *provided)
         SHMEM_CHECK(routine, gk_query_thread(&level));
     } else {
         setup_symmetric_size();
+        /* OpenSHMEM's global and static variables are symmetric (the
+         * spec's symmetric data objects); a user's GK_SYMMETRIC_DATA=0
+         * stays. */
+        if (setenv("GK_SYMMETRIC_DATA", "1", 0) != 0)
+            gk__shmem_fail(routine, GK_ERR_SYSTEM);
         SHMEM_CHECK(routine, gk_init_thread((gk_thread_level_t)requested, &level));
         if (!at_exit_registered && atexit(setup_finalize) == 0)
             at_exit_registered = 1;
