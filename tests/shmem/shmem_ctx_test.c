@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "pe_check.h"
+#include "shmem_ring.h"
 
 #define N 32
 #define ROUNDS 200
 
-static int me, npes, right, left;
 
 static void test_create_destroy(void)
 {
@@ -428,10 +428,7 @@ static void test_generic(shmem_ctx_t ctx)
 int main(void)
 {
     shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    shmem_ring_init();
 
     test_create_destroy();
     test_limit();

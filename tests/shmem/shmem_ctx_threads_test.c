@@ -16,11 +16,11 @@
 
 #include "pe_args.h"
 #include "pe_check.h"
+#include "shmem_ring.h"
 
 #define THREADS 4
 static int n_iters = 2000;
 
-static int me, npes, right, left;
 static long *slots;       /* symmetric: THREADS * 8 (a line each) */
 static long *counters;    /* symmetric: THREADS * 8 */
 static uint64_t *signals; /* symmetric: THREADS * 8 */
@@ -55,10 +55,7 @@ int main(int argc, char **argv)
     int provided = -1;
     CHECK_EQ(shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided), 0);
     CHECK_EQ(provided, SHMEM_THREAD_MULTIPLE);
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    shmem_ring_init();
     slots = shmem_calloc(THREADS * 8, sizeof(long));
     counters = shmem_calloc(THREADS * 8, sizeof(long));
     signals = shmem_calloc(THREADS * 8, sizeof(uint64_t));

@@ -10,10 +10,10 @@
 #include <string.h>
 
 #include "pe_check.h"
+#include "shmem_ring.h"
 
 #define N 64
 
-static int me, npes, right, left;
 
 /* The value PE p puts as element i of type kind k. */
 #define VAL(p, i, k) ((p) * 1000 + (i) * 3 + (k))
@@ -153,10 +153,7 @@ static void test_signal(void)
 int main(void)
 {
     shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    shmem_ring_init();
     TEST_TYPE(int, int, 0);
     TEST_TYPE(long, long, 1);
     TEST_TYPE(double, double, 2);

@@ -8,10 +8,10 @@
 #include <stdint.h>
 
 #include "pe_check.h"
+#include "shmem_ring.h"
 
 #define W 6
 
-static int me, npes, right, left;
 
 #define TEST_P2P(T, NAME)                                                      \
     do {                                                                       \
@@ -69,10 +69,7 @@ static int me, npes, right, left;
 int main(void)
 {
     shmem_init();
-    me = shmem_my_pe();
-    npes = shmem_n_pes();
-    right = (me + 1) % npes;
-    left = (me + npes - 1) % npes;
+    shmem_ring_init();
     TEST_P2P(short, short);
     TEST_P2P(unsigned short, ushort);
     TEST_P2P(int, int);
