@@ -112,10 +112,10 @@ struct deferred {
     unsigned char payload[]; /* msg.nbytes of it */
 };
 static pthread_mutex_t deferred_lock = PTHREAD_MUTEX_INITIALIZER;
-#define HELD_HIGH 256
+#define HELD_HIGH GK__AM_HELD_HIGH
 #define HELD_LOW 64
 #define HELD_CHECK_MIN 32u
-#define HELD_CHECK_MAX 1024u
+#define HELD_CHECK_MAX GK__AM_HELD_CHECK_MAX
 
 /* A word of an inbox's control block, as an offset into its segment (for
  * peers reached through their transport). */

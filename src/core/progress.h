@@ -24,6 +24,13 @@
 /* The first internal index: internal handler k is GK__AM_INTERNAL + k. */
 #define GK__AM_INTERNAL GK_AM_MAX_HANDLERS
 
+/* How many messages a PE may hold for full inboxes before those who send
+ * to it wait, and how many messages a sender to a peer reached through a
+ * transport may send, at most, between two looks at that count
+ * (progress.c's top comment). Tests derive their bounds from these. */
+#define GK__AM_HELD_HIGH 256u
+#define GK__AM_HELD_CHECK_MAX 1024u
+
 /* Message kinds (gk__ring_msg.flags). */
 #define GK__AM_SHORT 0x0u
 #define GK__AM_MEDIUM 0x1u

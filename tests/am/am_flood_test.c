@@ -199,8 +199,6 @@ int main(int argc, char **argv)
     npes_ = gk_n_pes();
     CHECK_LE(npes_, MAX_PES);
     max_medium_ = gk_am_max_medium();
-    CHECK_OK(gk_am_register(H_REQUEST, h_request));
-    CHECK_OK(gk_am_register(H_REPLY, h_reply));
     long_area = gk_calloc((size_t)npes_, LONG_MAX_BYTES);
     long_reply_area = gk_calloc((size_t)npes_, LONG_MAX_BYTES);
     CHECK_NOT_NULL(long_reply_area);
@@ -209,6 +207,10 @@ int main(int argc, char **argv)
     CHECK_NOT_NULL(long_area);
     CHECK_NOT_NULL(sent_to);
     CHECK_NOT_NULL(replies_run);
+    /* Registering publishes these pointers to the progress thread's handlers
+     * (a release store the dispatch loads with acquire). */
+    CHECK_OK(gk_am_register(H_REQUEST, h_request));
+    CHECK_OK(gk_am_register(H_REPLY, h_reply));
     static unsigned char buf[LONG_MAX_BYTES];
     CHECK_LE(max_medium_, sizeof(buf));
     CHECK_OK(gk_barrier()); /* handlers registered everywhere */
