@@ -2,9 +2,10 @@
  * ctx.c: communication contexts (spec "Communication Management Routines"):
  * shmem_ctx_create, shmem_team_create_ctx, shmem_ctx_destroy,
  * and shmem_ctx_get_team (shmem_ctx_fence and shmem_ctx_quiet are in
- * order.c). Each context
- * is one of gasket's (gk_ctx_create) in a slot of a fixed table; the
- * default context is gasket's default one.
+ * order.c). Each context is one of gasket's (gk_ctx_create) in a slot of
+ * a fixed table; the default context is gasket's default one. A context
+ * made from a team other than the world keeps the team, whose PE numbers
+ * its routines take (shmem_int.h translates them).
  *
  * Why a table and not the gasket context's address as the handle: a
  * handle must be checkable after its context is gone. A slot outlives
@@ -42,12 +43,29 @@ void gk__shmem_ctx_fail(const char *routine, shmem_ctx_t ctx)
     gk__shmem_fail(routine, GK_ERR_INVALID_ARG);
 }
 
+void gk__shmem_ctx_pe_fail(const char *routine, int pe, int n)
+{
+    gk__error("%s: pe %d is not a PE of the context's team (0 .. %d)", routine, pe, n - 1);
+    gk__shmem_fail(routine, GK_ERR_INVALID_ARG);
+}
+
 /* Non-zero for a handle of the table whose context is live. */
 static int ctx_is_live(shmem_ctx_t ctx)
 {
     uintptr_t off = (uintptr_t)ctx - (uintptr_t)gk__shmem_ctx_table;
     return off < sizeof(gk__shmem_ctx_table) && off % sizeof(struct shmem_ctx) == 0 &&
            atomic_load_explicit(&ctx->live, memory_order_relaxed);
+}
+
+/* What destroying a context does, to a live slot; ctx_lock held. Returns
+ * its gasket context, to destroy outside the lock. */
+static gk_ctx_t *slot_retire(struct shmem_ctx *slot)
+{
+    gk_ctx_t *gk = slot->gk;
+    slot->gk = NULL;
+    slot->numbering = NULL;
+    atomic_store_explicit(&slot->live, 0, memory_order_relaxed);
+    return gk;
 }
 
 static int ctx_create(const char *routine, shmem_team_t team, long options,
@@ -80,6 +98,7 @@ static int ctx_create(const char *routine, shmem_team_t team, long options,
             ctx_cursor = (unsigned)(s - gk__shmem_ctx_table + 1) % GK__SHMEM_CTX_MAX;
             slot->gk = gk;
             slot->team = team;
+            slot->numbering = team == SHMEM_TEAM_WORLD ? NULL : team;
             slot->options = flags;
             atomic_store_explicit(&slot->live, 1, memory_order_release);
             break;
@@ -111,13 +130,7 @@ SHMEM_DEFINE(int, team_create_ctx, (shmem_team_t team, long options, shmem_ctx_t
             *ctx = SHMEM_CTX_INVALID;
         return -1;
     }
-    /* A context of another team numbers its PEs in that team, which the
-     * context routines do not translate yet. Only the handle's address is
-     * compared: it may not be a team at all. */
-    if (team != SHMEM_TEAM_WORLD) {
-        gk__error("%s: team %p is not SHMEM_TEAM_WORLD, the only team gasket makes "
-                  "contexts of yet",
-                  r, (void *)team);
+    if (gk__shmem_team_check(r, team) != 0) {
         if (ctx != NULL)
             *ctx = SHMEM_CTX_INVALID;
         return -1;
@@ -136,11 +149,8 @@ SHMEM_DEFINE(void, ctx_destroy, (shmem_ctx_t ctx))
     }
     gk_ctx_t *gk = NULL;
     pthread_mutex_lock(&ctx_lock);
-    if (ctx_is_live(ctx)) {
-        gk = ctx->gk;
-        ctx->gk = NULL;
-        atomic_store_explicit(&ctx->live, 0, memory_order_relaxed);
-    }
+    if (ctx_is_live(ctx))
+        gk = slot_retire(ctx);
     pthread_mutex_unlock(&ctx_lock);
     if (gk == NULL)
         gk__shmem_ctx_fail(r, ctx);
@@ -173,16 +183,32 @@ SHMEM_DEFINE(int, ctx_get_team, (shmem_ctx_t ctx, shmem_team_t *team))
     return 0;
 }
 
+/*
+ * The specification destroys a team's shareable contexts with the team,
+ * and leaves using its private ones undefined: both are destroyed here,
+ * so that a later use is reported instead of following the freed team.
+ */
+void gk__shmem_ctx_destroy_team(shmem_team_t team)
+{
+    for (unsigned i = 0; i < GK__SHMEM_CTX_MAX; i++) {
+        struct shmem_ctx *s = &gk__shmem_ctx_table[i];
+        gk_ctx_t *gk = NULL;
+        pthread_mutex_lock(&ctx_lock);
+        if (atomic_load_explicit(&s->live, memory_order_relaxed) && s->team == team)
+            gk = slot_retire(s);
+        pthread_mutex_unlock(&ctx_lock);
+        if (gk != NULL)
+            SHMEM_CHECK("shmem_team_destroy", gk_ctx_destroy(gk));
+    }
+}
+
 void gk__shmem_ctx_fini(void)
 {
     pthread_mutex_lock(&ctx_lock);
     for (unsigned i = 0; i < GK__SHMEM_CTX_MAX; i++) {
         struct shmem_ctx *s = &gk__shmem_ctx_table[i];
-        if (atomic_load_explicit(&s->live, memory_order_relaxed)) {
-            (void)gk_ctx_destroy(s->gk);
-            s->gk = NULL;
-            atomic_store_explicit(&s->live, 0, memory_order_relaxed);
-        }
+        if (atomic_load_explicit(&s->live, memory_order_relaxed))
+            (void)gk_ctx_destroy(slot_retire(s));
     }
     ctx_cursor = 0;
     pthread_mutex_unlock(&ctx_lock);

@@ -62,7 +62,9 @@ struct shmem_ctx {
     uint32_t options; /* the GK_CTX_* flags it was made with */
     gk_ctx_t *gk;
     shmem_team_t team;
-    uint64_t pad_; /* 32 bytes: a handle's offset in the table is a shift */
+    /* The team whose PE numbers the context's routines take, NULL where
+     * they are world PE numbers (the world team's and the default). */
+    struct shmem_team *numbering; /* 32 bytes: a handle's offset is a shift */
 };
 
 #define GK__SHMEM_CTX_MAX 1024
@@ -104,7 +106,9 @@ void gk__shmem_ctx_fini(void);
  * pshmem_ctx_<name>(shmem_ctx_t ctx, params), with their shmem_ aliases.
  * The braces that follow are the body of a static function that both
  * call, with `gk_ctx` (the gasket context) and `routine` (the name, for
- * errors) before params; args names params in order.
+ * errors) before params; args names params in order. Every such routine
+ * has a target PE named `pe`, which the context form turns from the
+ * context's team's numbering into the world's before the body runs.
  * SHMEM_CTX_DEFINE_VOID is the same for a routine that returns nothing.
  */
 #define SHMEM__ARGS(...) __VA_ARGS__
@@ -118,7 +122,9 @@ void gk__shmem_ctx_fini(void);
     SHMEM_DEFINE(ret, ctx_##name, (shmem_ctx_t ctx, SHMEM__ARGS params))       \
     {                                                                          \
         static const char r_[] = "shmem_ctx_" #name;                           \
-        return ctx_body_##name(gk__shmem_ctx(r_, ctx), r_, SHMEM__ARGS args);  \
+        gk_ctx_t *gk_ = gk__shmem_ctx(r_, ctx);                                \
+        pe = gk__shmem_ctx_world_pe(r_, ctx, pe);                              \
+        return ctx_body_##name(gk_, r_, SHMEM__ARGS args);                     \
     }                                                                          \
     static inline ret ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,   \
                                       SHMEM__ARGS params)
@@ -132,7 +138,9 @@ void gk__shmem_ctx_fini(void);
     SHMEM_DEFINE(void, ctx_##name, (shmem_ctx_t ctx, SHMEM__ARGS params))      \
     {                                                                          \
         static const char r_[] = "shmem_ctx_" #name;                           \
-        ctx_body_##name(gk__shmem_ctx(r_, ctx), r_, SHMEM__ARGS args);         \
+        gk_ctx_t *gk_ = gk__shmem_ctx(r_, ctx);                                \
+        pe = gk__shmem_ctx_world_pe(r_, ctx, pe);                              \
+        ctx_body_##name(gk_, r_, SHMEM__ARGS args);                            \
     }                                                                          \
     static inline void ctx_body_##name(gk_ctx_t *gk_ctx, const char *routine,  \
                                        SHMEM__ARGS params)
@@ -170,6 +178,26 @@ static inline int gk__shmem_team_world_pe(const struct shmem_team *team, int i)
 {
     return team->pes != NULL ? team->pes[i] : team->start + i * team->stride;
 }
+
+/* Reports a target PE outside a context's team of n PEs; ends the job. */
+__attribute__((noreturn, cold)) void gk__shmem_ctx_pe_fail(const char *routine, int pe,
+                                                            int n);
+
+/* Target PE `pe` of a routine on checked context ctx, as a world PE: the
+ * same number unless the context was made from a team other than the
+ * world, whose PE numbers it then takes (and checks). */
+static inline int gk__shmem_ctx_world_pe(const char *routine, shmem_ctx_t ctx, int pe)
+{
+    const struct shmem_team *team = ctx->numbering;
+    if (__builtin_expect(team == NULL, 1))
+        return pe;
+    if ((unsigned)pe >= (unsigned)team->n)
+        gk__shmem_ctx_pe_fail(routine, pe, team->n);
+    return gk__shmem_team_world_pe(team, pe);
+}
+
+/* Destroys the contexts made from team (ctx.c), as destroying it does. */
+void gk__shmem_ctx_destroy_team(shmem_team_t team);
 
 /* 0 for a team a collective may run on, or -1 after a message naming the
  * routine (SHMEM_TEAM_INVALID, or a team before shmem_init()). */

@@ -30,6 +30,21 @@ struct shmem_team shmem__team_shared = {.slot = -1};
 
 static uint64_t *team_pool;     /* TEAM_SLOTS * TEAM_SYNC_WORDS, symmetric */
 static uint64_t team_free_mask; /* bit s: slot s is free on this PE */
+/* This PE's split team in each slot: a handle is looked up here before it
+ * is followed, so a destroyed or stray one is reported, not read. */
+static struct shmem_team *team_in_slot[TEAM_SLOTS];
+
+/* Whether team is a live team of this PE (predefined, or split and not
+ * destroyed): compares the handle only. */
+static int team_is_live(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
+        return 1;
+    for (int s = 0; s < TEAM_SLOTS; s++)
+        if (team_in_slot[s] == team && team != NULL)
+            return 1;
+    return 0;
+}
 
 static uint64_t *team_slot_words(int slot)
 {
@@ -102,6 +117,11 @@ int gk__shmem_team_check(const char *routine, shmem_team_t team)
         gk__error("%s: the team is SHMEM_TEAM_INVALID", routine);
         return -1;
     }
+    if (!team_is_live(team)) {
+        gk__error("%s: team %p is not a live team (destroyed, or never made by a split)",
+                  routine, (void *)team);
+        return -1;
+    }
     if (team->n <= 0 || team->sync == NULL) {
         gk__error("%s: team %p is not valid (was shmem_init() called?)", routine,
                   (void *)team);
@@ -129,7 +149,7 @@ static int team_index_of(const struct shmem_team *team, int pe)
 
 SHMEM_DEFINE(int, team_my_pe, (shmem_team_t team))
 {
-    if (team == SHMEM_TEAM_INVALID)
+    if (!team_is_live(team))
         return -1;
     if (team->is_world && team->n == 0)
         return gk_my_pe(); /* a gk_init() program before shmem_init() */
@@ -138,7 +158,7 @@ SHMEM_DEFINE(int, team_my_pe, (shmem_team_t team))
 
 SHMEM_DEFINE(int, team_n_pes, (shmem_team_t team))
 {
-    if (team == SHMEM_TEAM_INVALID)
+    if (!team_is_live(team))
         return -1;
     if (team->is_world && team->n == 0)
         return gk_n_pes();
@@ -147,8 +167,8 @@ SHMEM_DEFINE(int, team_n_pes, (shmem_team_t team))
 
 SHMEM_DEFINE(int, team_translate_pe, (shmem_team_t src_team, int src_pe, shmem_team_t dest_team))
 {
-    if (src_team == SHMEM_TEAM_INVALID || dest_team == SHMEM_TEAM_INVALID ||
-        src_team->n <= 0 || dest_team->n <= 0 || src_pe < 0 || src_pe >= src_team->n)
+    if (!team_is_live(src_team) || !team_is_live(dest_team) || src_team->n <= 0 ||
+        dest_team->n <= 0 || src_pe < 0 || src_pe >= src_team->n)
         return -1;
     return team_index_of(dest_team, gk__shmem_team_world_pe(src_team, src_pe));
 }
@@ -156,7 +176,7 @@ SHMEM_DEFINE(int, team_translate_pe, (shmem_team_t src_team, int src_pe, shmem_t
 SHMEM_DEFINE(int, team_get_config, (shmem_team_t team, long config_mask,
                                     shmem_team_config_t *config))
 {
-    if (team == SHMEM_TEAM_INVALID)
+    if (!team_is_live(team))
         return -1;
     if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
         config->num_contexts = team->num_contexts;
@@ -165,7 +185,7 @@ SHMEM_DEFINE(int, team_get_config, (shmem_team_t team, long config_mask,
 
 SHMEM_DEFINE(void *, team_ptr, (shmem_team_t team, const void *dest, int pe))
 {
-    if (team == SHMEM_TEAM_INVALID || team->n <= 0 || pe < 0 || pe >= team->n)
+    if (!team_is_live(team) || team->n <= 0 || pe < 0 || pe >= team->n)
         return NULL;
     return gk_ptr(dest, gk__shmem_team_world_pe(team, pe));
 }
@@ -224,6 +244,7 @@ static int team_make(const char *routine, shmem_team_t parent, int start, int st
             team->pes[i] = parent->pes[start + i * stride];
     }
     team_free_mask &= ~((uint64_t)1 << slot);
+    team_in_slot[slot] = team;
     *team_p = team;
     return GK_OK;
 
@@ -346,6 +367,14 @@ SHMEM_DEFINE(void, team_destroy, (shmem_team_t team))
         gk__error("shmem_team_destroy: a predefined team cannot be destroyed");
         gk__shmem_fail("shmem_team_destroy", GK_ERR_INVALID_ARG);
     }
+    if (!team_is_live(team)) {
+        gk__error("shmem_team_destroy: team %p is not a live team (destroyed already, or "
+                  "never made by a split)",
+                  (void *)team);
+        gk__shmem_fail("shmem_team_destroy", GK_ERR_INVALID_ARG);
+    }
+    gk__shmem_ctx_destroy_team(team);
+    team_in_slot[team->slot] = NULL;
     team_free_mask |= (uint64_t)1 << team->slot;
     free(team->pes);
     free(team);

@@ -3,7 +3,9 @@
  * (options, SHMEM_CTX_INVALID, the limit on contexts and creating again
  * after it), shmem_ctx_get_team and shmem_team_create_ctx; RMA, AMOs and
  * signaling puts through a context, typed, sized, mem and C11 generic
- * (with and without a context), with every result checked; and
+ * (with and without a context), with every result checked; contexts of
+ * split teams and of SHMEM_TEAM_SHARED, whose routines take the team's PE
+ * numbers, and which destroying the team destroys; and
  * shmem_ctx_quiet and shmem_ctx_fence ordering a context's puts before a
  * flag. Each PE writes to its right neighbour and reads from its left.
  */
@@ -69,14 +71,13 @@ static void test_create_destroy(void)
     CHECK_TRUE(ctx == SHMEM_CTX_INVALID);
     CHECK_LOGGED(-1, shmem_ctx_create(0, NULL), "shmem_ctx_create", "NULL");
     CHECK_LOGGED(-1, shmem_ctx_get_team(SHMEM_CTX_DEFAULT, NULL), "shmem_ctx_get_team");
-    /* A team other than the world (here not a team at all: only its
-     * address is compared) has no contexts yet. */
-    static struct {
-        long word;
-    } not_a_team;
+    /* A handle that is no live team (here a team destroyed already). */
+    shmem_team_t gone = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &gone), 0);
+    shmem_team_destroy(gone);
     ctx = SHMEM_CTX_DEFAULT;
-    CHECK_LOGGED(-1, shmem_team_create_ctx((shmem_team_t)(void *)&not_a_team, 0, &ctx),
-                 "shmem_team_create_ctx", "SHMEM_TEAM_WORLD");
+    CHECK_LOGGED(-1, shmem_team_create_ctx(gone, 0, &ctx), "shmem_team_create_ctx",
+                 "not a live team");
     CHECK_TRUE(ctx == SHMEM_CTX_INVALID);
     /* A destroyed context has no team. */
     CHECK_EQ(shmem_ctx_create(0, &ctx), 0);
@@ -84,6 +85,67 @@ static void test_create_destroy(void)
     CHECK_LOGGED(-1, shmem_ctx_get_team(ctx, &team), "shmem_ctx_get_team",
                  "not a live context");
     CHECK_TRUE(team == SHMEM_TEAM_INVALID);
+}
+
+/*
+ * A context of a split team (the even PEs, or the odd ones) numbers its
+ * target PEs in the team: a put to team PE r + 1 reaches the world PE
+ * two to the right, an AMO on team PE 0 counts every member once.
+ * Destroying the team destroys the context.
+ */
+static void test_team_ctx(void)
+{
+    shmem_team_t evens = SHMEM_TEAM_INVALID, odds = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0,
+                                      &evens),
+             0);
+    if (npes > 1)
+        CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, npes / 2, NULL, 0, &odds),
+                 0);
+    shmem_team_t mine = me % 2 == 0 ? evens : odds;
+    CHECK_TRUE(mine != SHMEM_TEAM_INVALID);
+    int tme = shmem_team_my_pe(mine), tn = shmem_team_n_pes(mine);
+    CHECK_EQ(tme, me / 2);
+
+    shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+    CHECK_EQ(shmem_team_create_ctx(mine, SHMEM_CTX_PRIVATE, &ctx), 0);
+    shmem_team_t got = SHMEM_TEAM_INVALID;
+    CHECK_EQ(shmem_ctx_get_team(ctx, &got), 0);
+    CHECK_TRUE(got == mine);
+
+    long *slot = shmem_calloc(2, sizeof(long));
+    shmem_barrier_all();
+    long mark = 1000 + me;
+    shmem_ctx_long_put(ctx, slot, &mark, 1, (tme + 1) % tn);
+    shmem_ctx_long_atomic_add(ctx, slot + 1, 1, 0);
+    shmem_ctx_quiet(ctx);
+    shmem_team_sync(mine);
+    int tleft = (tme + tn - 1) % tn;
+    CHECK_EQ(slot[0], 1000 + shmem_team_translate_pe(mine, tleft, SHMEM_TEAM_WORLD));
+    CHECK_EQ(slot[0], 1000 + (me % 2 + 2 * tleft));
+    CHECK_EQ(shmem_ctx_long_atomic_fetch(ctx, slot + 1, 0), tn);
+    CHECK_EQ(shmem_ctx_long_g(ctx, slot, tleft), 1000 + (me % 2 + 2 * ((tleft + tn - 1) % tn)));
+
+    /* The team goes, and its context with it. */
+    shmem_barrier_all();
+    shmem_team_destroy(evens);
+    shmem_team_destroy(odds);
+    CHECK_LOGGED(-1, shmem_ctx_get_team(ctx, &got), "shmem_ctx_get_team",
+                 "not a live context");
+
+    /* SHMEM_TEAM_SHARED, the PEs this one maps: each adds 1 on its team
+     * PE 0, which counts them all. */
+    CHECK_EQ(shmem_team_create_ctx(SHMEM_TEAM_SHARED, 0, &ctx), 0);
+    slot[0] = 0;
+    shmem_barrier_all();
+    shmem_ctx_long_atomic_add(ctx, slot, 1, 0);
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    if (shmem_team_my_pe(SHMEM_TEAM_SHARED) == 0)
+        CHECK_EQ(slot[0], shmem_team_n_pes(SHMEM_TEAM_SHARED));
+    shmem_ctx_destroy(ctx);
+    shmem_barrier_all();
+    shmem_free(slot);
 }
 
 /* Contexts until none can be made: then non-zero and SHMEM_CTX_INVALID
@@ -432,6 +494,7 @@ int main(void)
 
     test_create_destroy();
     test_limit();
+    test_team_ctx();
 
     shmem_ctx_t ctx = SHMEM_CTX_INVALID, ctx2 = SHMEM_CTX_INVALID;
     CHECK_EQ(shmem_ctx_create(SHMEM_CTX_SERIALIZED, &ctx), 0);

@@ -5,7 +5,9 @@
  * to an address outside the symmetric heap), amo (an AMO to PE -1),
  * wait (a wait on a word outside the heap), ctxdestroyed (a put on a
  * destroyed context), ctxinvalid (a quiet on SHMEM_CTX_INVALID), ctxdouble
- * (a context destroyed twice), ctxdefault (SHMEM_CTX_DEFAULT destroyed).
+ * (a context destroyed twice), ctxdefault (SHMEM_CTX_DEFAULT destroyed),
+ * teampe (a put on a context of a one-PE team to its team PE 1),
+ * teamdouble (a team destroyed twice).
  */
 #include <shmem.h>
 #include <string.h>
@@ -17,6 +19,10 @@ int main(int argc, char **argv)
     long *x = shmem_calloc(1, sizeof(long));
     long local = 0;
     const char *c = argc > 1 ? argv[1] : "";
+    /* Collective, before the cases: PE 0's team of one. */
+    shmem_team_t alone = SHMEM_TEAM_INVALID;
+    if (strcmp(c, "teampe") == 0 || strcmp(c, "teamdouble") == 0)
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &alone);
     if (me == 0) {
         if (strcmp(c, "badpe") == 0)
             shmem_long_put(x, &local, 1, npes);
@@ -39,6 +45,15 @@ int main(int argc, char **argv)
             shmem_ctx_quiet(SHMEM_CTX_INVALID);
         else if (strcmp(c, "ctxdefault") == 0)
             shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
+        else if (strcmp(c, "teampe") == 0) {
+            shmem_ctx_t ctx = SHMEM_CTX_INVALID;
+            if (shmem_team_create_ctx(alone, 0, &ctx) != 0)
+                return 2;
+            shmem_ctx_long_put(ctx, x, &local, 1, 1);
+        } else if (strcmp(c, "teamdouble") == 0) {
+            shmem_team_destroy(alone);
+            shmem_team_destroy(alone);
+        }
     }
     shmem_barrier_all();
     shmem_free(x);
