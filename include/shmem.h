@@ -1021,6 +1021,31 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
 #define shmem_prod_reduce(team, dest, source, nreduce)                         \
     SHMEM__G_RED_SUMPROD(dest, prod_reduce)(team, dest, source, nreduce)
 
+/* The deprecated generic AMO names of OpenSHMEM 1.3 (no context): finc,
+ * inc, fadd, add and cswap on int, long and long long; fetch, set and
+ * swap on those and float and double. */
+#define SHMEM__G_DEPR_AMO(x, op)                                               \
+    _Generic(*(x),                                                             \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op)
+#define SHMEM__G_DEPR_AMO_EXT(x, op)                                           \
+    _Generic(*(x),                                                             \
+        float: shmem_float_##op,                                               \
+        double: shmem_double_##op,                                             \
+        int: shmem_int_##op,                                                   \
+        long: shmem_long_##op,                                                 \
+        long long: shmem_longlong_##op)
+#define shmem_finc(dest, pe) SHMEM__G_DEPR_AMO(dest, finc)(dest, pe)
+#define shmem_inc(dest, pe) SHMEM__G_DEPR_AMO(dest, inc)(dest, pe)
+#define shmem_fadd(dest, value, pe) SHMEM__G_DEPR_AMO(dest, fadd)(dest, value, pe)
+#define shmem_add(dest, value, pe) SHMEM__G_DEPR_AMO(dest, add)(dest, value, pe)
+#define shmem_cswap(dest, cond, value, pe)                                     \
+    SHMEM__G_DEPR_AMO(dest, cswap)(dest, cond, value, pe)
+#define shmem_fetch(source, pe) SHMEM__G_DEPR_AMO_EXT(source, fetch)(source, pe)
+#define shmem_set(dest, value, pe) SHMEM__G_DEPR_AMO_EXT(dest, set)(dest, value, pe)
+#define shmem_swap(dest, value, pe) SHMEM__G_DEPR_AMO_EXT(dest, swap)(dest, value, pe)
+
 /* shmem_sync(team) is shmem_team_sync; with four arguments it is the
  * deprecated active-set shmem_sync. */
 #define SHMEM__SYNC_PICK(_1, _2, _3, _4, name, ...) name

@@ -188,6 +188,23 @@ int main(void)
     CHECK_EQ(shmem_int_fetch(ic, 0), 12);
     CHECK_EQ(shmem_longlong_fetch(llc, 0), 13);
 
+    /* The 1.3 generic names pick the same routines, by dest's type. */
+    shmem_barrier_all();
+    if (me == 0) {
+        CHECK_EQ(shmem_finc(ic, 0), 12);
+        shmem_inc(lc, 0);
+        shmem_add(llc, 2LL, 0);
+        CHECK_EQ(shmem_fadd(lc, 3L, 0), 12);
+        CHECK_EQ(shmem_cswap(ic, 13, 20, 0), 13);
+        CHECK_TRUE(shmem_swap(dc, 2.0, 0) == 1.0);
+        shmem_set(fc, 4.0f, 0);
+        CHECK_TRUE(shmem_fetch(fc, 0) == 4.0f);
+        CHECK_TRUE(shmem_fetch(dc, 0) == 2.0);
+        CHECK_EQ(shmem_fetch(ic, 0), 20);
+        CHECK_EQ(shmem_fetch(lc, 0), 15);
+        CHECK_EQ(shmem_fetch(llc, 0), 15);
+    }
+
     /* The deprecated waits: PE 0 posts to each PE's own words. */
     shmem_barrier_all();
     *lc = 0;
