@@ -16,7 +16,14 @@ the ratio gasket / OSHMEM (latency: lower is better). OSU prints two
 decimals, so latencies under 0.1 us are coarse: the ratio of medians is
 what the table reports, and the raw values are printed with --verbose.
 
+With --hosts 2 every job is spread over two simulated hosts, both sides
+over UCX on loopback TCP (UCX_TLS=tcp,self, UCX_NET_DEVICES=lo): ours is
+`oshrun --hosts 2`, OSHMEM (spml ucx) starts half its PEs inside each of
+two host namespaces made as compare_hosts.py makes them (needs root); the
+targets are then 1.0.
+
   python3 bench/osu_shmem.py --osu ~/osu-micro-benchmarks-7.4 --build build
+  python3 bench/osu_shmem.py --osu ~/osu-micro-benchmarks-7.4 --hosts 2
 """
 import argparse
 import os
@@ -25,6 +32,9 @@ import shutil
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_hosts  # noqa: E402  (simulated hosts for the peer)
 
 PROGRAMS = ["put", "get", "atomics", "barrier", "broadcast", "fcollect", "collect",
             "reduce", "put_nb", "get_nb"]
@@ -103,19 +113,61 @@ def main():
     p.add_argument("--work", default="/tmp/gk-osu", help="where the programs go")
     p.add_argument("--reps", type=int, default=5, help="repetitions (5)")
     p.add_argument("--verbose", action="store_true", help="print every value")
+    p.add_argument("--hosts", type=int, default=1, choices=(1, 2),
+                   help="simulated hosts the PEs are spread over (1)")
     args = p.parse_args()
     if not os.path.isdir(os.path.join(args.osu, "c", "openshmem")):
         sys.exit("osu_shmem.py: %s has no c/openshmem" % args.osu)
     env = dict(os.environ, **MPI_ENV)
     tools = os.path.abspath(os.path.join(args.build, "tools"))
     sides = {"gasket": compile_side(args, "gasket", os.path.join(tools, "oshcc"), env)}
-    launch = {"gasket": lambda n: [os.path.join(tools, "oshrun"), "-n", str(n), "--bind"]}
+    hosts = None
+    if args.hosts == 2:
+        hosts = compare_hosts.Hosts(2)
+        if hosts.error:
+            sys.exit("osu_shmem.py: %s" % hosts.error)
+        env.update(compare_hosts.UCX_ENV)
+    launch = {"gasket": gasket_launch(tools, args.hosts)}
     if shutil.which("oshcc") and shutil.which("oshrun"):
         sides["oshmem"] = compile_side(args, "oshmem", shutil.which("oshcc"), env)
-        launch["oshmem"] = lambda n: ["oshrun", "-n", str(n), "--bind-to", "core",
-                                      "--oversubscribe"]
+        launch["oshmem"] = oshmem_launch(hosts)
     else:
         sys.stderr.write("osu_shmem.py: no oshcc/oshrun of Open MPI: gasket only\n")
+    try:
+        values = measure(args, sides, launch, env)
+    finally:
+        if hosts is not None:
+            hosts.close()
+    report(args, sides, values)
+
+
+def gasket_launch(tools, nhosts):
+    """Ours: oshrun (gasket-run), with --hosts where asked."""
+    def cmd(n, prog):
+        spread = ["--hosts", str(nhosts)] if nhosts > 1 else []
+        return [os.path.join(tools, "oshrun"), "-n", str(n), "--bind"] + spread + prog
+    return cmd
+
+
+def oshmem_launch(hosts):
+    """Open MPI's oshrun: on this node, or half the PEs in each simulated
+    host (an MPMD line whose parts enter the host namespaces), over UCX."""
+    def cmd(n, prog):
+        if hosts is None:
+            return ["oshrun", "-n", str(n), "--bind-to", "core", "--oversubscribe"] + prog
+        # One node to Open MPI: keep its shared memory out (compare_hosts.py).
+        line = ["oshrun", "--bind-to", "core", "--oversubscribe", "--mca", "spml", "ucx",
+                "--mca", "pml", "ucx", "--mca", "pml_ucx_tls", "any", "--mca",
+                "pml_ucx_devices", "any", "--mca", "osc", "ucx", "--mca", "btl", "self,tcp"]
+        for key in sorted(compare_hosts.UCX_ENV):
+            line += ["-x", key]
+        half = n // 2
+        return (line + ["-n", str(n - half)] + hosts.enter(0) + prog + [":", "-n", str(half)] +
+                hosts.enter(1) + prog)
+    return cmd
+
+
+def measure(args, sides, launch, env):
     values = {(row[0], side): [] for row in ROWS for side in sides}
     for rep in range(args.reps):
         order = list(sides) if rep % 2 == 0 else list(reversed(list(sides)))
@@ -126,15 +178,24 @@ def main():
                     continue
                 key = (side, prog, tuple(pargs), n)
                 if key not in cache:
-                    cache[key] = run(launch[side](n) + [sides[side][prog]] + pargs, env)
+                    cache[key] = run(launch[side](n, [sides[side][prog]] + pargs), env)
                 v = read(cache[key])
                 if args.verbose:
                     print("rep %d %s %s: %s" % (rep, side, label, v))
                 if v is not None:
                     values[(label, side)].append(v)
+    return values
+
+
+def report(args, sides, values):
     names = list(sides)
-    print("`python3 bench/osu_shmem.py --reps %d`: medians of %d repetitions, one node; "
-          "OSHMEM is Open MPI's (its default spml)." % (args.reps, args.reps))
+    if args.hosts == 2:
+        print("`python3 bench/osu_shmem.py --hosts 2 --reps %d`: medians of %d repetitions, "
+              "two simulated hosts, UCX over loopback TCP on both sides; OSHMEM with "
+              "spml ucx." % (args.reps, args.reps))
+    else:
+        print("`python3 bench/osu_shmem.py --reps %d`: medians of %d repetitions, one node; "
+              "OSHMEM is Open MPI's (its default spml)." % (args.reps, args.reps))
     print()
     print("| benchmark | " + " | ".join(names) + " | ratio | target |")
     print("|---|" + "---:|" * (len(names) + 2))
@@ -145,6 +206,8 @@ def main():
         ratio = ""
         if len(names) == 2 and None not in med.values() and med["oshmem"] > 0:
             ratio = "%.2f" % (med["gasket"] / med["oshmem"])
+        if target and args.hosts == 2:
+            target = 1.0
         print("| %s | %s | %s | %s |" % (label, " | ".join(cells), ratio,
                                          "<= %.1f" % target if target else ""))
 

@@ -728,6 +728,14 @@ SHMEM__DECLARE_CTX_ALL(shmem)
     SHMEM_API T P##_##N##_fadd(T *dest, T value, int pe);                      \
     SHMEM_API void P##_##N##_add(T *dest, T value, int pe);                    \
     SHMEM_API T P##_##N##_cswap(T *dest, T cond, T value, int pe);
+/* Cache management, deprecated since OpenSHMEM 1.3. */
+#define SHMEM__DECLARE_CACHE(P)                                                \
+    SHMEM_API SHMEM_DEPRECATED void P##_set_cache_inv(void);                   \
+    SHMEM_API SHMEM_DEPRECATED void P##_set_cache_line_inv(void *dest);        \
+    SHMEM_API SHMEM_DEPRECATED void P##_clear_cache_inv(void);                 \
+    SHMEM_API SHMEM_DEPRECATED void P##_clear_cache_line_inv(void *dest);      \
+    SHMEM_API SHMEM_DEPRECATED void P##_udcflush(void);                        \
+    SHMEM_API SHMEM_DEPRECATED void P##_udcflush_line(void *dest);
 #define SHMEM__DECLARE_DEPR_WAIT(P, T, N)                                      \
     SHMEM_API void P##_##N##_wait(T *ivar, T cmp_value);
 
@@ -750,6 +758,7 @@ SHMEM_REDUCE_COMPLEX_TYPES(SHMEM__D_RED_CPLX_shmem)
 SHMEM_DEPR_AMO_TYPES(SHMEM__D_DEPR_AMO_shmem)
 SHMEM_DEPR_AMO_EXT_ONLY_TYPES(SHMEM__D_DEPR_AMO_EXT_shmem)
 SHMEM_DEPR_WAIT_TYPES(SHMEM__D_DEPR_WAIT_shmem)
+SHMEM__DECLARE_CACHE(shmem)
 
 /* Deprecated routines (OpenSHMEM 1.2 and earlier), still in the spec. */
 SHMEM_API SHMEM_DEPRECATED void start_pes(int npes);

@@ -28,3 +28,39 @@ SHMEM_DEFINE(void, ctx_quiet, (shmem_ctx_t ctx))
     static const char r[] = "shmem_ctx_quiet";
     SHMEM_CHECK(r, gk_ctx_quiet(gk__shmem_ctx(r, ctx)));
 }
+
+/*
+ * Cache management, deprecated since OpenSHMEM 1.3: for machines whose
+ * caches were not coherent with remote writes. Every machine gasket runs
+ * on keeps them coherent, so these do nothing, as the specification
+ * allows.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+SHMEM_DEFINE(void, set_cache_inv, (void))
+{
+}
+
+SHMEM_DEFINE(void, set_cache_line_inv, (void *dest))
+{
+    (void)dest;
+}
+
+SHMEM_DEFINE(void, clear_cache_inv, (void))
+{
+}
+
+SHMEM_DEFINE(void, clear_cache_line_inv, (void *dest))
+{
+    (void)dest;
+}
+
+SHMEM_DEFINE(void, udcflush, (void))
+{
+}
+
+SHMEM_DEFINE(void, udcflush_line, (void *dest))
+{
+    (void)dest;
+}
+#pragma GCC diagnostic pop

@@ -94,6 +94,14 @@ int main(int argc, char **argv)
     CHECK_NOT_NULL(d);
     shfree(da);
     shfree(d);
+    /* The cache routines exist, and a put stays visible across them. */
+    shmem_set_cache_inv();
+    shmem_set_cache_line_inv(a);
+    shmem_clear_cache_inv();
+    shmem_clear_cache_line_inv(a);
+    shmem_udcflush();
+    shmem_udcflush_line(a);
+    CHECK_EQ(a[20], 1000 + (me + n - 1) % n);
 
     /* Both APIs on one heap: a gk_put into shmem_malloc'd memory. */
     CHECK_OK(gk_put(right, &a[30], &me, sizeof(int)));
