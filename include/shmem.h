@@ -1064,6 +1064,37 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
 
 #endif /* C11 */
 
+/* ------------------------------------------------------------------------ */
+/* What shmem4py may use                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* shmem4py, the Python bindings, recognises the implementations it knows
+ * by macros of their own; for any other it defines static stand-ins for
+ * the OpenSHMEM 1.5 routines it may lack, which clash with the
+ * declarations above and stop its build. It leaves a group of routines
+ * alone where its PySHMEM_HAVE_ macro is defined: each line says that
+ * gasket has that group, so shmem4py builds unchanged with this oshcc. */
+#define PySHMEM_HAVE_shmem_malloc_with_hints 1
+#define PySHMEM_HAVE_shmem_team_t 1
+#define PySHMEM_HAVE_SHMEM_CTX_INVALID 1
+#define PySHMEM_HAVE_shmem_amo_nbi 1
+#define PySHMEM_HAVE_shmem_put_signal 1
+#define PySHMEM_HAVE_shmem_signal_fetch 1
+#define PySHMEM_HAVE_shmem_signal_wait_until 1
+#define PySHMEM_HAVE_shmem_broadcast 1
+#define PySHMEM_HAVE_shmem_collect 1
+#define PySHMEM_HAVE_shmem_fcollect 1
+#define PySHMEM_HAVE_shmem_alltoall 1
+#define PySHMEM_HAVE_shmem_alltoalls 1
+#define PySHMEM_HAVE_shmem_broadcastmem 1
+#define PySHMEM_HAVE_shmem_collectmem 1
+#define PySHMEM_HAVE_shmem_fcollectmem 1
+#define PySHMEM_HAVE_shmem_alltoallmem 1
+#define PySHMEM_HAVE_shmem_alltoallsmem 1
+#define PySHMEM_HAVE_shmem_reduce 1
+#define PySHMEM_HAVE_shmem_wait_test_many 1
+#define PySHMEM_HAVE_shmem_pcontrol 1
+
 #ifdef __cplusplus
 }
 #endif
