@@ -2,7 +2,7 @@
  * shmem.h: the OpenSHMEM 1.5 C API, as a layer over gasket's native API
  * (gasket.h). Both share one runtime: shmem_init() starts it with
  * gk_init(), and a program may mix shmem_* and gk_* calls. What is
- * implemented, and what is not yet, is listed in docs/OPENSHMEM.md; the
+ * implemented, section by section, is listed in docs/OPENSHMEM.md; the
  * semantics are the specification's, the notes below say where gasket
  * fixes what the specification leaves open.
  *
@@ -15,7 +15,9 @@
  *    shmem_<name> is a weak alias of it, so a tool may define shmem_<name>
  *    itself and call pshmem_<name>.
  *  - Symmetric data objects are those of the symmetric heap (shmem_malloc
- *    and friends); global and static variables are not symmetric yet.
+ *    and friends) and the executable's global and static variables, which
+ *    shmem_init() moves into shared memory (docs/OPENSHMEM.md); those of
+ *    shared libraries are not symmetric.
  *  - The heap's size: SHMEM_SYMMETRIC_SIZE, read by shmem_init(), takes
  *    precedence over GK_HEAP_SIZE (docs/OPENSHMEM.md).
  */
