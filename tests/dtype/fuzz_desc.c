@@ -202,9 +202,18 @@ static void walk(const struct gk__dt_flat *flat, int64_t lo, int64_t hi)
         for (int k = 0; c.left > 0 && k < MAX_WALK; k++) {
             if (c.len == 0 || c.len > c.left)
                 fail("a piece of length 0, or longer than what is left");
+            /* true_ub - pos as unsigned: the distance may exceed INT64_MAX. */
             if (c.pos < flat->true_lb || c.pos > flat->true_ub ||
-                (int64_t)c.len > flat->true_ub - c.pos)
-                fail("a piece outside the accepted true bounds");
+                c.len > (uint64_t)flat->true_ub - (uint64_t)c.pos) {
+                char what[256];
+                snprintf(what, sizeof(what),
+                         "piece %d from byte %llu, (%lld, %llu), lies outside the accepted "
+                         "true bounds [%lld, %lld)",
+                         k, (unsigned long long)offset, (long long)c.pos,
+                         (unsigned long long)c.len, (long long)flat->true_lb,
+                         (long long)flat->true_ub);
+                fail(what);
+            }
             seen += c.len;
             gk__dt_cursor_advance(&c, c.len);
         }
