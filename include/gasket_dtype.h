@@ -199,6 +199,67 @@ GK_API int gk_type_true_extent(gk_type_t type, ptrdiff_t *lb_p, ptrdiff_t *exten
  * handle that names no type. */
 GK_API int gk_type_committed(gk_type_t type, int *committed_p);
 
+/* ------------------------------------------------------------------------ */
+/* Transfers with types                                                     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * gk_put_typed copies dst_count elements' worth of data from `src` (local:
+ * src_count elements of src_type) to the symmetric address `dst` on PE pe
+ * (dst_count elements of dst_type); gk_get_typed the other way, from the
+ * symmetric `src` on pe to the local `dst`. Both sides must hold the same
+ * number of bytes (count times gk_type_size()), or the call is
+ * GK_ERR_INVALID_ARG with both sizes in the message. Types must be
+ * committed. The whole span the symmetric side's pieces touch is
+ * bounds-checked before anything moves: GK_ERR_RANGE names the PE, the
+ * span and the heap, as gk_put's does.
+ *
+ * How the data moves. To a PE of this node, piece by piece straight from
+ * source to destination, with no staging buffer: the source's pieces and
+ * the destination's are walked side by side and each step copies the
+ * longest run contiguous on both. To a PE reached through a transport
+ * (another host, or GK_NET_INDIRECT=1), each run contiguous at the target
+ * is one transport put or get, straight from or into the local buffer
+ * where that is contiguous too, else through a bounded buffer on the
+ * stack (a few KiB, reused chunk after chunk): a large non-contiguous
+ * transfer is never packed whole.
+ *
+ * Completion and ordering are gk_put's and gk_get's: gk_put_typed returns
+ * when `src` may be reused, gk_get_typed when `dst` holds the data; the
+ * _nbi forms leave their buffers to the library until gk_quiet(); on this
+ * node every form is complete on return. gk_fence() orders them as puts.
+ * A destination type whose pieces overlap is allowed (MPI forbids it);
+ * which of the values written to an overlapped byte stays there is
+ * defined only on this node (the last one in the type's order).
+ */
+GK_API int gk_put_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                        const void *src, size_t src_count, gk_type_t src_type);
+GK_API int gk_get_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                        const void *src, size_t src_count, gk_type_t src_type);
+GK_API int gk_put_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                            const void *src, size_t src_count, gk_type_t src_type);
+GK_API int gk_get_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                            const void *src, size_t src_count, gk_type_t src_type);
+
+/*
+ * Strided puts and gets, the simplest typed transfers (OpenSHMEM's iput,
+ * iget, ibput and ibget), with no type to build: `nelems` elements of
+ * `elem_size` bytes, element i at dst + i * dst_stride * elem_size and
+ * src + i * src_stride * elem_size (strides in elements, either sign).
+ * The block forms move `nblocks` blocks of `blocksize` contiguous
+ * elements, block i at i * dst_stride (src_stride) elements from the
+ * first. Checks, completion and the path taken are gk_put_typed's and
+ * gk_get_typed's: `dst` of gk_iput and `src` of gk_iget are symmetric.
+ */
+GK_API int gk_iput(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem_size);
+GK_API int gk_iget(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                   ptrdiff_t src_stride, size_t nelems, size_t elem_size);
+GK_API int gk_ibput(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                    ptrdiff_t src_stride, size_t blocksize, size_t nblocks, size_t elem_size);
+GK_API int gk_ibget(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                    ptrdiff_t src_stride, size_t blocksize, size_t nblocks, size_t elem_size);
+
 #ifdef __cplusplus
 }
 #endif
