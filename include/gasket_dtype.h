@@ -138,6 +138,7 @@ GK_API int gk_type_hindexed_block(size_t count, size_t blocklen,
  * rounded up to a multiple of the strictest alignment among the base
  * types inside, so an array of a C struct is described by the struct's
  * members alone: struct { double d; char c; } gives size 9, extent 16.
+ * (MPICH leaves out the rounding when every member has the same type.)
  * Use gk_type_resized() for any other extent (offsetof and sizeof).
  */
 GK_API int gk_type_struct(size_t count, const size_t *blocklens,

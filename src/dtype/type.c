@@ -308,7 +308,13 @@ static int check_count(const char *op, const char *arg, uint64_t value)
     return GK_ERR_INVALID_ARG;
 }
 
-/* The bounds an object's blocks build up, and its size. */
+/*
+ * The bounds an object's blocks build up, and its size, by MPI-3's rules
+ * (as MPICH computes them): lb and ub are the lowest and highest of the
+ * blocks' own, a resized type's included, with no sticky markers (MPI-1's
+ * MPI_LB and MPI_UB, which Open MPI still follows). True bounds count the
+ * blocks that hold data only.
+ */
 struct bounds {
     uint64_t size;
     int64_t lb, ub;
