@@ -54,6 +54,9 @@
  *    gk_dtype_t, gk_signal_op_t, gk_lock_type_t, gk_thread_level_t); bits
  *    to combine with | are unsigned GK_* constants with a u suffix
  *    (GK_SEM_*, GK_WIN_*, GK_CTX_*), passed as `unsigned flags`.
+ *  - A base type is a gk_dtype_t (GK_DTYPE_DOUBLE), for reductions and
+ *    accumulates; a layout in memory is a gk_type_t (gasket_dtype.h),
+ *    built from the base types with MPI's constructors.
  *  - A put that signals its target: gk_put_signal() updates an OpenSHMEM
  *    signal word; gk_put_sem() posts a semaphore.
  *
@@ -1213,6 +1216,9 @@ GK_API int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes);
 #ifdef __cplusplus
 }
 #endif
+
+/* Derived datatypes (gk_type_t) and the puts and gets that take them. */
+#include "gasket_dtype.h"
 
 /* Inline fast paths of gk_put, gk_put_nbi, the value puts, gk_fence,
  * gk_quiet and gk_wait_until_* (same results, same errors); -DGK_NO_INLINE
