@@ -18,6 +18,12 @@
 #define BENCH_MAX_MSG ((size_t)4 << 20)
 #define BENCH_BW_WINDOW 64
 
+/* The non-contiguous transfers (gk_bench_dtype.c, peers/mpi_dtype_peer.c):
+ * the data each moves, the largest block, and the default iterations. */
+#define BENCH_DT_TOTAL ((size_t)4 << 20)
+#define BENCH_DT_MAX_BLOCK ((size_t)64 << 10)
+#define BENCH_DT_ITERS 20
+
 #define BENCH_MAX_ARGS 8
 
 /* The command line every program takes: NAME [--iters N] [--warmup N]
