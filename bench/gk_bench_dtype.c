@@ -16,7 +16,8 @@
  * rows alternate, iteration by iteration, with gk_put (gk_get) of the 4 MiB
  * contiguous, which is printed as a second table, NAME_contig, with the
  * same sizes: compare_dtype.py divides the two for the "typed vs
- * contiguous" target. bench/peers/mpi_dtype_peer.c does the same with MPI.
+ * contiguous" target. A row is the median of the iterations' times
+ * (BENCH_DT_ITERS, or --iters). bench/peers/mpi_dtype_peer.c does the same with MPI.
  */
 #include <gasket.h>
 
@@ -64,8 +65,10 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
     BENCH_FOR_SIZES(opts, size, lo, BENCH_DT_MAX_BLOCK) {
         gk_type_t type = dt_make(shape, size);
         long iters = opts->iters > 0 ? opts->iters : BENCH_DT_ITERS;
+        if (iters > BENCH_DT_MAX_ITERS)
+            iters = BENCH_DT_MAX_ITERS;
         long warmup = opts->warmup >= 0 ? opts->warmup : 2;
-        double t_typed = 0, t_contig = 0;
+        static double t_typed[BENCH_DT_MAX_ITERS], t_contig[BENCH_DT_MAX_ITERS];
         bench_check(gk_barrier(), "gk_barrier");
         if (me == 0) {
             for (long i = -warmup; i < iters; i++) {
@@ -82,13 +85,13 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
                     bench_check(gk_get(1, priv, sym, BENCH_DT_TOTAL), "gk_get");
                 bench_check(gk_quiet(), "gk_quiet");
                 if (i >= 0) {
-                    t_typed += t1 - t0;
-                    t_contig += bench_now_us() - t1;
+                    t_typed[i] = t1 - t0;
+                    t_contig[i] = bench_now_us() - t1;
                 }
             }
             sizes[rows] = size;
-            typed_us[rows] = t_typed / (double)iters;
-            contig_us[rows] = t_contig / (double)iters;
+            typed_us[rows] = bench_median(t_typed, iters);
+            contig_us[rows] = bench_median(t_contig, iters);
             rows++;
         }
         bench_check(gk_type_free(&type), "gk_type_free");

@@ -13,7 +13,8 @@
  * MPI_Win_allocate and the whole run is one passive MPI_Win_lock_all
  * epoch, so an operation + flush is what gk_put_typed + gk_quiet is: done
  * at the target when it returns. Each size alternates with MPI_Put (MPI_Get)
- * of the 4 MiB as MPI_BYTE, printed as NAME_contig.
+ * of the 4 MiB as MPI_BYTE, printed as NAME_contig. A row is the median of
+ * the iterations' times.
  */
 #include <mpi.h>
 
@@ -71,8 +72,10 @@ static void dt_lat(const struct bench_opts *opts, const char *name, int subarray
     BENCH_FOR_SIZES(opts, size, 8, BENCH_DT_MAX_BLOCK) {
         MPI_Datatype type = dt_make(subarray, size);
         long iters = opts->iters > 0 ? opts->iters : BENCH_DT_ITERS;
+        if (iters > BENCH_DT_MAX_ITERS)
+            iters = BENCH_DT_MAX_ITERS;
         long warmup = opts->warmup >= 0 ? opts->warmup : 2;
-        double t_typed = 0, t_contig = 0;
+        static double t_typed[BENCH_DT_MAX_ITERS], t_contig[BENCH_DT_MAX_ITERS];
         check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
         if (me == 0) {
             for (long i = -warmup; i < iters; i++) {
@@ -81,13 +84,13 @@ static void dt_lat(const struct bench_opts *opts, const char *name, int subarray
                 double t1 = bench_now_us();
                 transfer(is_put, priv, (int)BENCH_DT_TOTAL, MPI_BYTE);
                 if (i >= 0) {
-                    t_typed += t1 - t0;
-                    t_contig += bench_now_us() - t1;
+                    t_typed[i] = t1 - t0;
+                    t_contig[i] = bench_now_us() - t1;
                 }
             }
             sizes[rows] = size;
-            typed_us[rows] = t_typed / (double)iters;
-            contig_us[rows] = t_contig / (double)iters;
+            typed_us[rows] = bench_median(t_typed, iters);
+            contig_us[rows] = bench_median(t_contig, iters);
             rows++;
         }
         check(MPI_Type_free(&type), "MPI_Type_free");
