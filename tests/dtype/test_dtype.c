@@ -723,6 +723,81 @@ GK_TEST(descriptor_depth_is_checked)
     free(buf);
 }
 
+/*
+ * gk__dt_copy between two types, from data byte `start` on, against the
+ * byte-by-byte copy through the same cursors: its loop over strided runs
+ * of equal blocks must move the same bytes and leave the cursors where
+ * one-byte steps would.
+ */
+static void check_copy(gk_type_t dt, uint64_t dcount, gk_type_t st, uint64_t scount,
+                       uint64_t start)
+{
+    const struct gk__dt_flat *df = flat_of(dt), *sf = flat_of(st);
+    uint64_t dsize = 0, ssize = 0;
+    int64_t dlo = 0, dhi = 0, slo = 0, shi = 0;
+    ASSERT_EQ(gk__dt_span(df, dcount, &dsize, &dlo, &dhi), GK_OK);
+    ASSERT_EQ(gk__dt_span(sf, scount, &ssize, &slo, &shi), GK_OK);
+    ASSERT_EQ(dsize, ssize);
+    size_t dmem = (size_t)(dhi - dlo), smem = (size_t)(shi - slo);
+    unsigned char *src = malloc(smem), *got = calloc(1, dmem), *want = calloc(1, dmem);
+    for (size_t i = 0; i < smem; i++)
+        src[i] = (unsigned char)(i * 131 + 17);
+    struct gk__dt_cursor dc, sc, rd, rs;
+    gk__dt_cursor_init(&rd, df, dcount, start);
+    gk__dt_cursor_init(&rs, sf, scount, start);
+    while (rd.left > 0) {
+        want[rd.pos - dlo] = src[rs.pos - slo];
+        gk__dt_cursor_advance(&rd, 1);
+        gk__dt_cursor_advance(&rs, 1);
+    }
+    /* In two calls, so that the second starts wherever the first left. */
+    uint64_t n = dsize - start, first = n / 3;
+    gk__dt_cursor_init(&dc, df, dcount, start);
+    gk__dt_cursor_init(&sc, sf, scount, start);
+    gk__dt_copy((char *)got - dlo, &dc, (const char *)src - slo, &sc, first);
+    ASSERT_EQ(dc.left, n - first);
+    ASSERT_EQ(sc.left, n - first);
+    gk__dt_copy((char *)got - dlo, &dc, (const char *)src - slo, &sc, n - first);
+    ASSERT_EQ(dc.left, 0);
+    ASSERT_EQ(sc.left, 0);
+    if (memcmp(got, want, dmem) != 0)
+        GK_TEST_FAIL("gk__dt_copy from byte %llu differs from the byte-by-byte copy",
+                     (unsigned long long)start);
+    free(src);
+    free(got);
+    free(want);
+}
+
+GK_TEST(copy_strided_runs)
+{
+    gk_type_t v8 = GK_TYPE_NULL, v8b = GK_TYPE_NULL, v16 = GK_TYPE_NULL, c = GK_TYPE_NULL;
+    gk_type_t sub = GK_TYPE_NULL, nest = GK_TYPE_NULL;
+    ASSERT_EQ(gk_type_vector(64, 8, 16, GK_TYPE_BYTE, &v8), GK_OK);
+    ASSERT_EQ(gk_type_vector(64, 8, 24, GK_TYPE_BYTE, &v8b), GK_OK);
+    ASSERT_EQ(gk_type_vector(32, 16, 40, GK_TYPE_BYTE, &v16), GK_OK);
+    ASSERT_EQ(gk_type_contiguous(512, GK_TYPE_BYTE, &c), GK_OK);
+    size_t sizes[2] = {16, 8}, subsizes[2] = {16, 4}, starts[2] = {0, 2};
+    ASSERT_EQ(gk_type_subarray(2, sizes, subsizes, starts, GK_ORDER_C, GK_TYPE_DOUBLE, &sub),
+              GK_OK);
+    ASSERT_EQ(gk_type_vector(4, 2, 5, v8, &nest), GK_OK); /* runs inside runs */
+    gk_type_t all[] = {v8, v8b, v16, c, sub, nest};
+    for (size_t i = 0; i < N(all); i++)
+        ASSERT_EQ(gk_type_commit(all[i]), GK_OK);
+    uint64_t starts_at[] = {0, 1, 8, 13, 100, 511};
+    for (size_t k = 0; k < N(starts_at); k++) {
+        check_copy(v8, 1, v8b, 1, starts_at[k]);
+        check_copy(v8b, 1, v16, 1, starts_at[k]);
+        check_copy(v16, 1, c, 1, starts_at[k]);
+        check_copy(c, 1, v8, 1, starts_at[k]);
+        check_copy(sub, 1, v8, 1, starts_at[k]);
+        check_copy(v8, 2, v16, 2, starts_at[k]);
+        check_copy(nest, 1, v8b, 8, starts_at[k]);
+        check_copy(v8, 8, nest, 1, starts_at[k]);
+    }
+    for (size_t i = 0; i < N(all); i++)
+        ASSERT_EQ(gk_type_free(&all[i]), GK_OK);
+}
+
 int main(int argc, char **argv)
 {
     return gk_test_main(argc, argv);
