@@ -14,19 +14,36 @@
  * fetched as one get and scattered. So memory stays bounded whatever the
  * transfer's size, and small local pieces still travel in chunks.
  *
+ * A put whose target pieces are small (under ROP_PIECE_MAX) would cost a
+ * transport operation per piece; where the transport runs remote
+ * operations (net.h), those stretches go instead as chunks of at most
+ * ROP_CHUNK bytes, each one remote operation that carries the target
+ * type's descriptor (desc.h), the chunk's place in the transfer (its
+ * first byte) and the packed bytes. The target decodes and checks the
+ * descriptor, checks that the whole transfer's span lies in its segment,
+ * starts a cursor at the chunk's first byte and unpacks. Any byte can
+ * start a chunk, so no chunk depends on another and memory stays bounded.
+ *
  * The symmetric side is checked once, as one span (the lowest to the
  * highest byte its pieces touch), before anything moves; the cursors then
  * stay inside it by construction.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "core/runtime.h"
+#include "dtype/desc.h"
 #include "dtype/flat.h"
 #include "dtype/type.h"
 
 #define CHUNK 8192
 #define DIRECT_MIN 512
+#define ROP_CHUNK ((size_t)64 * 1024)
+#define ROP_PIECE_MAX 16384
+/* A descriptor larger than this share of a chunk goes piece by piece. */
+#define ROP_DESC_MAX (ROP_CHUNK / 4)
 
 enum dir { DIR_PUT, DIR_GET };
 
@@ -78,16 +95,117 @@ static void scatter(char *base, struct gk__dt_cursor *c, const char *buf, uint64
     }
 }
 
+static void skip(struct gk__dt_cursor *c, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t m = c->len < n ? c->len : n;
+        gk__dt_cursor_advance(c, m);
+        n -= m;
+    }
+}
+
+/*
+ * At the target: one chunk of a typed put (the header comment). args: the
+ * segment offset of the target elements' origin, their count, the chunk's
+ * first byte in the transfer, the descriptor's length; the payload: the
+ * descriptor, then the chunk's bytes.
+ */
+static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                      uint64_t *result)
+{
+    uint64_t origin = args[0], count = args[1], first = args[2], desc_len = args[3];
+    struct gk__dt_flat *flat = NULL;
+    char why[160] = "";
+    uint64_t size = 0;
+    int64_t lo = 0, hi = 0;
+    (void)result;
+    if (desc_len > nbytes) {
+        snprintf(why, sizeof(why), "a %llu-byte descriptor in %zu bytes",
+                 (unsigned long long)desc_len, nbytes);
+        goto err;
+    }
+    if (gk__dt_decode(payload, (size_t)desc_len, INT64_MIN, INT64_MAX, &flat, why,
+                      sizeof(why)) != GK_OK)
+        goto err;
+    uint64_t n = nbytes - desc_len;
+    if (gk__dt_span(flat, count, &size, &lo, &hi) != GK_OK || first > size ||
+        n > size - first) {
+        snprintf(why, sizeof(why), "bytes [%llu, +%llu) of %llu elements of %llu bytes",
+                 (unsigned long long)first, (unsigned long long)n, (unsigned long long)count,
+                 (unsigned long long)flat->size);
+        goto err_free;
+    }
+    /* The whole transfer's span, [origin + lo, origin + hi), in the heap. */
+    uint64_t start = origin + (uint64_t)lo;
+    if ((lo < 0 && origin < (uint64_t)-lo) || (lo >= 0 && start < origin) ||
+        !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, (size_t)start, (size_t)(hi - lo))) {
+        snprintf(why, sizeof(why), "span [%llu, +%llu) is not in this PE's heap",
+                 (unsigned long long)start, (unsigned long long)(hi - lo));
+        goto err_free;
+    }
+    if (n > 0) {
+        struct gk__dt_cursor c;
+        gk__dt_cursor_init(&c, flat, count, first);
+        scatter(gk__rt.peers[gk__rt.my_pe].direct + origin, &c,
+                (const char *)payload + desc_len, n);
+    }
+    free(flat);
+    return GK_OK;
+
+err_free:
+    free(flat);
+err:
+    gk__error("a typed put's chunk from the network refused: %s", why);
+    return GK_ERR_UNSUPPORTED;
+}
+
+__attribute__((constructor)) static void typed_register_rop(void)
+{
+    gk__net_rop_set(GK__NET_ROP_DT_PUT, dt_put_rop);
+}
+
+/* The remote-operation path of put_net: where it may be taken, the
+ * descriptor of the target side, encoded once per transfer. */
+struct rop_put {
+    const struct side *remote;
+    uint64_t origin; /* segment offset of the target elements' origin */
+    size_t desc_len; /* 0: not usable */
+    char *buf;       /* ROP_CHUNK bytes: the descriptor, then the chunk */
+};
+
+/* Sends the bytes from rc's position on, up to a chunk, as one remote
+ * operation; gathers them from the local side. */
+static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_put *rp,
+                         struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc)
+{
+    size_t room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
+    uint64_t first = rp->remote->size - rc->left;
+    uint64_t n = (uint64_t)min64(rc->left, room - rp->desc_len);
+    gather(rp->buf + rp->desc_len, src, lc, n);
+    skip(rc, n);
+    uint64_t args[GK__NET_ROP_ARGS] = {rp->origin, rp->remote->count, first, rp->desc_len};
+    uint64_t result = 0;
+    int status =
+        peer->transport->rop(peer, GK__NET_ROP_DT_PUT, args, rp->buf, rp->desc_len + n, &result);
+    if (status == GK_ERR_UNSUPPORTED)
+        gk__error("typed put to PE %d: it refused a chunk (its log says why)",
+                  (int)(peer - gk__rt.peers));
+    return status;
+}
+
 /* Puts through the transport: rc walks the target's pieces, lc the local
  * source's. `held`: the source stays untouched until quiet (_nbi). */
 static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
-                   const char *src, struct gk__dt_cursor *lc, int held)
+                   const char *src, struct gk__dt_cursor *lc, int held,
+                   const struct rop_put *rp)
 {
     char bounce[CHUNK];
     int status = GK_OK;
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
-        if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
+        if (rp->desc_len > 0 && rc->len < ROP_PIECE_MAX) {
+            status = rop_put_chunk(peer, rp, rc, src, lc);
+        } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
             const char *from = src + lc->pos;
             status = held ? peer->transport->put_nbi(peer, offset, from, n)
@@ -129,6 +247,28 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
         }
     }
     return status;
+}
+
+/* Sets rp up for the remote-operation path where the transport runs them
+ * and the target side is not one contiguous run (rp->desc_len stays 0
+ * otherwise). */
+static int rop_put_begin(struct gk__net_peer *peer, struct rop_put *rp,
+                         const struct side *remote)
+{
+    if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX ||
+        (uint64_t)(remote->hi - remote->lo) == remote->size)
+        return GK_OK;
+    size_t len = gk__dt_encoded_size(remote->flat);
+    if (len > ROP_DESC_MAX)
+        return GK_OK;
+    rp->buf = malloc(ROP_CHUNK);
+    if (rp->buf == NULL) {
+        gk__error("typed put: no memory for a %zu-byte chunk", ROP_CHUNK);
+        return GK_ERR_NOMEM;
+    }
+    gk__dt_encode(remote->flat, rp->buf);
+    rp->desc_len = len;
+    return GK_OK;
 }
 
 /*
@@ -177,7 +317,11 @@ static int typed_xfer(const char *op, enum dir dir, int pe, struct side *remote,
         else
             gk__dt_copy((char *)local->addr, &lc, mapped, &rc, local->size);
     } else if (dir == DIR_PUT) {
-        status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi);
+        struct rop_put rp = {.remote = remote, .origin = seg_base};
+        status = rop_put_begin(peer, &rp, remote);
+        if (status == GK_OK)
+            status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
+        free(rp.buf);
     } else {
         status = get_net(peer, seg_base, &rc, (char *)local->addr, &lc, nbi);
     }
