@@ -228,14 +228,14 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
                    char *dst, struct gk__dt_cursor *lc, int later)
 {
     char bounce[CHUNK];
-    int status = GK_OK;
+    int status = GK_OK, pending = 0;
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
         if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
             char *to = dst + lc->pos;
-            status = later ? peer->transport->get_nbi(peer, to, offset, n)
-                           : peer->transport->get(peer, to, offset, n);
+            status = peer->transport->get_nbi(peer, to, offset, n);
+            pending = 1;
             gk__dt_cursor_advance(rc, n);
             gk__dt_cursor_advance(lc, n);
         } else {
@@ -246,6 +246,11 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
             gk__dt_cursor_advance(rc, n);
         }
     }
+    /* The direct pieces were issued without waiting, so that a run of
+     * small ones costs one round trip, not one each; a blocking get
+     * completes them here. */
+    if (status == GK_OK && pending && !later)
+        status = peer->transport->flush(peer);
     return status;
 }
 
