@@ -9,7 +9,7 @@ subarray_get_lat (bench/gk_bench_dtype.c) and the same benchmarks of
 bench/peers/mpi_dtype_peer.c built for Open MPI (mpi-dtype-peer) and
 MPICH (mpi-dtype-peer-mpich): 4 MiB moved per operation as a vector of
 8 B to 64 KiB blocks (stride two blocks) or a 2-D subarray of doubles,
-the same type on both sides; gasket_put_typed + gk_quiet against MPI_Put +
+the same type on both sides; gk_put_typed + gk_quiet against MPI_Put +
 MPI_Win_flush in a MPI_Win_lock_all epoch. Each program also times the
 contiguous transfer of the same 4 MiB, alternating with the typed one
 (the NAME_contig tables).
