@@ -846,9 +846,20 @@ typedef enum gk_lock_type {
 GK_API int gk_win_allocate(size_t size, unsigned flags, void **base_p,
                            gk_win_t **win_p);
 /**
- * Creates a window over [base, base + size) of the symmetric heap: `base`
- * is the same symmetric address on every PE (from gk_malloc()); sizes may
- * differ. Collective.
+ * Creates a window over [base, base + size) on every PE; bases and sizes
+ * may differ. Collective. A part inside the symmetric heap (gk_malloc(),
+ * gk_alloc_mem() with GK_MEM_SHARED) is accessed directly: by its
+ * mapping on this node, by the transport's RMA from other hosts. A part
+ * anywhere else (malloc, the stack, GK_MEM_PRIVATE) is emulated: other
+ * PEs' operations on it travel as active messages that its owner runs
+ * from its progress engine, checking each (the layout, the bounds of its
+ * part) before touching memory. Every operation works on both kinds;
+ * operations on an emulated part move only while its owner is inside a
+ * gasket call (a wait, a barrier, gk_poll) or runs the progress thread
+ * (GK_PROGRESS_THREAD=1), and complete at the target when they return
+ * (the _nbi forms: at flush, unlock, fence or complete; gk_quiet and
+ * gk_barrier do not wait for them). NULL with size > 0 is
+ * GK_ERR_INVALID_ARG.
  */
 GK_API int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p);
 /**

@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/names.h"
 #include "core/xfer.h"
+#include "dtype/flat.h"
 #include "win/win.h"
 
 /*
@@ -220,6 +221,15 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
     }
     if (count == 0)
         return GK_OK;
+    if (gk__win_part_emulated(win, pe)) {
+        const struct gk__dt_flat *flat = gk__dt_base_flat((int)dtype);
+        if (op == GK_OP_NO_OP) /* a fetch only: a get into result */
+            return gk__win_emul_op(op_call, win, pe, GK__WIN_EMUL_GET, flat, count, result,
+                                   disp, flat, count, dtype, op, NULL, 0);
+        return gk__win_emul_op(op_call, win, pe,
+                               result != NULL ? GK__WIN_EMUL_GETACC : GK__WIN_EMUL_ACC, flat,
+                               count, src, disp, flat, count, dtype, op, result, 0);
+    }
     /* The first element's check covers alignment and the segment; the
      * window check already covered the rest of the range. */
     size_t offset = 0;
@@ -273,6 +283,14 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
         status = gk__rt_check_local(op, "desired", desired, width);
     if (status == GK_OK)
         status = gk__rt_check_local(op, "result", result, width);
+    if (status == GK_OK && gk__win_part_emulated(win, pe)) {
+        uint64_t old = 0;
+        status = gk__win_emul_cas(op, win, pe, disp, dtype, load_bits(compare, 0, width),
+                                  load_bits(desired, 0, width), &old);
+        if (status == GK_OK)
+            memcpy(result, &old, width);
+        return status;
+    }
     size_t offset = 0;
     if (status == GK_OK)
         status = gk__rt_check_word(op, pe, addr, width, &offset);

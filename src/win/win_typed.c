@@ -101,6 +101,10 @@ static int win_put_typed(const char *op, gk_win_t *win, int pe, const void *orig
                                target_count, target_type, &t);
     if (status != GK_OK || t.origin.size == 0)
         return status;
+    if (gk__win_part_emulated(win, pe))
+        return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_PUT, t.origin.flat, t.origin.count,
+                               origin, disp, t.target.flat, t.target.count, GK_DTYPE_UINT8,
+                               GK_OP_REPLACE, NULL, nbi);
     return gk__typed_xfer(op, GK__TYPED_PUT, pe, &t.target, &t.origin, nbi);
 }
 
@@ -113,6 +117,10 @@ static int win_get_typed(const char *op, gk_win_t *win, int pe, void *origin,
                                target_count, target_type, &t);
     if (status != GK_OK || t.origin.size == 0)
         return status;
+    if (gk__win_part_emulated(win, pe))
+        return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_GET, t.origin.flat, t.origin.count,
+                               origin, disp, t.target.flat, t.target.count, GK_DTYPE_UINT8,
+                               GK_OP_REPLACE, NULL, nbi);
     return gk__typed_xfer(op, GK__TYPED_GET, pe, &t.target, &t.origin, nbi);
 }
 
@@ -193,7 +201,8 @@ static int acc_direct(const char *op, int pe, struct win_typed *t, gk_dtype_t dt
 
 static int win_acc_typed(const char *op, gk_win_t *win, int pe, const void *origin,
                          size_t origin_count, gk_type_t origin_type, size_t disp,
-                         size_t target_count, gk_type_t target_type, gk_op_t acc_op)
+                         size_t target_count, gk_type_t target_type, gk_op_t acc_op,
+                         int nbi)
 {
     struct win_typed t;
     gk_dtype_t dtype = GK_DTYPE_INT32;
@@ -203,6 +212,10 @@ static int win_acc_typed(const char *op, gk_win_t *win, int pe, const void *orig
         status = acc_base(op, origin_type, target_type, acc_op, &dtype);
     if (status != GK_OK || t.origin.size == 0)
         return status;
+    if (gk__win_part_emulated(win, pe))
+        return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_ACC, t.origin.flat, t.origin.count,
+                               origin, disp, t.target.flat, t.target.count, dtype, acc_op,
+                               NULL, nbi);
     return acc_direct(op, pe, &t, dtype, acc_op);
 }
 
@@ -243,7 +256,7 @@ int gk_win_accumulate_typed(gk_win_t *win, int pe, const void *origin, size_t or
                             gk_type_t target_type, gk_op_t op)
 {
     return win_acc_typed("gk_win_accumulate_typed", win, pe, origin, origin_count,
-                         origin_type, disp, target_count, target_type, op);
+                         origin_type, disp, target_count, target_type, op, 0);
 }
 
 int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, const void *origin,
@@ -251,5 +264,5 @@ int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, const void *origin,
                                 size_t target_count, gk_type_t target_type, gk_op_t op)
 {
     return win_acc_typed("gk_win_accumulate_typed_nbi", win, pe, origin, origin_count,
-                         origin_type, disp, target_count, target_type, op);
+                         origin_type, disp, target_count, target_type, op, 1);
 }

@@ -18,6 +18,7 @@
  *   errors     mismatched type signatures, a mixed-base type, sizes that
  *              differ, a span past the part (and before it); nothing moved.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pe_check.h"
@@ -191,20 +192,38 @@ static void check_errors(gk_win_t *win, char *base, gk_type_t col)
     CHECK_OK(gk_barrier());
 }
 
-/* kind 0: gk_win_allocate; the other kinds come with the window kinds. */
+/*
+ * The kinds of window: 0 allocated (every part direct), 1 created over
+ * malloc memory (every part emulated: the owner runs the operations), 2
+ * mixed: even PEs' parts in the symmetric heap, odd PEs' in malloc memory.
+ */
+#define KINDS 3
+static char *heap_block;
+
 static void make_window(int kind, char **base_p, gk_win_t **win_p)
 {
-    (void)kind;
-    CHECK_OK(gk_win_allocate(PART, 0, (void **)base_p, win_p));
+    if (kind == 0) {
+        CHECK_OK(gk_win_allocate(PART, 0, (void **)base_p, win_p));
+        return;
+    }
+    heap_block = gk_malloc(PART); /* collective: every PE takes part */
+    CHECK_NOT_NULL(heap_block);
+    char *base = kind == 2 && me % 2 == 0 ? heap_block : malloc(PART);
+    CHECK_NOT_NULL(base);
+    memset(base, 0, PART);
+    CHECK_OK(gk_win_create(base, PART, 0, win_p));
+    *base_p = base;
 }
 
 static void free_window(int kind, char *base, gk_win_t *win)
 {
-    (void)kind, (void)base;
     CHECK_OK(gk_win_free(win));
+    if (kind == 0)
+        return;
+    if (base != heap_block)
+        free(base);
+    gk_free(heap_block);
 }
-
-#define KINDS 1
 
 int main(void)
 {
