@@ -28,11 +28,15 @@ struct gk__typed_side {
  * Moves the data of `local` (this PE's buffer) to `remote` (a symmetric
  * address on pe) for GK__TYPED_PUT, the other way for GK__TYPED_GET: both
  * sides' sizes must agree, the remote span must lie in pe's heap (checked,
- * logged). nbi: the local buffer is the library's until quiet. Pack on the
- * fly: straight between mappings on this node, bounded chunks through a
- * transport.
+ * logged), unless seg_base is given: then the caller has checked the
+ * remote span itself, and remote position p is segment offset
+ * *seg_base + p (windows, whose parts may lie outside the symmetric
+ * range). nbi: the local buffer is the library's until quiet. Pack on
+ * the fly: straight between mappings on this node, bounded chunks
+ * through a transport.
  */
 int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe,
-                   struct gk__typed_side *remote, struct gk__typed_side *local, int nbi);
+                   struct gk__typed_side *remote, struct gk__typed_side *local, int nbi,
+                   const uint64_t *seg_base);
 
 #endif /* GK_DTYPE_TYPED_H */

@@ -128,7 +128,7 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
  * buffer; data flows local -> remote for a put.
  */
 int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
-                   struct side *local, int nbi)
+                   struct side *local, int nbi, const uint64_t *seg_base_checked)
 {
     int status = side_span(op, remote);
     if (status == GK_OK)
@@ -148,7 +148,10 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
     size_t seg_lo = 0;
     uint64_t span = (uint64_t)remote->hi - (uint64_t)remote->lo;
     const void *lo_addr = (const void *)((uintptr_t)remote->addr + (uintptr_t)remote->lo);
-    status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
+    if (seg_base_checked != NULL)
+        seg_lo = (size_t)(*seg_base_checked + (uint64_t)remote->lo);
+    else
+        status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
     if (status != GK_OK)
         return status;
     status = gk__rt_check_local(op, dir == DIR_PUT ? "src" : "dst", local->addr,
@@ -191,8 +194,8 @@ static int typed(const char *op, enum gk__typed_dir dir, int pe, void *dst, size
         status = gk__type_flat(op, "src_type", src_type, &s.flat);
     if (status != GK_OK)
         return status;
-    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, nbi)
-                          : gk__typed_xfer(op, dir, pe, &s, &d, nbi);
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, nbi, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, nbi, NULL);
 }
 
 int gk_put_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
@@ -263,8 +266,8 @@ static int strided(const char *op, enum gk__typed_dir dir, int pe, void *dst, co
                      .type_arg = "dst", .type_str = "the strided dst"};
     struct side s = {.flat = &ss.flat, .count = 1, .addr = src, .count_arg = "src",
                      .type_arg = "src", .type_str = "the strided src"};
-    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, 0)
-                          : gk__typed_xfer(op, dir, pe, &s, &d, 0);
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, 0, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, 0, NULL);
 }
 
 int gk_iput(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,

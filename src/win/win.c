@@ -401,7 +401,9 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, src, disp,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, 0);
-    return gk__xfer_put("gk_win_put", pe, addr, src, nbytes, GK__XFER_DEFER_WAKE);
+    (void)addr;
+    return gk__xfer_put_at("gk_win_put", pe, gk__win_seg_at(win, pe, disp), src, nbytes,
+                           GK__XFER_DEFER_WAKE, GK__XFER_SRC_FREE);
 }
 
 int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
@@ -415,7 +417,9 @@ int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, dst, disp,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, 0);
-    return gk__xfer_get("gk_win_get", pe, dst, addr, nbytes);
+    (void)addr;
+    return gk__xfer_get_at("gk_win_get", pe, dst, gk__win_seg_at(win, pe, disp), nbytes,
+                           GK__XFER_DST_NOW);
 }
 
 /*

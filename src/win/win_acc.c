@@ -230,12 +230,11 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
                                result != NULL ? GK__WIN_EMUL_GETACC : GK__WIN_EMUL_ACC, flat,
                                count, src, disp, flat, count, dtype, op, result, 0);
     }
-    /* The first element's check covers alignment and the segment; the
-     * window check already covered the rest of the range. */
-    size_t offset = 0;
-    status = gk__rt_check_word(op_call, pe, addr, width, &offset);
-    if (status != GK_OK)
-        return status;
+    /* The window check covered the range; the first element's address
+     * gives every element's alignment. */
+    if (((uintptr_t)addr & (width - 1)) != 0)
+        return gk__rt_report_align(op_call, pe, addr, width);
+    size_t offset = gk__win_seg_at(win, pe, disp);
     gk__rt_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
     for (size_t i = 0; i < count && status == GK_OK; i++) {
         uint64_t operand = op == GK_OP_NO_OP ? 0 : load_bits(src, i, width), old = 0;
@@ -291,11 +290,11 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
             memcpy(result, &old, width);
         return status;
     }
-    size_t offset = 0;
-    if (status == GK_OK)
-        status = gk__rt_check_word(op, pe, addr, width, &offset);
+    if (status == GK_OK && ((uintptr_t)addr & (width - 1)) != 0)
+        status = gk__rt_report_align(op, pe, addr, width);
     if (status != GK_OK)
         return status;
+    size_t offset = gk__win_seg_at(win, pe, disp);
     gk__rt_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t old = 0;

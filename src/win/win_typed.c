@@ -10,7 +10,8 @@
  * Then pack on the fly: the two layouts are walked side by side by their
  * cursors (dtype/flat.h). Put and get hand the walk to dtype's typed
  * transfer (straight between mappings on this node, bounded chunks
- * through a transport). An accumulate walks the runs contiguous on both
+ * through a transport), by segment offset, as the part was checked. An
+ * accumulate walks the runs contiguous on both
  * sides itself and updates element by element with win_acc.c's atomics:
  * both types must have the same base type (every data byte belongs to an
  * element of it), so a run never starts or ends inside an element.
@@ -26,7 +27,8 @@
 /* The two sides of a typed window operation, checked. */
 struct win_typed {
     struct gk__typed_side origin, target;
-    char *target_addr; /* the target buffer's symmetric address: part + disp */
+    char *target_addr; /* the target buffer's address: part + disp */
+    uint64_t seg_base; /* its segment offset (a direct part) */
 };
 
 static int side_span(const char *op, struct gk__typed_side *s)
@@ -89,6 +91,7 @@ static int typed_prepare(const char *op, gk_win_t *win, int pe, const void *orig
         return status;
     t->target_addr = span_addr - lo;
     t->target.addr = t->target_addr;
+    t->seg_base = (uint64_t)gk__win_seg_at(win, pe, disp);
     return gk__rt_check_local(op, "origin", origin, (size_t)t->origin.size);
 }
 
@@ -105,7 +108,7 @@ static int win_put_typed(const char *op, gk_win_t *win, int pe, const void *orig
         return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_PUT, t.origin.flat, t.origin.count,
                                origin, disp, t.target.flat, t.target.count, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, nbi);
-    return gk__typed_xfer(op, GK__TYPED_PUT, pe, &t.target, &t.origin, nbi);
+    return gk__typed_xfer(op, GK__TYPED_PUT, pe, &t.target, &t.origin, nbi, &t.seg_base);
 }
 
 static int win_get_typed(const char *op, gk_win_t *win, int pe, void *origin,
@@ -121,7 +124,7 @@ static int win_get_typed(const char *op, gk_win_t *win, int pe, void *origin,
         return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_GET, t.origin.flat, t.origin.count,
                                origin, disp, t.target.flat, t.target.count, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, nbi);
-    return gk__typed_xfer(op, GK__TYPED_GET, pe, &t.target, &t.origin, nbi);
+    return gk__typed_xfer(op, GK__TYPED_GET, pe, &t.target, &t.origin, nbi, &t.seg_base);
 }
 
 /*
@@ -167,12 +170,10 @@ static int acc_direct(const char *op, int pe, struct win_typed *t, gk_dtype_t dt
                       gk_op_t acc_op)
 {
     size_t width = gk__win_dtype_width(dtype);
-    size_t seg_lo = 0;
+    int status = GK_OK;
     size_t span = (size_t)(t->target.hi - t->target.lo);
-    int status = gk__rt_check_remote(op, pe, t->target_addr + t->target.lo, span, &seg_lo);
-    if (status != GK_OK)
-        return status;
-    uint64_t seg_base = (uint64_t)seg_lo - (uint64_t)t->target.lo;
+    uint64_t seg_base = t->seg_base;
+    size_t seg_lo = (size_t)(seg_base + (uint64_t)t->target.lo);
     struct gk__dt_cursor tc, oc;
     gk__dt_cursor_init(&tc, t->target.flat, t->target.count, 0);
     gk__dt_cursor_init(&oc, t->origin.flat, t->origin.count, 0);
