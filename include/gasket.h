@@ -239,7 +239,8 @@ GK_API void *gk_ptr(const void *addr, int pe);
  * the block is this PE's, at an address of its own. Hints (flags):
  *
  *   GK_MEM_SHARED      in the local area at the end of the heap's range
- *                      (GK_ALLOC_MEM_SIZE bytes per PE): the PEs of this
+ *                      (GK_ALLOC_MEM_SIZE bytes per PE, 0 unless set: then
+ *                      this hint fails with GK_ERR_NOMEM): the PEs of this
  *                      node map it, and a window whose part lies in it
  *                      is accessed directly (no work for this PE)
  *   GK_MEM_REGISTERED  registered for the network: the same local area

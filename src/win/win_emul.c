@@ -415,8 +415,7 @@ static void answer(struct emul_req *r, int status, uint64_t at, const char *data
 static void h_req(gk_am_token_t *token, void *payload, size_t nbytes, const uint64_t *args,
                   int nargs)
 {
-    static char out[PAYLOAD]; /* handlers run one at a time on a PE */
-    char why[WHY_MAX] = "";
+    char out[PAYLOAD], why[WHY_MAX] = "";
     size_t out_len = 0;
     int src = gk_am_token_pe(token);
     gk_win_t *win = nargs >= 1 ? gk__win_find((int)args[0]) : NULL;
