@@ -261,6 +261,64 @@ GK_API int gk_ibput(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
 GK_API int gk_ibget(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t blocksize, size_t nblocks, size_t elem_size);
 
+/* ------------------------------------------------------------------------ */
+/* Typed transfers on windows                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * MPI_Put, MPI_Get and MPI_Accumulate with datatypes: the origin's data is
+ * origin_count elements of origin_type at `origin` (local memory), the
+ * target's target_count elements of target_type starting at byte
+ * displacement `disp` of PE pe's part of `win`. Both sides must hold the
+ * same number of bytes (GK_ERR_INVALID_ARG, both sizes in the message);
+ * types must be committed. Every byte the target's pieces touch must lie
+ * inside pe's part (GK_ERR_RANGE, naming window, PE and span); a
+ * GK_WIN_STRICT window needs an epoch (GK_ERR_EPOCH). A call that fails
+ * its checks moves nothing.
+ *
+ * Accumulate: target element = target element op origin element, atomic
+ * per element as gk_win_accumulate's, for the ops and base types it takes
+ * (INT32, UINT32, INT64, UINT64, FLOAT, DOUBLE). The type signatures must
+ * match: each type is made of one base type, the same on both sides (a
+ * struct of doubles accumulates into a vector of doubles; a struct of a
+ * double and an int does not, GK_ERR_INVALID_ARG naming both), and every
+ * target element is naturally aligned. The layouts are walked element by
+ * element, so no element is ever split between two pieces.
+ *
+ * Completion, as gk_win_put's: on return the origin buffer may be reused
+ * (put, accumulate) or holds the data (get); the operation is complete at
+ * the target at gk_win_flush(), unlock, fence or complete. The _nbi forms
+ * may return earlier: the origin buffer is the library's until
+ * gk_win_flush_local() (or any call that completes at the target), and a
+ * get's data is there only then.
+ *
+ * How the data moves: to a part of this node, piece by piece between the
+ * mappings with no staging buffer; through a transport, each run
+ * contiguous at the target is one transport operation, small origin
+ * pieces gathered chunk by chunk into a bounded buffer (gk_put_typed's
+ * paths). Accumulates go element by element through the transport's
+ * atomics.
+ */
+GK_API int gk_win_put_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,
+                            gk_type_t origin_type, size_t disp, size_t target_count,
+                            gk_type_t target_type);
+GK_API int gk_win_get_typed(gk_win_t *win, int pe, void *origin, size_t origin_count,
+                            gk_type_t origin_type, size_t disp, size_t target_count,
+                            gk_type_t target_type);
+GK_API int gk_win_accumulate_typed(gk_win_t *win, int pe, const void *origin,
+                                   size_t origin_count, gk_type_t origin_type, size_t disp,
+                                   size_t target_count, gk_type_t target_type, gk_op_t op);
+GK_API int gk_win_put_typed_nbi(gk_win_t *win, int pe, const void *origin,
+                                size_t origin_count, gk_type_t origin_type, size_t disp,
+                                size_t target_count, gk_type_t target_type);
+GK_API int gk_win_get_typed_nbi(gk_win_t *win, int pe, void *origin, size_t origin_count,
+                                gk_type_t origin_type, size_t disp, size_t target_count,
+                                gk_type_t target_type);
+GK_API int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, const void *origin,
+                                       size_t origin_count, gk_type_t origin_type,
+                                       size_t disp, size_t target_count,
+                                       gk_type_t target_type, gk_op_t op);
+
 #ifdef __cplusplus
 }
 #endif

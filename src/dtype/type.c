@@ -46,6 +46,7 @@ struct type {
     int64_t lb, ub;           /* extent = ub - lb */
     int64_t true_lb, true_ub; /* 0, 0 when size is 0 */
     uint64_t align;           /* the strictest base type's, for struct padding */
+    int base; /* the one gk_dtype_t every data byte belongs to, or a TYPE_BASE_* */
     /* HVECTOR: count, blocklen, stride; HINDEXED and STRUCT: n blocks. */
     uint64_t count, blocklen;
     int64_t stride;
@@ -60,6 +61,25 @@ struct type {
 /* ------------------------------------------------------------------------ */
 
 #define N_BASE (GK_DTYPE_LONG_DOUBLE_INT + 1)
+/* struct type.base when no single base type: bytes of several, or none. */
+#define TYPE_BASE_MIXED (-1)
+#define TYPE_BASE_NONE (-2)
+
+/* The base of a type holding parts of bases a and b. */
+static int base_join(int a, int b)
+{
+    if (a == TYPE_BASE_NONE)
+        return b;
+    if (b == TYPE_BASE_NONE || a == b)
+        return a;
+    return TYPE_BASE_MIXED;
+}
+
+/* The base a child contributes in blocks of blocklen (none when empty). */
+static int base_of_blocks(const struct type *child, uint64_t blocklen)
+{
+    return blocklen == 0 || child->size == 0 ? TYPE_BASE_NONE : child->base;
+}
 static struct type base_types[N_BASE];
 static pthread_once_t base_once = PTHREAD_ONCE_INIT;
 
@@ -112,6 +132,7 @@ static void base_init(void)
         t->true_ub = (int64_t)f->size;
         t->align = base_align(d);
         t->count = (uint64_t)d;
+        t->base = d;
         atomic_init(&t->flat, (struct gk__dt_flat *)f);
     }
 }
@@ -419,6 +440,7 @@ static int make_hvector(const char *op, uint64_t count, uint64_t blocklen, int64
     t->count = count;
     t->blocklen = blocklen;
     t->stride = stride;
+    t->base = count == 0 ? TYPE_BASE_NONE : base_of_blocks(child, blocklen);
     t->children[0] = child;
     type_ref(child);
     *obj_p = t;
@@ -472,6 +494,10 @@ static int make_blocks(const char *op, uint64_t n, const size_t *blocklens, uint
     }
     bounds_set(t, &b);
     t->count = n;
+    t->base = TYPE_BASE_NONE;
+    for (uint64_t i = 0; i < n; i++)
+        t->base = base_join(t->base, base_of_blocks(children != NULL ? children[i] : child,
+                                                    t->blocklens[i]));
     for (uint64_t i = 0; i < (children != NULL ? n : 1); i++) {
         t->children[i] = children != NULL ? children[i] : child;
         type_ref(t->children[i]);
@@ -510,6 +536,7 @@ static int make_resized(const char *op, struct type *child, int64_t lb, int64_t 
     t->true_lb = child->true_lb;
     t->true_ub = child->true_ub;
     t->align = child->align;
+    t->base = child->base;
     t->children[0] = child;
     type_ref(child);
     *obj_p = t;
@@ -1067,4 +1094,13 @@ int gk__type_flat(const char *op, const char *arg, gk_type_t handle,
     }
     *flat_p = flat;
     return GK_OK;
+}
+
+int gk__type_base(const char *op, const char *arg, gk_type_t handle, int *base_p)
+{
+    struct type *t = NULL;
+    int status = type_lookup(op, arg, handle, &t);
+    if (status == GK_OK)
+        *base_p = t->base >= 0 ? t->base : -1;
+    return status;
 }

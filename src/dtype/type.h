@@ -17,6 +17,14 @@
 int gk__type_flat(const char *op, const char *arg, gk_type_t handle,
                   const struct gk__dt_flat **flat_p);
 
+/*
+ * The one base type (a gk_dtype_t) that every data byte of the type
+ * `handle` names belongs to, or -1 when its bytes belong to several (or it
+ * has none): what an accumulate combines element by element. Errors as
+ * gk__type_flat's, committed or not.
+ */
+int gk__type_base(const char *op, const char *arg, gk_type_t handle, int *base_p);
+
 /* The messages' way of writing a handle: 0x... for derived types, the
  * GK_DTYPE_* name for base types (in a buffer of the caller's block). */
 #define GK__TYPE_STR_MAX 48

@@ -37,6 +37,7 @@
 #include "dtype/desc.h"
 #include "dtype/flat.h"
 #include "dtype/type.h"
+#include "dtype/typed.h"
 
 #define CHUNK 8192
 #define DIRECT_MIN 512
@@ -45,18 +46,9 @@
 /* A descriptor larger than this share of a chunk goes piece by piece. */
 #define ROP_DESC_MAX (ROP_CHUNK / 4)
 
-enum dir { DIR_PUT, DIR_GET };
-
-/* One side of a transfer: its form, element count and buffer. */
-struct side {
-    const struct gk__dt_flat *flat;
-    uint64_t count;
-    const char *addr;
-    const char *count_arg, *type_arg; /* for messages */
-    const char *type_str;
-    uint64_t size;
-    int64_t lo, hi;
-};
+#define DIR_PUT GK__TYPED_PUT
+#define DIR_GET GK__TYPED_GET
+#define side gk__typed_side
 
 static int side_span(const char *op, struct side *s)
 {
@@ -280,8 +272,8 @@ static int rop_put_begin(struct gk__net_peer *peer, struct rop_put *rp,
  * The transfer: `remote` is the symmetric side on pe, `local` this PE's
  * buffer; data flows local -> remote for a put.
  */
-static int typed_xfer(const char *op, enum dir dir, int pe, struct side *remote,
-                      struct side *local, int nbi)
+int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
+                   struct side *local, int nbi, const uint64_t *seg_base_checked)
 {
     int status = side_span(op, remote);
     if (status == GK_OK)
@@ -301,7 +293,10 @@ static int typed_xfer(const char *op, enum dir dir, int pe, struct side *remote,
     size_t seg_lo = 0;
     uint64_t span = (uint64_t)remote->hi - (uint64_t)remote->lo;
     const void *lo_addr = (const void *)((uintptr_t)remote->addr + (uintptr_t)remote->lo);
-    status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
+    if (seg_base_checked != NULL)
+        seg_lo = (size_t)(*seg_base_checked + (uint64_t)remote->lo);
+    else
+        status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
     if (status != GK_OK)
         return status;
     status = gk__rt_check_local(op, dir == DIR_PUT ? "src" : "dst", local->addr,
@@ -335,7 +330,7 @@ static int typed_xfer(const char *op, enum dir dir, int pe, struct side *remote,
     return status;
 }
 
-static int typed(const char *op, enum dir dir, int pe, void *dst, size_t dst_count,
+static int typed(const char *op, enum gk__typed_dir dir, int pe, void *dst, size_t dst_count,
                  gk_type_t dst_type, const void *src, size_t src_count, gk_type_t src_type,
                  int nbi)
 {
@@ -348,8 +343,8 @@ static int typed(const char *op, enum dir dir, int pe, void *dst, size_t dst_cou
         status = gk__type_flat(op, "src_type", src_type, &s.flat);
     if (status != GK_OK)
         return status;
-    return dir == DIR_PUT ? typed_xfer(op, dir, pe, &d, &s, nbi)
-                          : typed_xfer(op, dir, pe, &s, &d, nbi);
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, nbi, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, nbi, NULL);
 }
 
 int gk_put_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
@@ -406,7 +401,7 @@ static int strided_side(const char *op, const char *stride_arg, ptrdiff_t stride
     return GK_OK;
 }
 
-static int strided(const char *op, enum dir dir, int pe, void *dst, const void *src,
+static int strided(const char *op, enum gk__typed_dir dir, int pe, void *dst, const void *src,
                    ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blocksize,
                    size_t nblocks, size_t elem_size)
 {
@@ -420,8 +415,8 @@ static int strided(const char *op, enum dir dir, int pe, void *dst, const void *
                      .type_arg = "dst", .type_str = "the strided dst"};
     struct side s = {.flat = &ss.flat, .count = 1, .addr = src, .count_arg = "src",
                      .type_arg = "src", .type_str = "the strided src"};
-    return dir == DIR_PUT ? typed_xfer(op, dir, pe, &d, &s, 0)
-                          : typed_xfer(op, dir, pe, &s, &d, 0);
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, 0, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, 0, NULL);
 }
 
 int gk_iput(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,

@@ -30,6 +30,7 @@
 #include <sched.h>
 
 #include "pe_check.h"
+#include "win_emulated.h"
 
 #define MIB ((size_t)1 << 20)
 #define ELEMS 8                   /* elements accumulated */
