@@ -22,7 +22,7 @@
  * and the barrier), other (the rest: setup, evolution, packing,
  * checksums). Mop/s as NPB counts them, over the whole timed run.
  *
- *   gasket-run -n 2 build/apps/ft [--class S|W|A|B] [--variant all|packed|slabs|pencils]
+ *   gasket-run -n 2 build/apps/ft [--class S|W|A|B] [--variant all|NAME,NAME...]
  *                                 [--iters N] [--puts] [--fftw measure|estimate] [--verbose]
  *
  * The two receive buffers are symmetric: 2 * 16 * nx*ny*nz / P bytes of
@@ -223,16 +223,46 @@ static int run_variant(struct ft_run *run, enum ft_variant v, int verbose)
     return ok ? 0 : 1;
 }
 
+/* "all", or variant names separated by commas, into a set of bits. */
+static int parse_variants(const char *list, unsigned *chosen_p)
+{
+    if (strcmp(list, "all") == 0) {
+        *chosen_p = (1u << FT_VARIANTS) - 1;
+        return 0;
+    }
+    unsigned chosen = 0;
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int v = 0; v < FT_VARIANTS; v++)
+            if (strlen(ft_variant_names[v]) == len && strncmp(p, ft_variant_names[v], len) == 0)
+                found = v;
+        if (found < 0) {
+            fprintf(stderr, "ft: unknown variant in --variant %s\n", list);
+            return -1;
+        }
+        chosen |= 1u << found;
+        p += len + (p[len] == ',');
+    }
+    if (chosen == 0) {
+        fprintf(stderr, "ft: --variant names no variant\n");
+        return -1;
+    }
+    *chosen_p = chosen;
+    return 0;
+}
+
 static void usage(void)
 {
-    fprintf(stderr, "usage: ft [--class S|W|A|B] [--variant all|packed|slabs|pencils] "
+    fprintf(stderr, "usage: ft [--class S|W|A|B] [--variant all|packed,slabs,pencils] "
                     "[--iters N] [--puts] [--fftw measure|estimate] [--verbose]\n");
 }
 
 int main(int argc, char **argv)
 {
     const char *class_name = "S";
-    int only = -1, iters = 0, verbose = 0, puts_only = 0;
+    int iters = 0, verbose = 0, puts_only = 0;
+    unsigned chosen = (1u << FT_VARIANTS) - 1;
     unsigned fftw_flags = FFTW_MEASURE;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--class") == 0 && i + 1 < argc)
@@ -252,17 +282,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         } else if (strcmp(argv[i], "--variant") == 0 && i + 1 < argc) {
-            const char *name = argv[++i];
-            only = -2;
-            if (strcmp(name, "all") == 0)
-                only = -1;
-            for (int v = 0; v < FT_VARIANTS; v++)
-                if (strcmp(name, ft_variant_names[v]) == 0)
-                    only = v;
-            if (only == -2) {
-                fprintf(stderr, "ft: unknown --variant %s\n", name);
+            if (parse_variants(argv[++i], &chosen) != 0)
                 return 2;
-            }
         } else {
             usage();
             return 2;
@@ -321,7 +342,7 @@ int main(int argc, char **argv)
                puts_only ? "puts only" : "stores to the PEs mapped here");
     int failures = 0;
     for (int v = 0; v < FT_VARIANTS; v++)
-        if (only < 0 || only == v)
+        if (chosen & (1u << v))
             failures += run_variant(&run, (enum ft_variant)v, verbose);
     ft_unplan(ft);
     fftw_free(ft->a);

@@ -119,7 +119,7 @@ static int ft_sign(enum ft_dir dir)
 
 #define FT_PLANS(ft)                                                                      \
     {&(ft)->ycols, &(ft)->xplane, &(ft)->xrow_fwd, &(ft)->xslab_fwd, &(ft)->zcols[FT_FWD],    \
-     &(ft)->zcols[FT_INV], &(ft)->xrow_inv, &(ft)->xslab_inv, &(ft)->xall, &(ft)->yall}
+     &(ft)->zcols[FT_INV], &(ft)->xrow_inv, &(ft)->xslab_inv, &(ft)->xplane_inv, &(ft)->yall}
 
 static fftw_plan ft_plan_1d(int n, int howmany, double complex *in, int istride, int idist,
                             double complex *out, int ostride, int odist, enum ft_dir dir,
@@ -142,7 +142,7 @@ int ft_plan(struct ft *ft, unsigned flags)
                                   (enum ft_dir)d, flags);
     ft->xrow_inv = ft_plan_1d(nx, 1, ft->a, 1, nx, ft->s, 1, nx, FT_INV, oop);
     ft->xslab_inv = ft_plan_1d(nx, nzl, ft->a, 1, nyl * nx, ft->s, 1, nx, FT_INV, oop);
-    ft->xall = ft_plan_1d(nx, nz * nyl, ft->a, 1, nx, ft->a, 1, nx, FT_INV, flags);
+    ft->xplane_inv = ft_plan_1d(nx, nz, ft->a, 1, nyl * nx, ft->a, 1, nyl * nx, FT_INV, flags);
     ft->yall = ft_plan_1d(ny, nzl * nx, ft->c, nzl * nx, 1, ft->c, nzl * nx, 1, FT_INV, flags);
     fftw_plan *plans[] = FT_PLANS(ft);
     for (size_t i = 0; i < sizeof(plans) / sizeof(plans[0]); i++)
@@ -254,8 +254,11 @@ void ft_z_all(struct ft *ft, enum ft_dir dir, double complex *b)
 
 void ft_inverse_zx(struct ft *ft)
 {
-    ft_z_all(ft, FT_INV, ft->a);
-    ft_exec(ft, ft->xall, ft->a, ft->a);
+    for (int yl = 0; yl < ft->nyl; yl++) {
+        double complex *p = ft->a + (size_t)yl * ft->nx;
+        ft_exec(ft, ft->zcols[FT_INV], p, p);
+        ft_exec(ft, ft->xplane_inv, p, p);
+    }
 }
 
 void ft_evolve(struct ft *ft)

@@ -66,7 +66,7 @@ struct ft {
     fftw_plan zcols[2];    /* one B plane (fixed yl), along z, in place */
     fftw_plan xrow_inv;    /* inverse: one B row */
     fftw_plan xslab_inv;   /* inverse: nzl rows z of a B plane, into contiguous rows */
-    fftw_plan xall;        /* inverse: every B row, in place */
+    fftw_plan xplane_inv;  /* inverse: the nz rows of a B plane, in place */
     fftw_plan yall;        /* inverse: every C column, along y, in place */
 
     double complex sums[FT_MAX_ITER + 1]; /* checksums, 1-based as NPB's */
@@ -97,7 +97,8 @@ void ft_exec(struct ft *ft, fftw_plan plan, double complex *in, double complex *
 void ft_plane_2d(struct ft *ft, int zl);
 /* The FFTs along z of every B plane of `b`, in place. */
 void ft_z_all(struct ft *ft, enum ft_dir dir, double complex *b);
-/* The inverse FFTs along z and x of every B plane of `a`, in place. */
+/* The inverse FFTs along z and x of every B plane of `a`, in place, a
+   plane at a time (it stays in cache between the two). */
 void ft_inverse_zx(struct ft *ft);
 
 /* u0 *= tw; a = u0 (layout B). */
