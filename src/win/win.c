@@ -233,6 +233,15 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     win->access_n = -1;
     win->posts_taken = taken;
     win_live_add(win);
+    /* An emulated part is served by its owner's handlers, which find the
+     * window in the live list: nobody may send to it before every owner
+     * has added it there, and returning from the collect does not say
+     * that the others have. */
+    if (emulated && (status = gk_barrier()) != GK_OK) {
+        win_live_remove(win);
+        free(part_at);
+        goto err_free;
+    }
     *win_p = win;
     return GK_OK;
 
