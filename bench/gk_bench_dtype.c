@@ -16,11 +16,16 @@
  * rows alternate, iteration by iteration, with gk_put (gk_get) of the 4 MiB
  * contiguous, which is printed as a second table, NAME_contig, with the
  * same sizes: compare_dtype.py divides the two for the "typed vs
- * contiguous" target. A row is the median of the iterations' times
- * (BENCH_DT_ITERS, or --iters). bench/peers/mpi_dtype_peer.c does the same with MPI.
+ * contiguous" target. Where the peer's buffer is mapped (one node), a
+ * third, NAME_floor, is the same strided copy as a plain loop of memcpy
+ * through gk_ptr: what any pack-on-the-fly copy costs on this memory,
+ * the cost of the runs apart from gasket's. A row is the median of the
+ * iterations' times (BENCH_DT_ITERS, or --iters).
+ * bench/peers/mpi_dtype_peer.c does the same with MPI.
  */
 #include <gasket.h>
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -52,6 +57,18 @@ static gk_type_t dt_make(enum dt_shape shape, size_t size)
     return type;
 }
 
+/* The floor: the type's runs copied by a loop of memcpy, `remote` the
+ * peer's buffer through its mapping. Both shapes are rows of `size`
+ * bytes every 2 * size, the subarray's from the quarter point of a row. */
+static void dt_floor_copy(enum dt_shape shape, size_t size, char *remote, int is_put)
+{
+    size_t rows = BENCH_DT_TOTAL / size, first = shape == DT_VECTOR ? 0 : size / 2;
+    char *dst = is_put ? remote : (char *)priv, *src = is_put ? (char *)priv : remote;
+    for (size_t r = 0; r < rows; r++)
+        memcpy(dst + first + r * 2 * size, src + first + r * 2 * size, size);
+    atomic_thread_fence(memory_order_seq_cst); /* as gk_quiet's on one node */
+}
+
 static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shape shape,
                    int is_put)
 {
@@ -59,8 +76,9 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
         return;
     enum { MAX_ROWS = 16 };
     size_t sizes[MAX_ROWS];
-    double typed_us[MAX_ROWS], contig_us[MAX_ROWS];
+    double typed_us[MAX_ROWS], contig_us[MAX_ROWS], floor_us[MAX_ROWS];
     int rows = 0;
+    char *remote = gk_ptr(sym, 1); /* NULL across hosts: no floor */
     size_t lo = shape == DT_VECTOR ? 8 : sizeof(double);
     BENCH_FOR_SIZES(opts, size, lo, BENCH_DT_MAX_BLOCK) {
         gk_type_t type = dt_make(shape, size);
@@ -68,7 +86,8 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
         if (iters > BENCH_DT_MAX_ITERS)
             iters = BENCH_DT_MAX_ITERS;
         long warmup = opts->warmup >= 0 ? opts->warmup : 2;
-        static double t_typed[BENCH_DT_MAX_ITERS], t_contig[BENCH_DT_MAX_ITERS];
+        static double t_typed[BENCH_DT_MAX_ITERS], t_contig[BENCH_DT_MAX_ITERS],
+            t_floor[BENCH_DT_MAX_ITERS];
         bench_check(gk_barrier(), "gk_barrier");
         if (me == 0) {
             for (long i = -warmup; i < iters; i++) {
@@ -84,14 +103,19 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
                 else
                     bench_check(gk_get(1, priv, sym, BENCH_DT_TOTAL), "gk_get");
                 bench_check(gk_quiet(), "gk_quiet");
+                double t2 = bench_now_us();
+                if (remote != NULL)
+                    dt_floor_copy(shape, size, remote, is_put);
                 if (i >= 0) {
                     t_typed[i] = t1 - t0;
-                    t_contig[i] = bench_now_us() - t1;
+                    t_contig[i] = t2 - t1;
+                    t_floor[i] = bench_now_us() - t2;
                 }
             }
             sizes[rows] = size;
             typed_us[rows] = bench_median(t_typed, iters);
             contig_us[rows] = bench_median(t_contig, iters);
+            floor_us[rows] = bench_median(t_floor, iters);
             rows++;
         }
         bench_check(gk_type_free(&type), "gk_type_free");
@@ -113,6 +137,15 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
                  is_put ? "us per gk_put + gk_quiet" : "us per gk_get + gk_quiet");
     for (int r = 0; r < rows; r++)
         bench_row_lat(opts, sizes[r], contig_us[r]);
+    if (remote == NULL)
+        return;
+    char floor_name[64];
+    snprintf(floor_name, sizeof(floor_name), "%s_floor", name);
+    bench_header(floor_name, "memcpy", npes,
+                 "the rows above as a loop of memcpy through gk_ptr, alternating with them",
+                 "us per strided copy");
+    for (int r = 0; r < rows; r++)
+        bench_row_lat(opts, sizes[r], floor_us[r]);
 }
 
 void bench_vector_put_lat(const struct bench_opts *o, const char *n)
