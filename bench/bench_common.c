@@ -128,6 +128,20 @@ double bench_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_median(double *v, long n)
+{
+    if (n <= 0)
+        return 0;
+    qsort(v, (size_t)n, sizeof(double), cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 /* n for messages up to 4 KiB, then n * 4096 / size, at least `floor` (or n). */
 static long scale(long n, size_t size, long floor)
 {
@@ -263,11 +277,6 @@ static double compute_rate(void)
     return rate;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 #define OVERLAP_TRIALS 5
 

@@ -18,6 +18,15 @@
 #define BENCH_MAX_MSG ((size_t)4 << 20)
 #define BENCH_BW_WINDOW 64
 
+/* The non-contiguous transfers (gk_bench_dtype.c, peers/mpi_dtype_peer.c):
+ * the data each moves, the largest block, the default iterations and the
+ * most (each row is the median of the iterations' times, which a machine
+ * shared with other jobs disturbs less than the mean). */
+#define BENCH_DT_TOTAL ((size_t)4 << 20)
+#define BENCH_DT_MAX_BLOCK ((size_t)64 << 10)
+#define BENCH_DT_ITERS 30
+#define BENCH_DT_MAX_ITERS 1000
+
 #define BENCH_MAX_ARGS 8
 
 /* The command line every program takes: NAME [--iters N] [--warmup N]
@@ -66,6 +75,9 @@ int bench_select(const char *prog, const char *usage, const struct bench_opts *o
 
 /* Microseconds on CLOCK_MONOTONIC. */
 double bench_now_us(void);
+
+/* The median of v[0 .. n - 1] (sorted in place); 0 when n is 0. */
+double bench_median(double *v, long n);
 
 /*
  * Iterations at `size` bytes: `base` (or --iters) up to 4 KiB, then scaled

@@ -493,6 +493,10 @@ static const struct bench_entry benches[] = {
     {"lock_contended", bench_lock_contended},
     {"overlap", bench_overlap},
     {"passive_busy", bench_passive_busy},
+    {"vector_put_lat", bench_vector_put_lat},
+    {"vector_get_lat", bench_vector_get_lat},
+    {"subarray_put_lat", bench_subarray_put_lat},
+    {"subarray_get_lat", bench_subarray_get_lat},
 };
 
 int main(int argc, char **argv)

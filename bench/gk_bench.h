@@ -42,4 +42,10 @@ void bench_lock_contended(const struct bench_opts *opts, const char *name);
 void bench_overlap(const struct bench_opts *opts, const char *name);
 void bench_passive_busy(const struct bench_opts *opts, const char *name);
 
+/* gk_bench_dtype.c: typed transfers beside contiguous ones. */
+void bench_vector_put_lat(const struct bench_opts *opts, const char *name);
+void bench_vector_get_lat(const struct bench_opts *opts, const char *name);
+void bench_subarray_put_lat(const struct bench_opts *opts, const char *name);
+void bench_subarray_get_lat(const struct bench_opts *opts, const char *name);
+
 #endif /* GK_BENCH_GK_BENCH_H */

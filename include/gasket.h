@@ -54,6 +54,9 @@
  *    gk_dtype_t, gk_signal_op_t, gk_lock_type_t, gk_thread_level_t); bits
  *    to combine with | are unsigned GK_* constants with a u suffix
  *    (GK_SEM_*, GK_WIN_*, GK_CTX_*), passed as `unsigned flags`.
+ *  - A base type is a gk_dtype_t (GK_DTYPE_DOUBLE), for reductions and
+ *    accumulates; a layout in memory is a gk_type_t (gasket_dtype.h),
+ *    built from the base types with MPI's constructors.
  *  - A put that signals its target: gk_put_signal() updates an OpenSHMEM
  *    signal word; gk_put_sem() posts a semaphore.
  *
@@ -229,6 +232,40 @@ GK_API size_t gk_heap_free(void);
  * node as if they were). For the calling PE's own objects it is `addr`.
  */
 GK_API void *gk_ptr(const void *addr, int pe);
+
+/*
+ * Memory allocated by one PE alone, with hints about its use
+ * (MPI_Alloc_mem and its info keys). Not collective, unlike gk_malloc:
+ * the block is this PE's, at an address of its own. Hints (flags):
+ *
+ *   GK_MEM_SHARED      in the local area at the end of the heap's range
+ *                      (GK_ALLOC_MEM_SIZE bytes per PE, 0 unless set: then
+ *                      this hint fails with GK_ERR_NOMEM): the PEs of this
+ *                      node map it, and a window whose part lies in it
+ *                      is accessed directly (no work for this PE)
+ *   GK_MEM_REGISTERED  registered for the network: the same local area
+ *                      (the whole segment is registered), so other hosts'
+ *                      RMA reaches it directly too
+ *   GK_MEM_PRIVATE     ordinary process memory (posix_memalign): a window
+ *                      over it is emulated (its owner runs the others'
+ *                      operations on it from active messages)
+ *   0                  shared when the local area has room, else private
+ *
+ * `alignment`: 0 (the default: a cache line for shared memory, a pointer
+ * for private), or a power of two up to 2 MiB: the block's address is a
+ * multiple of it. The shared hints are honoured or the call fails:
+ * GK_ERR_NOMEM when the local area has no room (the message says how much
+ * it has; raise GK_ALLOC_MEM_SIZE), GK_ERR_INVALID_ARG for unknown or
+ * contradictory hints (PRIVATE with SHARED), a bad alignment, size 0 or
+ * ptr_p NULL. *ptr_p is written only on success. Thread-safe.
+ */
+#define GK_MEM_SHARED 0x1u
+#define GK_MEM_REGISTERED 0x2u
+#define GK_MEM_PRIVATE 0x4u
+GK_API int gk_alloc_mem(size_t size, unsigned hints, size_t alignment, void **ptr_p);
+/** Frees a block from gk_alloc_mem (NULL: nothing). A window over it must
+ * be freed first. */
+GK_API int gk_free_mem(void *ptr);
 
 /* ------------------------------------------------------------------------ */
 /* One-sided data movement (RMA)                                             */
@@ -843,9 +880,20 @@ typedef enum gk_lock_type {
 GK_API int gk_win_allocate(size_t size, unsigned flags, void **base_p,
                            gk_win_t **win_p);
 /**
- * Creates a window over [base, base + size) of the symmetric heap: `base`
- * is the same symmetric address on every PE (from gk_malloc()); sizes may
- * differ. Collective.
+ * Creates a window over [base, base + size) on every PE; bases and sizes
+ * may differ. Collective. A part inside the symmetric heap (gk_malloc(),
+ * gk_alloc_mem() with GK_MEM_SHARED) is accessed directly: by its
+ * mapping on this node, by the transport's RMA from other hosts. A part
+ * anywhere else (malloc, the stack, GK_MEM_PRIVATE) is emulated: other
+ * PEs' operations on it travel as active messages that its owner runs
+ * from its progress engine, checking each (the layout, the bounds of its
+ * part) before touching memory. Every operation works on both kinds;
+ * operations on an emulated part move only while its owner is inside a
+ * gasket call (a wait, a barrier, gk_poll) or runs the progress thread
+ * (GK_PROGRESS_THREAD=1), and complete at the target when they return
+ * (the _nbi forms: at flush, unlock, fence or complete; gk_quiet and
+ * gk_barrier do not wait for them). NULL with size > 0 is
+ * GK_ERR_INVALID_ARG.
  */
 GK_API int gk_win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p);
 /**
@@ -1213,6 +1261,9 @@ GK_API int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes);
 #ifdef __cplusplus
 }
 #endif
+
+/* Derived datatypes (gk_type_t) and the puts and gets that take them. */
+#include "gasket_dtype.h"
 
 /* Inline fast paths of gk_put, gk_put_nbi, the value puts, gk_fence,
  * gk_quiet and gk_wait_until_* (same results, same errors); -DGK_NO_INLINE

@@ -2,7 +2,7 @@
  * shmem.h: the OpenSHMEM 1.5 C API, as a layer over gasket's native API
  * (gasket.h). Both share one runtime: shmem_init() starts it with
  * gk_init(), and a program may mix shmem_* and gk_* calls. What is
- * implemented, and what is not yet, is listed in docs/OPENSHMEM.md; the
+ * implemented, section by section, is listed in docs/OPENSHMEM.md; the
  * semantics are the specification's, the notes below say where gasket
  * fixes what the specification leaves open.
  *
@@ -15,7 +15,9 @@
  *    shmem_<name> is a weak alias of it, so a tool may define shmem_<name>
  *    itself and call pshmem_<name>.
  *  - Symmetric data objects are those of the symmetric heap (shmem_malloc
- *    and friends); global and static variables are not symmetric yet.
+ *    and friends) and the executable's global and static variables, which
+ *    shmem_init() moves into shared memory (docs/OPENSHMEM.md); those of
+ *    shared libraries are not symmetric.
  *  - The heap's size: SHMEM_SYMMETRIC_SIZE, read by shmem_init(), takes
  *    precedence over GK_HEAP_SIZE (docs/OPENSHMEM.md).
  */
@@ -1063,6 +1065,37 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
                      shmem_team_sync, -)(__VA_ARGS__)
 
 #endif /* C11 */
+
+/* ------------------------------------------------------------------------ */
+/* What shmem4py may use                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* shmem4py, the Python bindings, recognises the implementations it knows
+ * by macros of their own; for any other it defines static stand-ins for
+ * the OpenSHMEM 1.5 routines it may lack, which clash with the
+ * declarations above and stop its build. It leaves a group of routines
+ * alone where its PySHMEM_HAVE_ macro is defined: each line says that
+ * gasket has that group, so shmem4py builds unchanged with this oshcc. */
+#define PySHMEM_HAVE_shmem_malloc_with_hints 1
+#define PySHMEM_HAVE_shmem_team_t 1
+#define PySHMEM_HAVE_SHMEM_CTX_INVALID 1
+#define PySHMEM_HAVE_shmem_amo_nbi 1
+#define PySHMEM_HAVE_shmem_put_signal 1
+#define PySHMEM_HAVE_shmem_signal_fetch 1
+#define PySHMEM_HAVE_shmem_signal_wait_until 1
+#define PySHMEM_HAVE_shmem_broadcast 1
+#define PySHMEM_HAVE_shmem_collect 1
+#define PySHMEM_HAVE_shmem_fcollect 1
+#define PySHMEM_HAVE_shmem_alltoall 1
+#define PySHMEM_HAVE_shmem_alltoalls 1
+#define PySHMEM_HAVE_shmem_broadcastmem 1
+#define PySHMEM_HAVE_shmem_collectmem 1
+#define PySHMEM_HAVE_shmem_fcollectmem 1
+#define PySHMEM_HAVE_shmem_alltoallmem 1
+#define PySHMEM_HAVE_shmem_alltoallsmem 1
+#define PySHMEM_HAVE_shmem_reduce 1
+#define PySHMEM_HAVE_shmem_wait_test_many 1
+#define PySHMEM_HAVE_shmem_pcontrol 1
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,11 @@
     X(HEAP_SIZE, size, heap_size, "256M",                                      \
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
       "/dev/shm at start-up, with about 2 MiB for the runtime")                \
+    X(ALLOC_MEM_SIZE, size, alloc_mem_size, "0",                               \
+      "bytes after each PE's symmetric heap for gk_alloc_mem's shared and "    \
+      "registered memory, which each PE allocates alone; windows over it "     \
+      "are accessed directly (reserved in /dev/shm with the heap; 0: none, "   \
+      "and those hints fail)")                                                 \
     X(SYMMETRIC_DATA, uint, symmetric_data, "0",                               \
       "1: the program's global and static variables are symmetric, as the "    \
       "heap is: gk_init moves the executable's data and bss into the PE's "    \

@@ -48,7 +48,8 @@ int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
     gk__error("%s on PE %d out of bounds: address %p + %zu bytes is outside the "
               "symmetric heap [%p, %p) (GK_HEAP_SIZE=%zu)",
               op, pe, addr, n, (void *)gk__rt.heap,
-              (void *)(gk__rt.heap + gk__rt.heap_size), gk__rt.heap_size);
+              (void *)(gk__rt.heap + gk__rt.heap_size - gk__rt.local_size),
+              gk__rt.heap_size - gk__rt.local_size);
     return GK_ERR_RANGE;
 }
 
@@ -147,7 +148,7 @@ static void rt_inline_open(void)
                                  : NULL;
     }
     gk__inline.heap = (uintptr_t)gk__rt.heap;
-    gk__inline.heap_size = gk__rt.heap_size;
+    gk__inline.heap_size = gk__rt.heap_size - gk__rt.local_size;
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = rt_inline_peers;
     gk__inline.direct = !gk__net_remote;
@@ -282,7 +283,8 @@ int gk__rt_init(const char *op)
         goto err;
     struct gk__boot *boot = &gk__rt.boot;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    gk__rt.heap_size = (gk__rt.config.heap_size + page - 1) & ~(page - 1);
+    gk__rt.local_size = (gk__rt.config.alloc_mem_size + page - 1) & ~(page - 1);
+    gk__rt.heap_size = ((gk__rt.config.heap_size + page - 1) & ~(page - 1)) + gk__rt.local_size;
     rt_set_wait_policy();
     struct gk__seg_data data = {NULL, 0};
     if (gk__rt.config.symmetric_data)
@@ -314,7 +316,9 @@ int gk__rt_init(const char *op)
     status = rt_agree(rt_attach_remote());
     if (status != GK_OK)
         goto err_detach_peers;
-    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size);
+    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size - gk__rt.local_size);
+    if (status == GK_OK && gk__rt.local_size > 0)
+        status = gk__heap_alloc_init(&gk__rt.local_alloc, gk__rt.local_size);
     if (status != GK_OK)
         goto err_detach_peers;
     gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
@@ -356,6 +360,8 @@ err_fini_heap:
     free(gk__rt.bcast_consumed_seen);
     gk__rt.bcast_consumed_seen = NULL;
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
+    if (gk__rt.local_size > 0)
+        gk__heap_alloc_fini(&gk__rt.local_alloc);
 err_detach_peers:
     rt_detach_peers();
 err_destroy_seg:
@@ -441,6 +447,8 @@ int gk_finalize(void)
     gk__rt.n_pes = 0;
     gk__rt.my_pe = -1;
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
+    if (gk__rt.local_size > 0)
+        gk__heap_alloc_fini(&gk__rt.local_alloc);
     free(gk__rt.bcast_consumed_seen);
     gk__rt.bcast_consumed_seen = NULL;
     rt_detach_peers();

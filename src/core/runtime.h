@@ -30,7 +30,13 @@ struct gk__runtime {
     struct gk__boot boot;
     struct gk__seg my_seg;
     char *heap;       /* my symmetric heap */
-    size_t heap_size; /* bytes usable in every PE's heap */
+    size_t heap_size; /* bytes usable in every PE's heap, the local area included */
+    /* The local area: the last local_size bytes of the heap's range, which
+     * gk_alloc_mem hands out without collective calls (local_alloc, its
+     * offsets from the area's start); the symmetric allocator never
+     * reaches it. */
+    size_t local_size;
+    struct gk__heap_alloc local_alloc;
     /* GK_SYMMETRIC_DATA: the executable's data and bss [data, data +
      * data_size), at segment offset data_seg_offset on every PE (after the
      * heap, mem/segment.h); data_size 0: not symmetric. */
@@ -127,7 +133,8 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    if (GK__UNLIKELY(offset > gk__rt.heap_size || n > gk__rt.heap_size - offset)) {
+    size_t sym = gk__rt.heap_size - gk__rt.local_size; /* the local area is no one's symmetric memory */
+    if (GK__UNLIKELY(offset > sym || n > sym - offset)) {
         /* Moving nothing touches nothing: any address will do. */
         if (n == 0) {
             *seg_offset_p = GK__SEG_HEAP_OFFSET;

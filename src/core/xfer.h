@@ -25,15 +25,13 @@ enum gk__xfer_wake { GK__XFER_DEFER_WAKE, GK__XFER_NO_WAKE };
 /* How a put's source may be reused: on return, or after the next quiet. */
 enum gk__xfer_src { GK__XFER_SRC_FREE, GK__XFER_SRC_HELD };
 
-static inline int gk__xfer_put_src(const char *op, int pe, void *dst, const void *src,
-                                   size_t nbytes, enum gk__xfer_wake wake,
-                                   enum gk__xfer_src src_use)
+/* A put to segment offset `offset` of pe, a range the caller checked
+ * (windows: their part's bounds). */
+static inline int gk__xfer_put_at(const char *op, int pe, size_t offset, const void *src,
+                                  size_t nbytes, enum gk__xfer_wake wake,
+                                  enum gk__xfer_src src_use)
 {
-    size_t offset = 0;
-    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    status = gk__rt_check_local(op, "src", src, nbytes);
+    int status = gk__rt_check_local(op, "src", src, nbytes);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     if (GK__UNLIKELY(nbytes == 0))
@@ -52,6 +50,17 @@ static inline int gk__xfer_put_src(const char *op, int pe, void *dst, const void
     return GK_OK;
 }
 
+static inline int gk__xfer_put_src(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__xfer_wake wake,
+                                   enum gk__xfer_src src_use)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__xfer_put_at(op, pe, offset, src, nbytes, wake, src_use);
+}
+
 static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *src,
                                size_t nbytes, enum gk__xfer_wake wake)
 {
@@ -61,14 +70,11 @@ static inline int gk__xfer_put(const char *op, int pe, void *dst, const void *sr
 /* A get complete on return (GK__XFER_DST_NOW) or at the next quiet. */
 enum gk__xfer_dst { GK__XFER_DST_NOW, GK__XFER_DST_AT_QUIET };
 
-static inline int gk__xfer_get_dst(const char *op, int pe, void *dst, const void *src,
-                                   size_t nbytes, enum gk__xfer_dst dst_use)
+/* A get from segment offset `offset` of pe, a range the caller checked. */
+static inline int gk__xfer_get_at(const char *op, int pe, void *dst, size_t offset,
+                                  size_t nbytes, enum gk__xfer_dst dst_use)
 {
-    size_t offset = 0;
-    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
-    if (GK__UNLIKELY(status != GK_OK))
-        return status;
-    status = gk__rt_check_local(op, "dst", dst, nbytes);
+    int status = gk__rt_check_local(op, "dst", dst, nbytes);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     if (GK__UNLIKELY(nbytes == 0))
@@ -83,6 +89,16 @@ static inline int gk__xfer_get_dst(const char *op, int pe, void *dst, const void
     }
     return dst_use == GK__XFER_DST_AT_QUIET ? peer->transport->get_nbi(peer, dst, offset, nbytes)
                                             : peer->transport->get(peer, dst, offset, nbytes);
+}
+
+static inline int gk__xfer_get_dst(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__xfer_dst dst_use)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__xfer_get_at(op, pe, dst, offset, nbytes, dst_use);
 }
 
 static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *src,

@@ -126,6 +126,7 @@ enum gk__net_rop {
     GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
     GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
     GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: an atomic and its wake-up check */
+    GK__NET_ROP_DT_PUT,   /* dtype/typed_rma.c: a packed chunk of a typed put, unpacked */
     GK__NET_ROPS
 };
 #define GK__NET_ROP_ARGS 4

@@ -714,21 +714,23 @@ static int ucx_nbi_issued(struct gk__ucx_peer *p, ucs_status_ptr_t req, const ch
 }
 
 /* A small put as an active message (top comment, "Small puts"): returns
- * when src may be reused, or at once where src is held until quiet. */
-static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, size_t n,
-                      int src_held)
+ * when its message is sent, non-blocking put or not, because UCX 1.13
+ * reads the header (here, on this stack) until then and has no flag to
+ * copy it out at the call. Where UCX sends at once that is at once; a put
+ * that waits in UCX's queue (a burst the socket cannot take) waits here. */
+static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx *u = &gk__ucx;
     struct gk__ucx_put_header h = {.offset = offset, .src = (uint32_t)u->my_pe};
     atomic_fetch_add_explicit(&u->unacked, 1, memory_order_relaxed);
     ucx_put_issued(p);
     ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | (src_held ? 0 : UCP_OP_ATTR_FIELD_CALLBACK),
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
         .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY, /* acknowledged */
         .cb.send = gk__ucx_req_done,
     };
     ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), src, n, &param);
-    int status = src_held ? ucx_nbi_issued(p, req, "put") : gk__ucx_wait(req, "put", p->pe);
+    int status = gk__ucx_wait(req, "put", p->pe);
     if (status != GK_OK) /* never acknowledged */
         atomic_fetch_sub_explicit(&u->unacked, 1, memory_order_relaxed);
     return status;
@@ -742,7 +744,7 @@ static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, si
     if (status != GK_OK || n == 0)
         return status;
     if (am)
-        return ucx_put_am(p, offset, src, n, 0);
+        return ucx_put_am(p, offset, src, n);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
     ucx_rma_issued(p, 1);
@@ -757,7 +759,7 @@ static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src
     if (status != GK_OK || n == 0)
         return status;
     if (am)
-        return ucx_put_am(p, offset, src, n, 1);
+        return ucx_put_am(p, offset, src, n);
     ucp_request_param_t param = {.op_attr_mask = 0};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
     ucx_rma_issued(p, 1);

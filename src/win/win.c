@@ -16,6 +16,7 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 #include "core/xfer.h"
+#include "dtype/flat.h"
 #include "win/win.h"
 
 static int win_next_id;
@@ -144,9 +145,32 @@ static void win_live_remove(gk_win_t *win)
 }
 
 /*
+ * A part's heap offset, or GK__WIN_EMULATED when it lies outside the
+ * symmetric heap (an empty part is never accessed: offset 0).
+ */
+static uint64_t win_part_offset(const char *base, size_t size)
+{
+    uintptr_t heap = (uintptr_t)gk__rt.heap, at = (uintptr_t)base;
+    if (size == 0)
+        return 0;
+    if (at < heap || at - heap > gk__rt.heap_size || size > gk__rt.heap_size - (at - heap))
+        return GK__WIN_EMULATED;
+    return (uint64_t)(at - heap);
+}
+
+gk_win_t *gk__win_find(int id)
+{
+    for (gk_win_t *win = win_live; win != NULL; win = win->next_live)
+        if (win->id == id)
+            return win;
+    return NULL;
+}
+
+/*
  * The collective part of both creation calls: the control block, every
- * PE's (offset, size) gathered, and the check that the bases agree. Every
- * PE sees the same gathered values, so all return the same result.
+ * PE's (offset, size) gathered: a part in the heap, wherever, is reached
+ * directly, one outside it is emulated. Every PE sees the same gathered
+ * values, so all return the same result.
  */
 static int win_setup(const char *op, char *base, size_t size, unsigned flags,
                      int allocated, gk_win_t **win_p)
@@ -178,20 +202,18 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     memset(ctrl, 0, bytes);
     /* A PE returns from the collect once every PE has joined it, so after
      * every PE zeroed its control block: nobody writes one before. */
-    struct win_part mine = {size, (uint64_t)(base - gk__rt.heap)};
+    struct win_part mine = {size, win_part_offset(base, size)};
     status = gk_collect(parts, &mine, sizeof(mine));
     if (status != GK_OK)
         goto err_free;
+    uint64_t *part_at = malloc((size_t)n * sizeof(uint64_t));
+    if (part_at == NULL)
+        gk_abort(1, "gk_win_create/allocate: out of memory for window bookkeeping");
+    int emulated = 0;
     for (int pe = 0; pe < n; pe++) {
-        if (parts[pe].offset != parts[0].offset) {
-            gk__error("%s: base is not the same symmetric address on every PE "
-                      "(heap offset %llu on PE 0, %llu on PE %d)",
-                      op, (unsigned long long)parts[0].offset,
-                      (unsigned long long)parts[pe].offset, pe);
-            status = GK_ERR_INVALID_ARG;
-            goto err_free;
-        }
         ((uint64_t *)(ctrl + sizes_at))[pe] = parts[pe].size;
+        part_at[pe] = parts[pe].offset;
+        emulated |= parts[pe].offset == GK__WIN_EMULATED;
     }
     free(parts);
     win->magic = GK__WIN_MAGIC;
@@ -202,6 +224,8 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     win->ctrl = ctrl;
     win->ctrl_offset = GK__SEG_HEAP_OFFSET + (size_t)(ctrl - gk__rt.heap);
     win->sizes = (const uint64_t *)(ctrl + sizes_at);
+    win->part_at = part_at;
+    win->emulated = emulated;
     win->nodes_at = nodes_at;
     win->posts_at = posts_at;
     win->hold = hold;
@@ -209,6 +233,15 @@ static int win_setup(const char *op, char *base, size_t size, unsigned flags,
     win->access_n = -1;
     win->posts_taken = taken;
     win_live_add(win);
+    /* An emulated part is served by its owner's handlers, which find the
+     * window in the live list: nobody may send to it before every owner
+     * has added it there, and returning from the collect does not say
+     * that the others have. */
+    if (emulated && (status = gk_barrier()) != GK_OK) {
+        win_live_remove(win);
+        free(part_at);
+        goto err_free;
+    }
     *win_p = win;
     return GK_OK;
 
@@ -274,11 +307,9 @@ static int win_create(void *base, size_t size, unsigned flags, gk_win_t **win_p)
 {
     static const char op[] = "gk_win_create";
     int status = win_check_flags(op, flags, win_p);
-    size_t offset = (size_t)((uintptr_t)base - (uintptr_t)gk__rt.heap);
-    if (status == GK_OK && (offset > gk__rt.heap_size || size > gk__rt.heap_size - offset)) {
-        gk__error("%s: [%p, +%zu) is not inside the symmetric heap [%p, +%zu)", op,
-                  base, size, (void *)gk__rt.heap, gk__rt.heap_size);
-        status = GK_ERR_RANGE;
+    if (status == GK_OK && base == NULL && size > 0) {
+        gk__error("%s: base is NULL with size %zu", op, size);
+        status = GK_ERR_INVALID_ARG;
     }
     status = gk__rt_agree(op, status);
     if (status != GK_OK)
@@ -295,7 +326,10 @@ static int win_free(gk_win_t *win)
      * freeing a part or lock node somebody still uses. */
     uint64_t open = (uint64_t)win_epoch_open(win);
     uint64_t any_open = 0;
-    int status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
+    int status = gk__win_emul_complete(win);
+    if (status != GK_OK)
+        return status;
+    status = gk_allreduce(&any_open, &open, 1, GK_DTYPE_UINT64, GK_OP_MAX);
     if (status == GK_OK && any_open) {
         if (open)
             gk__error("%s: window %d still has an epoch open (a lock, lock_all, start or "
@@ -309,6 +343,8 @@ static int win_free(gk_win_t *win)
     }
     win->magic = 0;
     win_live_remove(win);
+    gk__win_emul_fini(win);
+    free(win->part_at);
     gk_free(win->ctrl);
     if (win->allocated)
         gk_free(win->base);
@@ -369,7 +405,14 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
     int status = gk__win_check_access("gk_win_put", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    return gk__xfer_put("gk_win_put", pe, addr, src, nbytes, GK__XFER_DEFER_WAKE);
+    if (gk__win_part_emulated(win, pe))
+        return gk__win_emul_op("gk_win_put", win, pe, GK__WIN_EMUL_PUT,
+                               gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, src, disp,
+                               gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
+                               GK_OP_REPLACE, NULL, 0);
+    (void)addr;
+    return gk__xfer_put_at("gk_win_put", pe, gk__win_seg_at(win, pe, disp), src, nbytes,
+                           GK__XFER_DEFER_WAKE, GK__XFER_SRC_FREE);
 }
 
 int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
@@ -378,7 +421,14 @@ int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
     int status = gk__win_check_access("gk_win_get", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    return gk__xfer_get("gk_win_get", pe, dst, addr, nbytes);
+    if (gk__win_part_emulated(win, pe))
+        return gk__win_emul_op("gk_win_get", win, pe, GK__WIN_EMUL_GET,
+                               gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, dst, disp,
+                               gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
+                               GK_OP_REPLACE, NULL, 0);
+    (void)addr;
+    return gk__xfer_get_at("gk_win_get", pe, dst, gk__win_seg_at(win, pe, disp), nbytes,
+                           GK__XFER_DST_NOW);
 }
 
 /*
@@ -393,7 +443,9 @@ static int win_flush(const char *op, gk_win_t *win, int pe, int all)
         return status;
     if (!all && (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe(op, pe);
-    return gk_quiet();
+    status = gk__win_emul_complete(win);
+    int quiet = gk_quiet();
+    return status != GK_OK ? status : quiet;
 }
 
 int gk_win_flush(gk_win_t *win, int pe) { return win_flush("gk_win_flush", win, pe, 0); }
@@ -517,6 +569,7 @@ int gk_win_unlock(gk_win_t *win, int pe)
                   win->lock_all ? " (it is inside lock_all: use gk_win_unlock_all)" : "");
         return GK_ERR_EPOCH;
     }
+    int emul = gk__win_emul_complete(win);
     if (hold == GK__WIN_HOLD_NOCHECK) {
         status = gk_quiet(); /* no release to order our operations */
     } else {
@@ -532,7 +585,7 @@ int gk_win_unlock(gk_win_t *win, int pe)
     }
     win->hold[pe] = GK__WIN_HOLD_NONE;
     win->holds--;
-    return status;
+    return emul != GK_OK ? emul : status;
 }
 
 /*
@@ -579,7 +632,10 @@ int gk_win_unlock_all(gk_win_t *win)
         gk__error("%s: window %d is not inside lock_all", op, win->id);
         return GK_ERR_EPOCH;
     }
+    int emul = gk__win_emul_complete(win);
     status = gk_quiet();
+    if (status == GK_OK)
+        status = emul;
     if (win->lock_all == 1) {
         for (int pe = 0; pe < gk__rt.n_pes && status == GK_OK; pe++) {
             struct gk__rwlock_site site = win_site(op, win, pe);

@@ -23,6 +23,7 @@
 #include "win/rwlock.h"
 
 #define GK__WIN_MAGIC 0x57494e44u /* "WIND" */
+#define GK__WIN_EMULATED UINT64_MAX
 
 struct gk__win_ctrl_head {
     _Atomic uint64_t lock_word;
@@ -47,6 +48,13 @@ struct gk_win {
     char *ctrl;    /* this PE's control block */
     size_t ctrl_offset; /* its segment offset (the same on every PE) */
     const uint64_t *sizes;
+    /* Every PE's part: its heap offset (direct access: mapped on this
+     * node, the transport's RMA elsewhere), or GK__WIN_EMULATED for a part
+     * in memory other PEs cannot reach, which its owner's progress engine
+     * reads and writes for them (win_emul.c). */
+    uint64_t *part_at;
+    int emulated;   /* some part is emulated */
+    void *emul;     /* win_emul.c's state: this PE's pending operations */
     size_t nodes_at, posts_at; /* offsets inside ctrl */
     unsigned char *hold; /* enum gk__win_hold per target */
     int holds;           /* targets with hold != NONE */
@@ -67,6 +75,21 @@ struct gk_win {
  */
 void gk__win_mutex_taken(uint64_t *held);
 void gk__win_mutex_released(uint64_t *held);
+
+/*
+ * win_acc.c's element machinery, shared with the typed accumulates
+ * (win_typed.c): the width of a window element type (0: not one), the
+ * check of an accumulate's dtype and op (logged), one element's update
+ * through pe's transport at segment offset `offset` (the old bits in
+ * *old_p), the combination of old and operand bits, and the wake-up a
+ * peer reached through its transport is owed after updates.
+ */
+size_t gk__win_dtype_width(gk_dtype_t dtype);
+int gk__win_check_dtype_op(const char *call, gk_dtype_t dtype, gk_op_t op, int no_op_ok);
+int gk__win_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op, uint64_t operand,
+                       uint64_t *old_p);
+uint64_t gk__win_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand);
+void gk__win_acc_wake_owed(int pe, size_t offset, size_t nbytes);
 
 /* The reports of the checks below (logged; the error to return). */
 int gk__win_report_bad(const char *op, const gk_win_t *win) __attribute__((cold, noinline));
@@ -97,9 +120,70 @@ static inline int gk__win_check_access(const char *op, const gk_win_t *win, int 
                      n > win->sizes[pe] - disp ||
                      ((win->flags & GK_WIN_STRICT) && !gk__win_in_epoch(win, pe))))
         return gk__win_report_access(op, win, pe, disp, n);
-    *addr_p = win->base + disp;
+    *addr_p = gk__rt.heap + win->part_at[pe] + disp;
     return GK_OK;
 }
+
+/*
+ * The segment offset of byte disp of PE pe's direct part: window accesses
+ * are checked against the part (gk__win_check_access), which may lie in
+ * the local area (gk_alloc_mem), outside the symmetric range that
+ * gk__rt_check_remote accepts; so they go to the transport by offset.
+ */
+static inline size_t gk__win_seg_at(const gk_win_t *win, int pe, size_t disp)
+{
+    return GK__SEG_HEAP_OFFSET + (size_t)win->part_at[pe] + disp;
+}
+
+/* Non-zero when PE pe's part is emulated (win_emul.c). */
+static inline int gk__win_part_emulated(const gk_win_t *win, int pe)
+{
+    return GK__UNLIKELY(win->part_at[pe] == GK__WIN_EMULATED);
+}
+
+/* The live window with this id on this PE, or NULL. */
+gk_win_t *gk__win_find(int id);
+
+/*
+ * Emulated access (win_emul.c). An operation on an emulated part: the
+ * origin's (flat, count) at `origin`, the target's layout (flat, count) at
+ * disp, sides checked to hold the same bytes and the target span against
+ * the part. kind: enum gk__win_emul_op; dtype and op for accumulates;
+ * result: get-accumulate's contiguous old values; nbi: do not wait for the
+ * target's answer (put and accumulate: the data has left; get: it arrives
+ * by gk__win_emul_complete).
+ */
+enum gk__win_emul_op {
+    GK__WIN_EMUL_PUT = 1,
+    GK__WIN_EMUL_GET,
+    GK__WIN_EMUL_ACC,
+    GK__WIN_EMUL_GETACC,
+    GK__WIN_EMUL_CAS
+};
+struct gk__dt_flat;
+int gk__win_emul_op(const char *op, gk_win_t *win, int pe, enum gk__win_emul_op kind,
+                    const struct gk__dt_flat *origin_flat, uint64_t origin_count,
+                    const void *origin, size_t disp, const struct gk__dt_flat *target_flat,
+                    uint64_t target_count, gk_dtype_t dtype, gk_op_t acc_op, void *result,
+                    int nbi);
+/* A compare-and-swap of one element at disp of an emulated part. */
+int gk__win_emul_cas(const char *op, gk_win_t *win, int pe, size_t disp, gk_dtype_t dtype,
+                     uint64_t compare, uint64_t desired, uint64_t *old_p);
+/* Waits for this PE's pending emulated operations on win (flush, unlock,
+ * fence, complete, free); their first error, logged when it arrived. */
+int gk__win_emul_complete(gk_win_t *win);
+/* Frees win_emul.c's state of a window. */
+void gk__win_emul_fini(gk_win_t *win);
+/*
+ * The request exactly as it travels, for tests that forge one: `desc`
+ * (desc_len bytes) stands for the target's layout, `data` for the chunk
+ * of data bytes [stream_at, stream_at + len). Waits for the answer and
+ * returns the target's status (why: its reason, may be NULL).
+ */
+int gk__win_emul_raw(gk_win_t *win, int pe, enum gk__win_emul_op kind, size_t disp,
+                     uint64_t target_count, const void *desc, size_t desc_len,
+                     uint64_t stream_at, const void *data, size_t len, char *why,
+                     size_t why_len);
 /* The segment offset of this PE's control word at `at` inside ctrl. */
 static inline size_t gk__win_ctrl_seg_offset(const gk_win_t *win, size_t at)
 {

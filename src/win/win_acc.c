@@ -14,6 +14,7 @@
 #include "base/log.h"
 #include "base/names.h"
 #include "core/xfer.h"
+#include "dtype/flat.h"
 #include "win/win.h"
 
 /*
@@ -21,7 +22,7 @@
  * cover, or 0: the narrower integers, long double and the value-index
  * pairs of the reductions are not window types.
  */
-static size_t dtype_width(gk_dtype_t dtype)
+size_t gk__win_dtype_width(gk_dtype_t dtype)
 {
     switch (dtype) {
     case GK_DTYPE_INT32:
@@ -60,10 +61,10 @@ static int report_dtype(const char *call, gk_dtype_t dtype, int integer_only)
 }
 
 /* Checks dtype and op for an accumulate (no_op_ok: the fetching forms). */
-static int check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op,
+int gk__win_check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op,
                           int no_op_ok)
 {
-    if (dtype_width(dtype) == 0)
+    if (gk__win_dtype_width(dtype) == 0)
         return report_dtype(op_name_call, dtype, 0);
     if ((unsigned)op > GK_OP_NO_OP || (op == GK_OP_NO_OP && !no_op_ok)) {
         gk__error("%s: %s is not valid here%s", op_name_call, GK__OP_STR(op),
@@ -107,7 +108,7 @@ static int check_dtype_op(const char *op_name_call, gk_dtype_t dtype, gk_op_t op
     } while (0)
 
 /* The new bits of an element: old op operand (both in the low bits). */
-static uint64_t combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand)
+uint64_t gk__win_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand)
 {
     switch (dtype) {
     case GK_DTYPE_INT32:
@@ -152,11 +153,11 @@ static int native_amo(gk_dtype_t dtype, gk_op_t op)
 }
 
 /* One element: *old_p = the old bits, the element = old op operand. */
-static int element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
+int gk__win_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
                       uint64_t operand, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    size_t width = dtype_width(dtype);
+    size_t width = gk__win_dtype_width(dtype);
     int amo = native_amo(dtype, op);
     if (amo >= 0)
         return peer->transport->atomic(peer, (enum gk__amo_op)amo, width, offset, operand,
@@ -164,7 +165,7 @@ static int element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
     uint64_t old = 0, seen = 0;
     int status = peer->transport->atomic(peer, GK__AMO_FETCH, width, offset, 0, 0, &old);
     while (status == GK_OK) {
-        uint64_t desired = combine(dtype, op, old, operand);
+        uint64_t desired = gk__win_combine(dtype, op, old, operand);
         status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset, desired, old,
                                          &seen);
         if (status == GK_OK && seen == old)
@@ -187,7 +188,7 @@ static uint64_t load_bits(const void *src, size_t i, size_t width)
  * its transport is owed one, made with the flush that completes the
  * operation, as for a put (core/xfer.h).
  */
-static void acc_wake_owed(int pe, size_t offset, size_t nbytes)
+void gk__win_acc_wake_owed(int pe, size_t offset, size_t nbytes)
 {
     if (gk__rt.peers[pe].direct == NULL)
         gk__rt_defer_wake(pe, offset, offset + nbytes);
@@ -198,10 +199,10 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
                       const void *src, void *result, size_t count, gk_dtype_t dtype,
                       gk_op_t op, int no_op_ok)
 {
-    int status = check_dtype_op(op_call, dtype, op, no_op_ok);
+    int status = gk__win_check_dtype_op(op_call, dtype, op, no_op_ok);
     if (status != GK_OK)
         return status;
-    size_t width = dtype_width(dtype);
+    size_t width = gk__win_dtype_width(dtype);
     if (count > SIZE_MAX / width) {
         gk__error("%s: count %zu elements of %zu bytes overflows", op_call, count, width);
         return GK_ERR_INVALID_ARG;
@@ -220,21 +221,29 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
     }
     if (count == 0)
         return GK_OK;
-    /* The first element's check covers alignment and the segment; the
-     * window check already covered the rest of the range. */
-    size_t offset = 0;
-    status = gk__rt_check_word(op_call, pe, addr, width, &offset);
-    if (status != GK_OK)
-        return status;
+    if (gk__win_part_emulated(win, pe)) {
+        const struct gk__dt_flat *flat = gk__dt_base_flat((int)dtype);
+        if (op == GK_OP_NO_OP) /* a fetch only: a get into result */
+            return gk__win_emul_op(op_call, win, pe, GK__WIN_EMUL_GET, flat, count, result,
+                                   disp, flat, count, dtype, op, NULL, 0);
+        return gk__win_emul_op(op_call, win, pe,
+                               result != NULL ? GK__WIN_EMUL_GETACC : GK__WIN_EMUL_ACC, flat,
+                               count, src, disp, flat, count, dtype, op, result, 0);
+    }
+    /* The window check covered the range; the first element's address
+     * gives every element's alignment. */
+    if (((uintptr_t)addr & (width - 1)) != 0)
+        return gk__rt_report_align(op_call, pe, addr, width);
+    size_t offset = gk__win_seg_at(win, pe, disp);
     gk__rt_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
     for (size_t i = 0; i < count && status == GK_OK; i++) {
         uint64_t operand = op == GK_OP_NO_OP ? 0 : load_bits(src, i, width), old = 0;
-        status = element_op(pe, offset + i * width, dtype, op, operand, &old);
+        status = gk__win_element_op(pe, offset + i * width, dtype, op, operand, &old);
         if (status == GK_OK && result != NULL)
             memcpy((char *)result + i * width, &old, width);
     }
     if (op != GK_OP_NO_OP)
-        acc_wake_owed(pe, offset, nbytes);
+        gk__win_acc_wake_owed(pe, offset, nbytes);
     return status;
 }
 
@@ -264,7 +273,7 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
     static const char op[] = "gk_win_compare_and_swap";
     if (!dtype_is_integer(dtype))
         return report_dtype(op, dtype, 1);
-    size_t width = dtype_width(dtype);
+    size_t width = gk__win_dtype_width(dtype);
     char *addr = NULL;
     int status = gk__win_check_access(op, win, pe, disp, width, &addr);
     if (status == GK_OK)
@@ -273,18 +282,26 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
         status = gk__rt_check_local(op, "desired", desired, width);
     if (status == GK_OK)
         status = gk__rt_check_local(op, "result", result, width);
-    size_t offset = 0;
-    if (status == GK_OK)
-        status = gk__rt_check_word(op, pe, addr, width, &offset);
+    if (status == GK_OK && gk__win_part_emulated(win, pe)) {
+        uint64_t old = 0;
+        status = gk__win_emul_cas(op, win, pe, disp, dtype, load_bits(compare, 0, width),
+                                  load_bits(desired, 0, width), &old);
+        if (status == GK_OK)
+            memcpy(result, &old, width);
+        return status;
+    }
+    if (status == GK_OK && ((uintptr_t)addr & (width - 1)) != 0)
+        status = gk__rt_report_align(op, pe, addr, width);
     if (status != GK_OK)
         return status;
+    size_t offset = gk__win_seg_at(win, pe, disp);
     gk__rt_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t old = 0;
     status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset,
                                      load_bits(desired, 0, width),
                                      load_bits(compare, 0, width), &old);
-    acc_wake_owed(pe, offset, width);
+    gk__win_acc_wake_owed(pe, offset, width);
     if (status == GK_OK)
         memcpy(result, &old, width);
     return status;

@@ -37,10 +37,13 @@ static int win_fence(gk_win_t *win, unsigned flags)
         gk__error("%s: window %d has a lock, lock_all or PSCW epoch open", op, win->id);
         status = GK_ERR_EPOCH;
     }
-    /* gk_barrier completes every PE's operations before anyone leaves it.
-     * A PE whose fence failed still takes part, so the others, whose fence
+    /* Emulated operations complete when their target answered; gk_barrier
+     * completes every other operation before anyone leaves it. A PE whose fence failed still takes part, so the others, whose fence
      * is fine, do not wait for it forever; it returns its error. */
+    int emul = status == GK_OK ? gk__win_emul_complete(win) : GK_OK;
     int barrier = gk_barrier();
+    if (status == GK_OK)
+        status = emul;
     if (status != GK_OK)
         return status;
     win->fence_epoch = !(flags & GK_WIN_NOSUCCEED);
@@ -156,7 +159,10 @@ int gk_win_complete(gk_win_t *win)
         gk__error("%s: window %d has no access epoch (gk_win_start)", op, win->id);
         return GK_ERR_EPOCH;
     }
-    status = gk_quiet(); /* our operations are complete at the targets */
+    status = gk__win_emul_complete(win);
+    int quiet = gk_quiet(); /* our operations are complete at the targets */
+    if (status == GK_OK)
+        status = quiet;
     size_t completes = gk__win_ctrl_seg_offset(win, offsetof(struct gk__win_ctrl_head,
                                                              completes));
     for (int i = 0; i < win->access_n && status == GK_OK; i++)

@@ -23,6 +23,7 @@
 #include <sched.h>
 
 #include "pe_check.h"
+#include "win_emulated.h"
 
 enum {
     DISP_TURN = 0,      /* writers take a turn number under the lock */

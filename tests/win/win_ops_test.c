@@ -4,7 +4,8 @@
  *
  *   creation   gk_win_allocate with a different size per PE (a zero-sized
  *              part too), checked with gk_win_size on every PE; parts
- *              zero-filled; gk_win_create over part of a gk_malloc range.
+ *              zero-filled; gk_win_create over part of a gk_malloc range;
+ *              puts to every PE straight after creation.
  *   put/get    0 B, 1 B, odd sizes, sizes around 64, 4 KiB +- 1 and 1 MiB,
  *              at the start, at odd displacements and at the very end of
  *              the target's part, to the neighbour and to oneself; the
@@ -30,6 +31,7 @@
 #include <sched.h>
 
 #include "pe_check.h"
+#include "win_emulated.h"
 
 #define MIB ((size_t)1 << 20)
 #define ELEMS 8                   /* elements accumulated */
@@ -544,6 +546,27 @@ static void check_cas(gk_win_t *win, unsigned char *base)
     }
 }
 
+/* Operations right after creation: every PE puts to every other before
+ * anyone synchronises again, so a part's owner must already know the
+ * window when the first request reaches it (an emulated part's owner
+ * looks it up from a handler). */
+static void check_first_touch(void)
+{
+    for (int round = 0; round < 20; round++) {
+        unsigned char *base = NULL;
+        gk_win_t *win = NULL;
+        CHECK_OK(gk_win_allocate((size_t)npes, 0, (void **)&base, &win));
+        unsigned char byte = (unsigned char)(me + 1);
+        for (int p = 0; p < npes; p++)
+            CHECK_OK(gk_win_put(win, (me + p) % npes, (size_t)me, &byte, 1));
+        CHECK_OK(gk_barrier());
+        for (int p = 0; p < npes; p++)
+            CHECK_EQ(base[p], (unsigned char)(p + 1));
+        CHECK_OK(gk_barrier());
+        CHECK_OK(gk_win_free(win));
+    }
+}
+
 int main(void)
 {
     CHECK_OK(gk_init());
@@ -551,6 +574,7 @@ int main(void)
     npes = gk_n_pes();
 
     check_put_get();
+    check_first_touch();
 
     /* Accumulates into the last PE of an allocated window, then into PE 0
      * of a window created over a gk_malloc range (at an offset, with a

@@ -1,0 +1,448 @@
+/*
+ * typed_rma.c: puts and gets with a datatype on each side, and the strided
+ * forms (gasket_dtype.h).
+ *
+ * Every transfer walks two cursors (flat.h), one over the source's pieces
+ * and one over the destination's, and moves the longest run that is
+ * contiguous on both at each step: pack on the fly, with nothing staged.
+ * To a PE of this node the runs are copies between the mappings. To a PE
+ * reached only through its transport, each run contiguous at the target
+ * is a transport put (get) of its own, straight from (into) the local
+ * buffer when the local side is contiguous over it, or over at least
+ * DIRECT_MIN bytes; otherwise the local side's small pieces are gathered
+ * into a buffer of CHUNK bytes on the stack and sent as one put, or
+ * fetched as one get and scattered. So memory stays bounded whatever the
+ * transfer's size, and small local pieces still travel in chunks.
+ *
+ * A put whose target pieces are small (under ROP_PIECE_MAX) would cost a
+ * transport operation per piece; where the transport runs remote
+ * operations (net.h), those stretches go instead as chunks of at most
+ * ROP_CHUNK bytes, each one remote operation that carries the target
+ * type's descriptor (desc.h), the chunk's place in the transfer (its
+ * first byte) and the packed bytes. The target decodes and checks the
+ * descriptor, checks that the whole transfer's span lies in its segment,
+ * starts a cursor at the chunk's first byte and unpacks. Any byte can
+ * start a chunk, so no chunk depends on another and memory stays bounded.
+ *
+ * The symmetric side is checked once, as one span (the lowest to the
+ * highest byte its pieces touch), before anything moves; the cursors then
+ * stay inside it by construction.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "core/runtime.h"
+#include "dtype/desc.h"
+#include "dtype/flat.h"
+#include "dtype/type.h"
+#include "dtype/typed.h"
+
+#define CHUNK 8192
+#define DIRECT_MIN 512
+#define ROP_CHUNK ((size_t)64 * 1024)
+#define ROP_PIECE_MAX 16384
+/* A descriptor larger than this share of a chunk goes piece by piece. */
+#define ROP_DESC_MAX (ROP_CHUNK / 4)
+
+#define DIR_PUT GK__TYPED_PUT
+#define DIR_GET GK__TYPED_GET
+#define side gk__typed_side
+
+static int side_span(const char *op, struct side *s)
+{
+    if (gk__dt_span(s->flat, s->count, &s->size, &s->lo, &s->hi) == GK_OK)
+        return GK_OK;
+    gk__error("%s: %s %llu of %s overflows (the elements span more than PTRDIFF_MAX bytes)",
+              op, s->count_arg, (unsigned long long)s->count, s->type_str);
+    return GK_ERR_INVALID_ARG;
+}
+
+static int64_t min64(uint64_t a, uint64_t b)
+{
+    return (int64_t)(a < b ? a : b);
+}
+
+/* Gathers n bytes of the local side's data into buf. */
+static void gather(char *buf, const char *base, struct gk__dt_cursor *c, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t m = c->len < n ? c->len : n;
+        memcpy(buf, base + c->pos, m);
+        buf += m;
+        n -= m;
+        gk__dt_cursor_advance(c, m);
+    }
+}
+
+static void scatter(char *base, struct gk__dt_cursor *c, const char *buf, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t m = c->len < n ? c->len : n;
+        memcpy(base + c->pos, buf, m);
+        buf += m;
+        n -= m;
+        gk__dt_cursor_advance(c, m);
+    }
+}
+
+static void skip(struct gk__dt_cursor *c, uint64_t n)
+{
+    while (n > 0) {
+        uint64_t m = c->len < n ? c->len : n;
+        gk__dt_cursor_advance(c, m);
+        n -= m;
+    }
+}
+
+/*
+ * At the target: one chunk of a typed put (the header comment). args: the
+ * segment offset of the target elements' origin, their count, the chunk's
+ * first byte in the transfer, the descriptor's length; the payload: the
+ * descriptor, then the chunk's bytes.
+ */
+static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                      uint64_t *result)
+{
+    uint64_t origin = args[0], count = args[1], first = args[2], desc_len = args[3];
+    struct gk__dt_flat *flat = NULL;
+    char why[160] = "";
+    uint64_t size = 0;
+    int64_t lo = 0, hi = 0;
+    (void)result;
+    if (desc_len > nbytes) {
+        snprintf(why, sizeof(why), "a %llu-byte descriptor in %zu bytes",
+                 (unsigned long long)desc_len, nbytes);
+        goto err;
+    }
+    if (gk__dt_decode(payload, (size_t)desc_len, INT64_MIN, INT64_MAX, &flat, why,
+                      sizeof(why)) != GK_OK)
+        goto err;
+    uint64_t n = nbytes - desc_len;
+    if (gk__dt_span(flat, count, &size, &lo, &hi) != GK_OK || first > size ||
+        n > size - first) {
+        snprintf(why, sizeof(why), "bytes [%llu, +%llu) of %llu elements of %llu bytes",
+                 (unsigned long long)first, (unsigned long long)n, (unsigned long long)count,
+                 (unsigned long long)flat->size);
+        goto err_free;
+    }
+    /* The whole transfer's span, [origin + lo, origin + hi), in the heap. */
+    uint64_t start = origin + (uint64_t)lo;
+    if ((lo < 0 && origin < (uint64_t)-lo) || (lo >= 0 && start < origin) ||
+        !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, (size_t)start, (size_t)(hi - lo))) {
+        snprintf(why, sizeof(why), "span [%llu, +%llu) is not in this PE's heap",
+                 (unsigned long long)start, (unsigned long long)(hi - lo));
+        goto err_free;
+    }
+    if (n > 0) {
+        struct gk__dt_cursor c;
+        gk__dt_cursor_init(&c, flat, count, first);
+        scatter(gk__rt.peers[gk__rt.my_pe].direct + origin, &c,
+                (const char *)payload + desc_len, n);
+    }
+    free(flat);
+    return GK_OK;
+
+err_free:
+    free(flat);
+err:
+    gk__error("a typed put's chunk from the network refused: %s", why);
+    return GK_ERR_UNSUPPORTED;
+}
+
+__attribute__((constructor)) static void typed_register_rop(void)
+{
+    gk__net_rop_set(GK__NET_ROP_DT_PUT, dt_put_rop);
+}
+
+/* The remote-operation path of put_net: where it may be taken, the
+ * descriptor of the target side, encoded once per transfer. */
+struct rop_put {
+    const struct side *remote;
+    uint64_t origin; /* segment offset of the target elements' origin */
+    size_t desc_len; /* 0: not usable */
+    char *buf;       /* ROP_CHUNK bytes: the descriptor, then the chunk */
+};
+
+/* Sends the bytes from rc's position on, up to a chunk, as one remote
+ * operation; gathers them from the local side. */
+static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_put *rp,
+                         struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc)
+{
+    size_t room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
+    uint64_t first = rp->remote->size - rc->left;
+    uint64_t n = (uint64_t)min64(rc->left, room - rp->desc_len);
+    gather(rp->buf + rp->desc_len, src, lc, n);
+    skip(rc, n);
+    uint64_t args[GK__NET_ROP_ARGS] = {rp->origin, rp->remote->count, first, rp->desc_len};
+    uint64_t result = 0;
+    int status =
+        peer->transport->rop(peer, GK__NET_ROP_DT_PUT, args, rp->buf, rp->desc_len + n, &result);
+    if (status == GK_ERR_UNSUPPORTED)
+        gk__error("typed put to PE %d: it refused a chunk (its log says why)",
+                  (int)(peer - gk__rt.peers));
+    return status;
+}
+
+/* Puts through the transport: rc walks the target's pieces, lc the local
+ * source's. `held`: the source stays untouched until quiet (_nbi). */
+static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
+                   const char *src, struct gk__dt_cursor *lc, int held,
+                   const struct rop_put *rp)
+{
+    char bounce[CHUNK];
+    int status = GK_OK;
+    while (rc->left > 0 && status == GK_OK) {
+        size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
+        if (rp->desc_len > 0 && rc->len < ROP_PIECE_MAX) {
+            status = rop_put_chunk(peer, rp, rc, src, lc);
+        } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
+            uint64_t n = (uint64_t)min64(rc->len, lc->len);
+            const char *from = src + lc->pos;
+            status = held ? peer->transport->put_nbi(peer, offset, from, n)
+                          : peer->transport->put(peer, offset, from, n);
+            gk__dt_cursor_advance(rc, n);
+            gk__dt_cursor_advance(lc, n);
+        } else {
+            uint64_t n = (uint64_t)min64(rc->len, CHUNK);
+            gather(bounce, src, lc, n);
+            status = peer->transport->put(peer, offset, bounce, n);
+            gk__dt_cursor_advance(rc, n);
+        }
+    }
+    return status;
+}
+
+/* Gets through the transport: rc walks the source's pieces at the target,
+ * lc the local destination's. `later`: complete at quiet (_nbi). */
+static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
+                   char *dst, struct gk__dt_cursor *lc, int later)
+{
+    char bounce[CHUNK];
+    int status = GK_OK, pending = 0;
+    while (rc->left > 0 && status == GK_OK) {
+        size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
+        if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
+            uint64_t n = (uint64_t)min64(rc->len, lc->len);
+            char *to = dst + lc->pos;
+            status = peer->transport->get_nbi(peer, to, offset, n);
+            pending = 1;
+            gk__dt_cursor_advance(rc, n);
+            gk__dt_cursor_advance(lc, n);
+        } else {
+            uint64_t n = (uint64_t)min64(rc->len, CHUNK);
+            status = peer->transport->get(peer, bounce, offset, n);
+            if (status == GK_OK)
+                scatter(dst, lc, bounce, n);
+            gk__dt_cursor_advance(rc, n);
+        }
+    }
+    /* The direct pieces were issued without waiting, so that a run of
+     * small ones costs one round trip, not one each; a blocking get
+     * completes them here. */
+    if (status == GK_OK && pending && !later)
+        status = peer->transport->flush(peer);
+    return status;
+}
+
+/* Sets rp up for the remote-operation path where the transport runs them
+ * and the target side is not one contiguous run (rp->desc_len stays 0
+ * otherwise). */
+static int rop_put_begin(struct gk__net_peer *peer, struct rop_put *rp,
+                         const struct side *remote)
+{
+    if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX ||
+        (uint64_t)(remote->hi - remote->lo) == remote->size)
+        return GK_OK;
+    size_t len = gk__dt_encoded_size(remote->flat);
+    if (len > ROP_DESC_MAX)
+        return GK_OK;
+    rp->buf = malloc(ROP_CHUNK);
+    if (rp->buf == NULL) {
+        gk__error("typed put: no memory for a %zu-byte chunk", ROP_CHUNK);
+        return GK_ERR_NOMEM;
+    }
+    gk__dt_encode(remote->flat, rp->buf);
+    rp->desc_len = len;
+    return GK_OK;
+}
+
+/*
+ * The transfer: `remote` is the symmetric side on pe, `local` this PE's
+ * buffer; data flows local -> remote for a put.
+ */
+int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
+                   struct side *local, int nbi, const uint64_t *seg_base_checked)
+{
+    int status = side_span(op, remote);
+    if (status == GK_OK)
+        status = side_span(op, local);
+    if (status != GK_OK)
+        return status;
+    if (remote->size != local->size) {
+        const struct side *d = dir == DIR_PUT ? remote : local;
+        const struct side *s = dir == DIR_PUT ? local : remote;
+        gk__error("%s: dst holds %llu bytes (dst_count %llu of %s) but src %llu "
+                  "(src_count %llu of %s); both sides must hold the same",
+                  op, (unsigned long long)d->size, (unsigned long long)d->count, d->type_str,
+                  (unsigned long long)s->size, (unsigned long long)s->count, s->type_str);
+        return GK_ERR_INVALID_ARG;
+    }
+    /* The span the remote pieces touch, as one checked range. */
+    size_t seg_lo = 0;
+    uint64_t span = (uint64_t)remote->hi - (uint64_t)remote->lo;
+    const void *lo_addr = (const void *)((uintptr_t)remote->addr + (uintptr_t)remote->lo);
+    if (seg_base_checked != NULL)
+        seg_lo = (size_t)(*seg_base_checked + (uint64_t)remote->lo);
+    else
+        status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
+    if (status != GK_OK)
+        return status;
+    status = gk__rt_check_local(op, dir == DIR_PUT ? "src" : "dst", local->addr,
+                                (size_t)local->size);
+    if (status != GK_OK || local->size == 0)
+        return status;
+    uint64_t seg_base = (uint64_t)seg_lo - (uint64_t)remote->lo;
+    struct gk__dt_cursor rc, lc;
+    gk__dt_cursor_init(&rc, remote->flat, remote->count, 0);
+    gk__dt_cursor_init(&lc, local->flat, local->count, 0);
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (dir == DIR_GET)
+        gk__rt_flush_wakes(); /* as gk_get: a get may be a poll */
+    if (peer->direct != NULL) {
+        char *mapped = (char *)((uintptr_t)peer->direct + (uintptr_t)seg_base);
+        if (dir == DIR_PUT)
+            gk__dt_copy(mapped, &rc, local->addr, &lc, local->size);
+        else
+            gk__dt_copy((char *)local->addr, &lc, mapped, &rc, local->size);
+    } else if (dir == DIR_PUT) {
+        struct rop_put rp = {.remote = remote, .origin = seg_base};
+        status = rop_put_begin(peer, &rp, remote);
+        if (status == GK_OK)
+            status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
+        free(rp.buf);
+    } else {
+        status = get_net(peer, seg_base, &rc, (char *)local->addr, &lc, nbi);
+    }
+    if (status == GK_OK && dir == DIR_PUT)
+        gk__rt_defer_wake(pe, seg_lo, seg_lo + span);
+    return status;
+}
+
+static int typed(const char *op, enum gk__typed_dir dir, int pe, void *dst, size_t dst_count,
+                 gk_type_t dst_type, const void *src, size_t src_count, gk_type_t src_type,
+                 int nbi)
+{
+    struct side d = {.count = dst_count, .addr = dst, .count_arg = "dst_count",
+                     .type_arg = "dst_type", .type_str = GK__TYPE_STR(dst_type)};
+    struct side s = {.count = src_count, .addr = src, .count_arg = "src_count",
+                     .type_arg = "src_type", .type_str = GK__TYPE_STR(src_type)};
+    int status = gk__type_flat(op, "dst_type", dst_type, &d.flat);
+    if (status == GK_OK)
+        status = gk__type_flat(op, "src_type", src_type, &s.flat);
+    if (status != GK_OK)
+        return status;
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, nbi, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, nbi, NULL);
+}
+
+int gk_put_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
+                 size_t src_count, gk_type_t src_type)
+{
+    return typed("gk_put_typed", DIR_PUT, pe, dst, dst_count, dst_type, src, src_count,
+                 src_type, 0);
+}
+
+int gk_get_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
+                 size_t src_count, gk_type_t src_type)
+{
+    return typed("gk_get_typed", DIR_GET, pe, dst, dst_count, dst_type, src, src_count,
+                 src_type, 0);
+}
+
+int gk_put_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
+                     size_t src_count, gk_type_t src_type)
+{
+    return typed("gk_put_typed_nbi", DIR_PUT, pe, dst, dst_count, dst_type, src, src_count,
+                 src_type, 1);
+}
+
+int gk_get_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_type, const void *src,
+                     size_t src_count, gk_type_t src_type)
+{
+    return typed("gk_get_typed_nbi", DIR_GET, pe, dst, dst_count, dst_type, src, src_count,
+                 src_type, 1);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Strided forms                                                            */
+/* ------------------------------------------------------------------------ */
+
+static int strided_side(const char *op, const char *stride_arg, ptrdiff_t stride,
+                        size_t blocksize, size_t nblocks, size_t elem_size,
+                        struct gk__dt_strided *s)
+{
+    int64_t stride_bytes = 0;
+    uint64_t block = 0;
+    if (__builtin_mul_overflow((int64_t)stride, (int64_t)elem_size, &stride_bytes) ||
+        elem_size > (size_t)INT64_MAX) {
+        gk__error("%s: %s %td times elem_size %zu overflows", op, stride_arg, stride,
+                  elem_size);
+        return GK_ERR_INVALID_ARG;
+    }
+    if (__builtin_mul_overflow((uint64_t)blocksize, (uint64_t)elem_size, &block) ||
+        gk__dt_strided_init(s, block, nblocks, stride_bytes) != GK_OK) {
+        gk__error("%s: %zu blocks of %zu elements of %zu bytes, %s %td, overflow "
+                  "(they span more than PTRDIFF_MAX bytes)",
+                  op, nblocks, blocksize, elem_size, stride_arg, stride);
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+static int strided(const char *op, enum gk__typed_dir dir, int pe, void *dst, const void *src,
+                   ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blocksize,
+                   size_t nblocks, size_t elem_size)
+{
+    struct gk__dt_strided ds, ss;
+    int status = strided_side(op, "dst_stride", dst_stride, blocksize, nblocks, elem_size, &ds);
+    if (status == GK_OK)
+        status = strided_side(op, "src_stride", src_stride, blocksize, nblocks, elem_size, &ss);
+    if (status != GK_OK)
+        return status;
+    struct side d = {.flat = &ds.flat, .count = 1, .addr = dst, .count_arg = "dst",
+                     .type_arg = "dst", .type_str = "the strided dst"};
+    struct side s = {.flat = &ss.flat, .count = 1, .addr = src, .count_arg = "src",
+                     .type_arg = "src", .type_str = "the strided src"};
+    return dir == DIR_PUT ? gk__typed_xfer(op, dir, pe, &d, &s, 0, NULL)
+                          : gk__typed_xfer(op, dir, pe, &s, &d, 0, NULL);
+}
+
+int gk_iput(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+            size_t nelems, size_t elem_size)
+{
+    return strided("gk_iput", DIR_PUT, pe, dst, src, dst_stride, src_stride, 1, nelems,
+                   elem_size);
+}
+
+int gk_iget(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+            size_t nelems, size_t elem_size)
+{
+    return strided("gk_iget", DIR_GET, pe, dst, src, dst_stride, src_stride, 1, nelems,
+                   elem_size);
+}
+
+int gk_ibput(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+             size_t blocksize, size_t nblocks, size_t elem_size)
+{
+    return strided("gk_ibput", DIR_PUT, pe, dst, src, dst_stride, src_stride, blocksize,
+                   nblocks, elem_size);
+}
+
+int gk_ibget(int pe, void *dst, const void *src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+             size_t blocksize, size_t nblocks, size_t elem_size)
+{
+    return strided("gk_ibget", DIR_GET, pe, dst, src, dst_stride, src_stride, blocksize,
+                   nblocks, elem_size);
+}
