@@ -65,8 +65,9 @@ static int barrier_signal(int pe, int round, uint64_t mark)
         gk__rt_wake_done(pe, offset, offset + 8);
         return GK_OK;
     }
-    /* gk__barrier completed this PE's operations before the first round. */
-    return gk__xfer_notify64(pe, GK__AMO_SET, offset, mark, 0, NULL);
+    /* gk__barrier completed this PE's operations before the first round;
+     * the flag itself owes the next quiet nothing (its target waits). */
+    return gk__xfer_flag64(pe, GK__AMO_SET, offset, mark);
 }
 
 int gk__barrier(void)

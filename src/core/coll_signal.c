@@ -36,7 +36,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
     if (status == GK_OK)
         status = peer->transport->fence();
     if (status == GK_OK)
-        status = gk__xfer_notify64(pe, GK__AMO_SET, signal_offset, seq, 0, NULL);
+        status = gk__xfer_flag64(pe, GK__AMO_SET, signal_offset, seq); /* awaited there */
     return status;
 }
 

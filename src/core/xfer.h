@@ -108,13 +108,16 @@ static inline int gk__xfer_get(const char *op, int pe, void *dst, const void *sr
 }
 
 /*
- * A fetching atomic on pe's segment word and pe's wake-up check for it, as
- * one remote operation (net.h) of pe's transport: one round trip, where
- * the transport's atomic and then its wake-up message would be a round
- * trip and a message (xfer_rop.c). For a peer whose transport has rop.
+ * An atomic on pe's segment word and pe's wake-up check for it, as one
+ * remote operation (net.h) of pe's transport, where the transport's
+ * atomic and then its wake-up message would be a round trip and a message
+ * (xfer_rop.c): with old_p, one round trip; without, one message posted,
+ * owing this PE's quiet what `how` says. For a peer whose transport has
+ * rop.
  */
 int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
-                        uint64_t operand, uint64_t compare, uint64_t *old_p);
+                        uint64_t operand, uint64_t compare, uint64_t *old_p,
+                        enum gk__net_post how);
 /* Registers the target's side of it (gk_init). */
 void gk__xfer_rop_register(void);
 
@@ -122,9 +125,10 @@ void gk__xfer_rop_register(void);
  * An atomic of `width` bytes on pe's segment word that may end a wait there
  * (a user's word, a barrier or collective flag, a semaphore count, a lock
  * word), then pe's wake-up check for it: a mapped peer's transport makes
- * the check with the atomic; to another, a fetching atomic goes as one
- * remote operation where the transport has them, anything else gets the
- * transport's wake-up after it. A GK__AMO_FETCH writes nothing: no check.
+ * the check with the atomic; to another, the atomic goes as one remote
+ * operation where the transport has them (without old_p, posted and
+ * complete at quiet, as a put), else the transport's atomic gets its
+ * wake-up after it. A GK__AMO_FETCH writes nothing: no check.
  */
 static inline int gk__xfer_amo(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
                                uint64_t operand, uint64_t compare, uint64_t *old_p)
@@ -132,8 +136,9 @@ static inline int gk__xfer_amo(int pe, enum gk__amo_op op, size_t width, size_t 
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (op == GK__AMO_FETCH)
         return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
-    if (peer->direct == NULL && old_p != NULL && peer->transport->rop != NULL)
-        return gk__xfer_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p);
+    if (peer->direct == NULL && peer->transport->rop != NULL)
+        return gk__xfer_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
+                                   GK__NET_POST_QUIET);
     int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
     if (status == GK_OK && peer->direct == NULL)
         status = peer->transport->wake(peer, seg_offset, seg_offset + width);
@@ -146,6 +151,23 @@ static inline int gk__xfer_notify64(int pe, enum gk__amo_op op, size_t seg_offse
                                     uint64_t operand, uint64_t compare, uint64_t *old_p)
 {
     return gk__xfer_amo(pe, op, 8, seg_offset, operand, compare, old_p);
+}
+
+/*
+ * A 64-bit flag of pe's that only pe reads, and waits for before it goes
+ * on (a barrier's, a collective's): gk__xfer_notify64 without a result,
+ * but to a peer reached through a transport's remote operations it owes
+ * this PE's quiet nothing (net.h, GK__NET_POST_AWAITED): one message, and
+ * no acknowledgement to wait for or to pay.
+ */
+static inline int gk__xfer_flag64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                  uint64_t value)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (peer->direct == NULL && peer->transport->rop != NULL)
+        return gk__xfer_atomic_rop(pe, op, 8, seg_offset, value, 0, NULL,
+                                   GK__NET_POST_AWAITED);
+    return gk__xfer_amo(pe, op, 8, seg_offset, value, 0, NULL);
 }
 
 /* A 64-bit atomic on a word given by its segment offset (internal words:

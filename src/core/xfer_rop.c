@@ -1,15 +1,16 @@
 /*
- * xfer_rop.c: a fetching atomic as a remote operation (net.h). The target
- * runs the CPU atomic and its wake-up check through its own mapping of
- * its segment (the shm transport does both in one), so the caller sends
- * no wake-up after it.
+ * xfer_rop.c: an atomic as a remote operation (net.h), fetching, or
+ * posted without a result. The target runs the CPU atomic and its wake-up check through
+ * its own mapping of its segment (the shm transport does both in one), so
+ * the caller sends no wake-up after it.
  */
 #include "base/log.h"
 #include "core/runtime.h"
 #include "core/xfer.h"
 
 /* At the target. args: the word's segment offset, the operation with the
- * width above it (op | width << 8), the operand, the compare value. */
+ * width above it (op | width << 8), the operand, the compare value. A
+ * refusal is logged here: the caller of a posted one never hears why. */
 static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
                            uint64_t *result)
 {
@@ -34,14 +35,20 @@ void gk__xfer_rop_register(void)
 }
 
 int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
-                        uint64_t operand, uint64_t compare, uint64_t *old_p)
+                        uint64_t operand, uint64_t compare, uint64_t *old_p,
+                        enum gk__net_post how)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     uint64_t args[GK__NET_ROP_ARGS] = {seg_offset, (uint64_t)op | (uint64_t)width << 8, operand,
                                        compare};
-    int status = peer->transport->rop(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, old_p);
-    if (status == GK_ERR_UNSUPPORTED)
-        gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
+    int status;
+    if (old_p == NULL) {
+        status = peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, how);
+    } else {
+        status = peer->transport->rop(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, old_p);
+        if (status == GK_ERR_UNSUPPORTED)
+            gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
+    }
     gk__rt_wake_done(pe, seg_offset, seg_offset + width);
     return status;
 }

@@ -113,19 +113,37 @@ struct gk__net_peer;
  * without load/store access to the target runs there, as one message and
  * its reply, on whichever thread drives the target's transport: so they
  * need nothing from the target's program, and cost one round trip where
- * the same steps as separate gets and atomics would cost several. The
- * function gets the arguments and the payload; it returns a gasket status
- * and may set *result for the caller, who explains an error (the target
- * logs nothing for an error the caller can explain). It must not block.
+ * the same steps as separate gets and atomics would cost several. A
+ * caller that needs neither the result nor the status at once (a
+ * non-fetching atomic, a flag) posts one instead (rop_post): one message,
+ * no wait. The function gets the arguments and the payload; it returns a
+ * gasket status and may set *result for the caller, who explains an error
+ * (the target logs nothing for an error the caller can explain; a
+ * function that may be posted logs its own refusals, since its caller
+ * never hears why). It must not block.
  */
 enum gk__net_rop {
     GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
     GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
-    GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: a fetching atomic and its wake-up check */
+    GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: an atomic and its wake-up check */
     GK__NET_ROP_DT_PUT,   /* dtype/typed_rma.c: a packed chunk of a typed put, unpacked */
     GK__NET_ROPS
 };
 #define GK__NET_ROP_ARGS 4
+
+/* What a posted remote operation (rop_post) owes its caller's quiet. */
+enum gk__net_post {
+    /* Complete at the next quiet (or flush of its peer) and ordered before
+     * later puts by fence, as a put; an error status at the target is
+     * returned by the next quiet (the first, for all since the last). */
+    GK__NET_POST_QUIET,
+    /* Nothing: for a flag that only its target reads, and waits for
+     * before it goes on (a barrier's, a collective's), so that no later
+     * barrier completes before the flag has landed. No acknowledgement
+     * comes back; an error at the target is logged there alone. */
+    GK__NET_POST_AWAITED,
+};
+
 typedef int (*gk__net_rop_fn)(const uint64_t *args, const void *payload, size_t nbytes,
                               uint64_t *result);
 void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn);
@@ -177,10 +195,16 @@ struct gk__net_transport {
     size_t am_long_max;
     /* Runs remote operation op (above) at the peer, with GK__NET_ROP_ARGS
      * arguments and nbytes (at most rop_max) of payload; returns its
-     * status once its reply is in, *result set. NULL where the transport
-     * has none: a mapped peer's operations run in place. */
+     * status once its reply is in, *result set. Ordered after the earlier
+     * puts, atomics and remote operations to the peer. NULL where the
+     * transport has none: a mapped peer's operations run in place. */
     int (*rop)(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
                const void *payload, size_t nbytes, uint64_t *result);
+    /* The same one-way: returns once the payload may be reused, awaiting
+     * no reply, and owes the caller's quiet what `how` says. NULL exactly
+     * where rop is. */
+    int (*rop_post)(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
+                    const void *payload, size_t nbytes, enum gk__net_post how);
     size_t rop_max;
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);

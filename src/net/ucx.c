@@ -14,7 +14,7 @@
  * a PE that talks to 4 neighbours of 1024 PEs holds 4 endpoints. A request
  * that wants an answer (a remote operation, a small put) asks UCX for the
  * endpoint to answer on (UCP_AM_SEND_FLAG_REPLY), so its target makes none
- * of its own for answers.
+ * of its own for answers or acknowledgements.
  *
  * Ordering. UCX 1.13's ucp_worker_fence orders operations only within
  * each of UCX's transports, and one endpoint may send its puts, atomics
@@ -30,6 +30,14 @@
  * peer. A wake-up needs the writes before it complete, fence or not: it
  * goes from the completion callback of a flush of its peer when that
  * peer has anything in flight, so the caller does not wait for it.
+ *
+ * Messages need less. The eager active messages of one endpoint travel
+ * on its one active-message lane and their handlers run at the target in
+ * the order sent (am_send's order rests on it too). So a message (a small
+ * put, a remote operation, a gasket message) completes first only the
+ * operations of UCX's own RMA and atomic calls before it (`rma_pending`):
+ * a fence between messages costs nothing, and neither does a remote
+ * operation after small puts or other remote operations.
  *
  * An atomic is ordered after the earlier puts to its peer, fence or not
  * (gasket.h: the data, then its flag), and UCX's atomics may take another
@@ -54,6 +62,18 @@
  * the PE's, as a worker flush is). Whether a peer has an RMA lane is read
  * from ucp_ep_print_info, UCX 1.13 having no query for an endpoint's
  * lanes; where that text has no lanes, puts stay UCX's.
+ *
+ * Posted remote operations (net.h, rop_post). One that quiet must
+ * complete (a non-fetching atomic, a signaling put) goes the way of a
+ * small put: one message, which the target runs and acknowledges with the
+ * operation's status, and which quiet and flushes count among the small
+ * puts'; a status other than GK_OK is kept for the next quiet to return.
+ * A worker flush alone would not do: it completes a message once UCX has
+ * handed it on (over TCP, once it is in the socket), not once the target
+ * has run it. A flag that its target waits for (a barrier's) goes alone:
+ * no acknowledgement, no count, no mark of the peer; an acknowledgement
+ * would double the messages of a barrier, and over TCP each costs the
+ * sender a trip through both ends' network stacks.
  */
 #include "net/ucx.h"
 #include "net/ucx_int.h"
@@ -551,9 +571,10 @@ void gk__ucx_close(void)
         return;
     /* Complete what is ours in flight, then let every PE stop taking a
      * vanishing peer for a failure before any connection goes. Others'
-     * last operations to us (the reply to a barrier's atomic) may still
-     * need our worker while we wait in that barrier, which does not
-     * drive it: the progress thread does, started for it if it was off. */
+     * last operations to us (the acknowledgement of a put or an atomic)
+     * may still need our worker while we wait in that barrier, which does
+     * not drive it: the progress thread does, started for it if it was
+     * off. */
     gk__ucx_transport.quiet();
     atomic_store_explicit(&u->closing, 1, memory_order_release);
     if (u->joined) {
@@ -587,38 +608,56 @@ static inline void ucx_clear_mark(_Atomic uint64_t *mark, uint64_t seen)
                                             memory_order_relaxed);
 }
 
-/* Every put sent as an active message is acknowledged (top comment). */
-static int ucx_puts_acked(void)
+/* Every put sent as an active message and every remote operation posted
+ * for quiet is acknowledged (top comment). */
+static int ucx_all_acked(void)
 {
     struct gk__ucx *u = &gk__ucx;
-    if (atomic_load_explicit(&u->puts_unacked, memory_order_acquire) == 0)
+    if (atomic_load_explicit(&u->unacked, memory_order_acquire) == 0)
         return GK_OK;
-    return gk__ucx_wait_zero(&u->puts_unacked, &u->puts_unacked_sleepers);
+    return gk__ucx_wait_zero(&u->unacked, &u->unacked_sleepers);
 }
 
 static int ucx_flush_peer(struct gk__ucx_peer *p)
 {
     uint64_t pending = atomic_load_explicit(&p->pending, memory_order_relaxed);
     uint64_t puts = atomic_load_explicit(&p->puts_pending, memory_order_relaxed);
+    uint64_t rma = atomic_load_explicit(&p->rma_pending, memory_order_relaxed);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_ep_flush_nbx(p->ep, &param), "flush", p->pe);
     if (status == GK_OK)
-        status = ucx_puts_acked();
+        status = ucx_all_acked();
     if (status == GK_OK) {
         ucx_clear_mark(&p->pending, pending);
         ucx_clear_mark(&p->puts_pending, puts);
+        ucx_clear_mark(&p->rma_pending, rma);
     }
     return status;
+}
+
+/* Whether `mark` (pending, rma_pending) names an epoch before the
+ * current one whose operations may still be in flight. */
+static inline int ucx_mark_before_fence(const _Atomic uint64_t *mark)
+{
+    uint64_t s = atomic_load_explicit(mark, memory_order_relaxed);
+    return s != 0 && s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed) &&
+           s < atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
 }
 
 /* Ordering (top comment): before an operation to p, complete p's
  * operations of epochs before the current one. */
 static inline int ucx_order(struct gk__ucx_peer *p)
 {
-    uint64_t s = atomic_load_explicit(&p->pending, memory_order_relaxed);
-    if (UCX_UNLIKELY(s != 0 &&
-                     s > atomic_load_explicit(&gk__ucx.completed_upto, memory_order_relaxed) &&
-                     s < atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed)))
+    if (UCX_UNLIKELY(ucx_mark_before_fence(&p->pending)))
+        return ucx_flush_peer(p);
+    return GK_OK;
+}
+
+/* The same before a message, which the messages before it do not need
+ * (top comment, "Messages need less"). */
+static inline int ucx_order_msg(struct gk__ucx_peer *p)
+{
+    if (UCX_UNLIKELY(ucx_mark_before_fence(&p->rma_pending)))
         return ucx_flush_peer(p);
     return GK_OK;
 }
@@ -630,12 +669,24 @@ static inline void ucx_issued(struct gk__ucx_peer *p)
                           memory_order_relaxed);
 }
 
-/* The same for a put, which a later atomic must not overtake. */
+/* The same for a put or a remote operation posted for quiet, which a
+ * later atomic must not overtake. */
 static inline void ucx_put_issued(struct gk__ucx_peer *p)
 {
     uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
     atomic_store_explicit(&p->pending, epoch, memory_order_relaxed);
     atomic_store_explicit(&p->puts_pending, epoch, memory_order_relaxed);
+}
+
+/* The same for an operation of UCX's RMA or atomic calls (a put: `put`),
+ * which a later message must not overtake either. */
+static inline void ucx_rma_issued(struct gk__ucx_peer *p, int put)
+{
+    uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
+    atomic_store_explicit(&p->pending, epoch, memory_order_relaxed);
+    if (put)
+        atomic_store_explicit(&p->puts_pending, epoch, memory_order_relaxed);
+    atomic_store_explicit(&p->rma_pending, epoch, memory_order_relaxed);
 }
 
 /* Whether an operation marked in `mark` (pending, puts_pending) may still
@@ -671,7 +722,7 @@ static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, si
 {
     struct gk__ucx *u = &gk__ucx;
     struct gk__ucx_put_header h = {.offset = offset, .src = (uint32_t)u->my_pe};
-    atomic_fetch_add_explicit(&u->puts_unacked, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&u->unacked, 1, memory_order_relaxed);
     ucx_put_issued(p);
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
@@ -681,35 +732,37 @@ static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, si
     ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), src, n, &param);
     int status = gk__ucx_wait(req, "put", p->pe);
     if (status != GK_OK) /* never acknowledged */
-        atomic_fetch_sub_explicit(&u->puts_unacked, 1, memory_order_relaxed);
+        atomic_fetch_sub_explicit(&u->unacked, 1, memory_order_relaxed);
     return status;
 }
 
 static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
-    int status = ucx_order(p);
+    int am = n <= peer->put_wakes_max;
+    int status = am ? ucx_order_msg(p) : ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
-    if (n <= peer->put_wakes_max)
+    if (am)
         return ucx_put_am(p, offset, src, n);
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
-    ucx_put_issued(p);
+    ucx_rma_issued(p, 1);
     return gk__ucx_wait(req, "put", p->pe);
 }
 
 static int ucx_put_nbi(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
-    int status = ucx_order(p);
+    int am = n <= peer->put_wakes_max;
+    int status = am ? ucx_order_msg(p) : ucx_order(p);
     if (status != GK_OK || n == 0)
         return status;
-    if (n <= peer->put_wakes_max)
+    if (am)
         return ucx_put_am(p, offset, src, n);
     ucp_request_param_t param = {.op_attr_mask = 0};
     ucs_status_ptr_t req = ucp_put_nbx(p->ep, src, n, p->remote_base + offset, p->rkey, &param);
-    ucx_put_issued(p);
+    ucx_rma_issued(p, 1);
     return ucx_nbi_issued(p, req, "put");
 }
 
@@ -732,7 +785,7 @@ static int ucx_get_nbi(struct gk__net_peer *peer, void *dst, size_t offset, size
         return status;
     ucp_request_param_t param = {.op_attr_mask = 0};
     ucs_status_ptr_t req = ucp_get_nbx(p->ep, dst, n, p->remote_base + offset, p->rkey, &param);
-    ucx_issued(p);
+    ucx_rma_issued(p, 0);
     return ucx_nbi_issued(p, req, "get");
 }
 
@@ -801,7 +854,7 @@ static int ucx_atomic(struct gk__net_peer *peer, enum gk__amo_op op, size_t widt
     ucs_status_ptr_t req =
         ucp_atomic_op_nbx(p->ep, uop, &x, 1, p->remote_base + offset, p->rkey, &param);
     if (!fetch)
-        ucx_issued(p);
+        ucx_rma_issued(p, 0);
     /* Posted or fetching, the operand (and the reply) live on this stack:
      * a request UCX kept must finish before we return. */
     status = gk__ucx_wait(req, "atomic", p->pe);
@@ -874,7 +927,7 @@ static int ucx_am_post(struct gk__net_peer *peer, unsigned id, const struct gk__
                        const uint64_t *args, const void *payload, size_t data_len)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
-    int status = ucx_order(p);
+    int status = ucx_order_msg(p);
     if (status != GK_OK)
         return status;
     struct gk__ucx_am_header header;
@@ -940,17 +993,55 @@ static void ucx_rop_slot_give(struct gk__ucx *u, unsigned slot)
                               memory_order_release);
 }
 
+/* Before a remote operation to p: ordered after everything before it to
+ * p, puts as an atomic is (the top comment), and atomics too: the messages
+ * before it by their lane, UCX's own operations, which may take another,
+ * by a flush. */
+static inline int ucx_rop_order(struct gk__ucx_peer *p)
+{
+    return ucx_mark_in_flight(&p->rma_pending) ? ucx_flush_peer(p) : GK_OK;
+}
+
+/* A remote operation posted (top comment, "Posted remote operations"):
+ * one message, and for GK__NET_POST_QUIET its acknowledgement to count;
+ * returns once UCX is done with the payload. */
+static int ucx_rop_post(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
+                        const void *payload, size_t nbytes, enum gk__net_post how)
+{
+    struct gk__ucx_peer *p = ucx_peer(peer);
+    int status = ucx_rop_order(p);
+    if (status != GK_OK)
+        return status;
+    struct gk__ucx *u = &gk__ucx;
+    int acked = how == GK__NET_POST_QUIET;
+    struct gk__ucx_rop_header h = {.op = (uint32_t)op,
+                                   .src = (uint32_t)u->my_pe,
+                                   .token = acked ? GK__UCX_ROP_POST_ACKED : 0};
+    memcpy(h.args, args, sizeof(h.args));
+    if (acked) {
+        atomic_fetch_add_explicit(&u->unacked, 1, memory_order_relaxed);
+        ucx_put_issued(p);
+    }
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+        .flags = UCP_AM_SEND_FLAG_EAGER | (acked ? UCP_AM_SEND_FLAG_REPLY : 0),
+        .cb.send = gk__ucx_req_done,
+    };
+    status = gk__ucx_wait(ucp_am_send_nbx(p->ep, GK__UCX_AM_ROP_POST, &h, sizeof(h), payload,
+                                          nbytes, &param),
+                          "remote operation", p->pe);
+    if (status != GK_OK && acked) /* never acknowledged */
+        atomic_fetch_sub_explicit(&u->unacked, 1, memory_order_relaxed);
+    return status;
+}
+
 /* A remote operation (net.h): one message with its payload, then the
  * reply, which ucx_am.c's handler hands to the waiting slot. */
 static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
                    const void *payload, size_t nbytes, uint64_t *result)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
-    int status = ucx_order(p);
-    /* Ordered after everything before it to p, puts as an atomic is (the
-     * top comment), and atomics too: the message may take another lane. */
-    if (status == GK_OK && ucx_in_flight(p))
-        status = ucx_flush_peer(p);
+    int status = ucx_rop_order(p);
     if (status != GK_OK)
         return status;
     struct gk__ucx *u = &gk__ucx;
@@ -992,6 +1083,24 @@ static int ucx_fence(void)
     return GK_OK;
 }
 
+/* The posted remote operations that their targets refused since the
+ * last quiet (top comment): the first one's status, said here too, since
+ * a target's log says why but not to which caller. */
+static int ucx_refusals_take(void) __attribute__((noinline, cold));
+static int ucx_refusals_take(void)
+{
+    struct gk__ucx *u = &gk__ucx;
+    uint32_t n = atomic_exchange_explicit(&u->posts_refused, 0, memory_order_acquire);
+    uint64_t first = atomic_exchange_explicit(&u->post_refusal, 0, memory_order_acquire);
+    if (n == 0 || first == 0)
+        return GK_OK; /* another thread's quiet took them */
+    int pe = (int)(first >> 32) - 1, status = (int32_t)(uint32_t)first;
+    gk__error("quiet: %u operation%s sent without waiting for a reply %s refused, the first "
+              "by PE %d: %s (its log says why)",
+              n, n == 1 ? "" : "s", n == 1 ? "was" : "were", pe, gk_strerror(status));
+    return status;
+}
+
 static int ucx_quiet(void)
 {
     struct gk__ucx *u = &gk__ucx;
@@ -999,7 +1108,7 @@ static int ucx_quiet(void)
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
     int status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
     if (status == GK_OK)
-        status = ucx_puts_acked();
+        status = ucx_all_acked();
     if (status != GK_OK)
         return status;
     uint64_t done = atomic_load_explicit(&u->completed_upto, memory_order_relaxed);
@@ -1007,6 +1116,8 @@ static int ucx_quiet(void)
                               &u->completed_upto, &done, upto, memory_order_relaxed,
                               memory_order_relaxed)) {
     }
+    if (UCX_UNLIKELY(atomic_load_explicit(&u->posts_refused, memory_order_relaxed) != 0))
+        return ucx_refusals_take();
     return GK_OK;
 }
 
@@ -1027,6 +1138,7 @@ const struct gk__net_transport gk__ucx_transport = {
     .am_send_long = ucx_am_send_long,
     .am_long_max = GK__UCX_AM_LONG_MAX,
     .rop = ucx_rop,
+    .rop_post = ucx_rop_post,
     .rop_max = GK__UCX_AM_LONG_MAX,
     .flush = ucx_flush,
     .fence = ucx_fence,

@@ -4,7 +4,9 @@
  * sender on this node would put them there; wake-ups, which look at this
  * PE's sleepers as a local writer's wake-up check does (base/wait.h);
  * small puts (ucx.c, "Small puts"), written, checked for sleepers and
- * acknowledged; and remote operations (net.h), run at once and answered.
+ * acknowledged; and remote operations (net.h), run at once and answered,
+ * or, posted, acknowledged with their status where the sender counts
+ * them.
  *
  * The handlers run inside ucp_worker_progress, on whichever thread
  * progresses the worker (the progress thread or one that waits for a
@@ -264,27 +266,34 @@ static ucs_status_t ucx_put_arrived(void *arg, const void *header, size_t header
     return UCS_OK;
 }
 
-static ucs_status_t ucx_put_ack_arrived(void *arg, const void *header, size_t header_len,
-                                        void *data, size_t data_len,
-                                        const ucp_am_recv_param_t *param)
+/* `acked` of the small puts and posted remote operations counted in
+ * gk__ucx.unacked are done; an acknowledgement for more than are counted
+ * is rejected (`what`, for `acked` `items`). */
+static void ucx_acked(uint64_t acked, const char *what, const char *items)
 {
-    uint64_t acked;
-    if (ucx_fixed_header("put acknowledgement", header, header_len, &acked, sizeof(acked)) != 0)
-        return UCS_OK;
-    _Atomic uint32_t *unacked = &gk__ucx.puts_unacked;
+    _Atomic uint32_t *unacked = &gk__ucx.unacked;
     uint32_t now = atomic_load_explicit(unacked, memory_order_relaxed);
     do {
         if (acked > now) {
-            gk__error("put acknowledgement for %llu puts from the network rejected: %u are "
+            gk__error("%s for %llu %s from the network rejected: %u puts and operations are "
                       "unacknowledged",
-                      (unsigned long long)acked, now);
-            return UCS_OK;
+                      what, (unsigned long long)acked, items, now);
+            return;
         }
     } while (!atomic_compare_exchange_weak_explicit(unacked, &now, now - (uint32_t)acked,
                                                     memory_order_seq_cst,
                                                     memory_order_relaxed));
     if (now == acked)
-        gk__ucx_zero_reached(unacked, &gk__ucx.puts_unacked_sleepers);
+        gk__ucx_zero_reached(unacked, &gk__ucx.unacked_sleepers);
+}
+
+static ucs_status_t ucx_put_ack_arrived(void *arg, const void *header, size_t header_len,
+                                        void *data, size_t data_len,
+                                        const ucp_am_recv_param_t *param)
+{
+    uint64_t acked;
+    if (ucx_fixed_header("put acknowledgement", header, header_len, &acked, sizeof(acked)) == 0)
+        ucx_acked(acked, "put acknowledgement", "puts");
     return UCS_OK;
 }
 
@@ -330,8 +339,25 @@ void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, siz
         free(copy);
 }
 
-/* A remote operation (net.h): run here, now, and answered. A malformed
- * one is refused (GK_ERR_UNSUPPORTED, logged here). */
+/* Runs the remote operation (net.h) that arrived with header h: its
+ * status. A malformed one is refused (GK_ERR_UNSUPPORTED, logged here). */
+static int ucx_rop_run(const struct gk__ucx_rop_header *h, const void *data, size_t data_len,
+                       const ucp_am_recv_param_t *param, uint64_t *result)
+{
+    gk__net_rop_fn fn = gk__net_rop(h->op);
+    if (fn == NULL) {
+        gk__error("remote operation %u from PE %u refused: no such operation", h->op, h->src);
+        return GK_ERR_UNSUPPORTED;
+    }
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        gk__error("remote operation %u from PE %u refused: its payload came by rendezvous",
+                  h->op, h->src);
+        return GK_ERR_UNSUPPORTED;
+    }
+    return fn(h->args, data, data_len, result);
+}
+
+/* A remote operation: run here, now, and answered. */
 static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header_len,
                                     void *data, size_t data_len,
                                     const ucp_am_recv_param_t *param)
@@ -341,17 +367,53 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
         return UCS_OK;
     if (!ucx_reply_possible("remote operation", h.src, param))
         return UCS_OK;
-    struct gk__ucx_rop_reply reply = {.token = h.token, .status = GK_ERR_UNSUPPORTED};
-    gk__net_rop_fn fn = gk__net_rop(h.op);
-    if (fn == NULL)
-        gk__error("remote operation %u from PE %u refused: no such operation", h.op, h.src);
-    else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)
-        gk__error("remote operation %u from PE %u refused: its payload came by rendezvous",
-                  h.op, h.src);
-    else
-        reply.status = fn(h.args, data, data_len, &reply.result);
+    struct gk__ucx_rop_reply reply = {.token = h.token};
+    reply.status = ucx_rop_run(&h, data, data_len, param, &reply.result);
     gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
                       "a remote operation's reply");
+    return UCS_OK;
+}
+
+/* A posted remote operation: run here, now, and, where its sender counts
+ * it, acknowledged, refused or not, so that the sender's quiet does not
+ * wait for it forever, and learns of a refusal. */
+static ucs_status_t ucx_rop_post_arrived(void *arg, const void *header, size_t header_len,
+                                         void *data, size_t data_len,
+                                         const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_rop_header h;
+    if (ucx_fixed_header("remote operation", header, header_len, &h, sizeof(h)) != 0)
+        return UCS_OK;
+    int acked = h.token == GK__UCX_ROP_POST_ACKED;
+    if (acked && !ucx_reply_possible("remote operation", h.src, param))
+        return UCS_OK;
+    uint64_t result = 0;
+    struct gk__ucx_rop_ack ack = {.pe = (uint32_t)gk__ucx.my_pe};
+    ack.status = ucx_rop_run(&h, data, data_len, param, &result);
+    if (acked)
+        gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_ACK, &ack, sizeof(ack),
+                          "a remote operation's acknowledgement");
+    return UCS_OK;
+}
+
+/* A refusal is kept for the next quiet (ucx.c) before the count drops,
+ * so that the quiet that sees the count at 0 sees it too. */
+static ucs_status_t ucx_rop_ack_arrived(void *arg, const void *header, size_t header_len,
+                                        void *data, size_t data_len,
+                                        const ucp_am_recv_param_t *param)
+{
+    struct gk__ucx_rop_ack ack;
+    if (ucx_fixed_header("remote operation acknowledgement", header, header_len, &ack,
+                         sizeof(ack)) != 0)
+        return UCS_OK;
+    if (ack.status != GK_OK) {
+        uint64_t none = 0;
+        atomic_compare_exchange_strong_explicit(
+            &gk__ucx.post_refusal, &none, ((uint64_t)ack.pe + 1) << 32 | (uint32_t)ack.status,
+            memory_order_release, memory_order_relaxed);
+        atomic_fetch_add_explicit(&gk__ucx.posts_refused, 1, memory_order_release);
+    }
+    ucx_acked(1, "remote operation acknowledgement", "operations");
     return UCS_OK;
 }
 
@@ -403,5 +465,9 @@ int gk__ucx_am_register(void)
         status = ucx_set_handler(GK__UCX_AM_PUT, ucx_put_arrived);
     if (status == GK_OK)
         status = ucx_set_handler(GK__UCX_AM_PUT_ACK, ucx_put_ack_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_ROP_POST, ucx_rop_post_arrived);
+    if (status == GK_OK)
+        status = ucx_set_handler(GK__UCX_AM_ROP_ACK, ucx_rop_ack_arrived);
     return status;
 }

@@ -24,6 +24,8 @@
 #define GK__UCX_AM_ROP_REPLY 5 /* and its reply */
 #define GK__UCX_AM_PUT 6       /* a small put, where UCX would emulate it (ucx.c) */
 #define GK__UCX_AM_PUT_ACK 7   /* and its acknowledgement */
+#define GK__UCX_AM_ROP_POST 8  /* a remote operation posted (ucx.c) */
+#define GK__UCX_AM_ROP_ACK 9   /* and its acknowledgement */
 
 /* The largest long payload that travels in its message. Above it, the put
  * and the flush that orders it before the message cost less than the copy
@@ -43,7 +45,10 @@ struct gk__ucx_wake_header {
 };
 
 /* A remote operation's UCP header; its payload is the message's data.
- * `token` names the caller's struct gk__ucx_rop_wait, sent back as is. */
+ * `token` names the caller's struct gk__ucx_rop_wait, sent back as is;
+ * in a posted one (GK__UCX_AM_ROP_POST), GK__UCX_ROP_POST_ACKED asks for
+ * an acknowledgement, 0 for none. */
+#define GK__UCX_ROP_POST_ACKED 1
 struct gk__ucx_rop_header {
     uint32_t op;
     uint32_t src; /* the caller's PE */
@@ -66,6 +71,13 @@ struct gk__ucx_rop_reply {
     uint64_t result;
 };
 
+/* A posted remote operation's acknowledgement: the operation's status
+ * at the target, which the sender's quiet reports if it is an error. */
+struct gk__ucx_rop_ack {
+    int32_t status;
+    uint32_t pe; /* the target, which ran it */
+};
+
 /* A peer reached through UCX (gk__net_peer.priv). Its endpoint and remote
  * key are made on first use (gk__ucx_peer_ready), from its blob. */
 struct gk__ucx_peer {
@@ -80,8 +92,14 @@ struct gk__ucx_peer {
      * peer that may not be complete yet; 0 when none is.
      */
     _Atomic uint64_t pending;
-    /* The same for puts alone: an atomic completes them first. */
+    /* The same for puts and remote operations posted for quiet: an atomic
+     * completes them first. */
     _Atomic uint64_t puts_pending;
+    /* The same for UCX's own puts, gets and posted atomics (not the
+     * puts sent as active messages): they may take other lanes than the
+     * messages, so a message that must follow them completes them first
+     * (ucx.c, "Messages need less"). */
+    _Atomic uint64_t rma_pending;
 };
 
 /* Our part of every UCX request (the context's request_size): its
@@ -144,11 +162,18 @@ struct gk__ucx {
     char *seg_base;
     uint64_t seg_size;
     /* Puts as active messages (ucx.c, "Small puts"): the most bytes one
-     * carries (0: none go so), and how many are not acknowledged yet,
-     * which quiet and flushes wait to see at 0 (gk__ucx_wait_zero). */
+     * carries (0: none go so). */
     size_t put_am_max;
-    _Atomic uint32_t puts_unacked;
-    _Atomic uint32_t puts_unacked_sleepers;
+    /* Those puts and the remote operations posted for quiet (ucx.c) not yet
+     * acknowledged, which quiet and flushes wait to see at 0
+     * (gk__ucx_wait_zero). */
+    _Atomic uint32_t unacked;
+    _Atomic uint32_t unacked_sleepers;
+    /* Posted remote operations that their targets refused since the
+     * last quiet, and the first of them: (target PE + 1) << 32 | its
+     * status as 32 bits, 0 when none. */
+    _Atomic uint32_t posts_refused;
+    _Atomic uint64_t post_refusal;
 
     /* Our side of our own inbox (shm_ring.h), as a sender's. */
     _Atomic uint64_t self_released;

@@ -76,9 +76,7 @@ static int ucx_drive(void)
     if (pthread_mutex_trylock(&gk__ucx.progress_lock) != 0)
         return 0; /* another thread drives it: nothing to add */
     ucx_app_drives(&gk__ucx);
-    int events = 0;
-    while (ucp_worker_progress(gk__ucx.worker) != 0)
-        events++;
+    int events = (int)ucp_worker_progress(gk__ucx.worker);
     pthread_mutex_unlock(&gk__ucx.progress_lock);
     return events;
 }

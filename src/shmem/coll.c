@@ -29,7 +29,11 @@
  * receives it takes back itself before it returns, so the words are all 0
  * between collectives: a pool slot may serve a new team once the old one
  * is destroyed, and a pSync is left as SHMEM_SYNC_VALUE, as the
- * specification asks. All updates of the words are atomics.
+ * specification asks. All updates of the words are atomics. A count is a
+ * flag that only its target reads, and waits for (sync/flag.h), so to
+ * another host it goes as one message that this PE's quiet owes nothing:
+ * an active-set barrier's quiet does not wait for the previous barrier's
+ * counts.
  *
  * Word layout (TEAM_SYNC_WORDS, the SHMEM_*_SYNC_SIZE of a pSync):
  *   0 .. 31  the barrier's rounds
@@ -41,6 +45,7 @@
 
 #include "base/log.h"
 #include "shmem/shmem_int.h"
+#include "sync/flag.h"
 
 #define SYNC_COUNT 32
 #define SYNC_AGREE 33
@@ -76,7 +81,7 @@ int gk__shmem_team_barrier(const char *routine, struct shmem_team *team)
     int me_world = gk_my_pe();
     for (long k = 0, d = 1; d < team->n && status == GK_OK; k++, d <<= 1) {
         int to = gk__shmem_team_world_pe(team, (int)((team->me + d) % team->n));
-        status = gk_atomic_add_u64(to, &team->sync[k], 1);
+        status = gk__flag_add_u64(routine, to, &team->sync[k], 1);
         if (status == GK_OK)
             status = gk_wait_until_u64(&team->sync[k], GK_CMP_GE, 1);
         if (status == GK_OK)

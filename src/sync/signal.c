@@ -7,8 +7,9 @@
  * the signal word (SET is an exchange), which orders the copy before it and
  * does the wake-up; readers load the word with acquire. To a PE not mapped
  * here both run there as one remote operation of its transport (net.h),
- * complete on return; a payload too large for one goes as a put, a fence
- * and the atomic, with the wake-up after it, complete at quiet, as a put.
+ * posted (one message, no reply); a payload too large for one goes as a put, a fence and the
+ * atomic, with the wake-up after it. Either way complete at quiet, as a
+ * put (gasket.h: "Completion as gk_put()").
  */
 #include <string.h>
 
@@ -22,7 +23,8 @@
  * a PE that reaches it through a transport: the copy, then the signal's
  * read-modify-write and wake-up check, as on a mapped target. args: the
  * payload's offset, the signal word's, the operation (GK__AMO_SET or
- * GK__AMO_FETCH_ADD), the signal.
+ * GK__AMO_FETCH_ADD), the signal. A refusal is logged here: the caller,
+ * who posts it, never hears why.
  */
 static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
                       uint64_t *result)
@@ -50,8 +52,9 @@ __attribute__((constructor)) static void signal_register_rop(void)
 }
 
 /* The signaling put to a PE reached through its transport: one remote
- * operation; or, for a payload larger than those carry, the payload, a
- * fence, the signal, its wake-up. */
+ * operation, posted (a refusal is the next quiet's error); or, for a
+ * payload larger than those carry, the payload, a fence, the signal, its
+ * wake-up. */
 static int signal_put_remote(const char *op, int pe, size_t offset, const void *src,
                              size_t nbytes, enum gk__amo_op amo, size_t sig_offset,
                              uint64_t signal) __attribute__((noinline));
@@ -61,11 +64,9 @@ static int signal_put_remote(const char *op, int pe, size_t offset, const void *
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->transport->rop != NULL && nbytes <= peer->transport->rop_max) {
-        uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal}, old = 0;
-        int status = peer->transport->rop(peer, GK__NET_ROP_SIGNAL, args, src, nbytes, &old);
-        if (status == GK_ERR_UNSUPPORTED)
-            gk__error("%s: PE %d refused the signaling put (its log says why)", op, pe);
-        return status;
+        uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal};
+        return peer->transport->rop_post(peer, GK__NET_ROP_SIGNAL, args, src, nbytes,
+                                         GK__NET_POST_QUIET);
     }
     int status = nbytes != 0 ? peer->transport->put(peer, offset, src, nbytes) : GK_OK;
     if (status == GK_OK)

@@ -7,7 +7,12 @@
  * put whose payload would end past its heap, an atomic on a misaligned
  * word, and an operation that does not exist. Each must come back refused
  * (GK_ERR_UNSUPPORTED), with a message at PE 1, and leave PE 1's heap
- * untouched; a valid atomic then runs. A small put that would end past
+ * untouched; a valid atomic then runs. Posted (net.h, rop_post), the
+ * misaligned atomic is refused at PE 1 with a message too; posted to
+ * complete at quiet, PE 0's next quiet, which waits for the
+ * acknowledgement, returns the refusal and says so, once; posted as a
+ * flag that its target awaits, nothing comes back and quiet says nothing.
+ * The valid atomic posted beside each runs. A small put that would end past
  * the segment, which the transport sends as a message of its own over
  * TCP (ucx.c, "Small puts"), is rejected with a message too, and still
  * acknowledged: PE 0's quiet returns. An acknowledgement for puts that
@@ -67,6 +72,21 @@ int main(void)
                                           0};
         CHECK_OK(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, add, NULL, 0, &result));
         CHECK_EQ_U64(result, 0);
+        CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0,
+                                           GK__NET_POST_QUIET));
+        CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, add, NULL, 0,
+                                           GK__NET_POST_QUIET));
+        CHECK_LOGGED(GK_ERR_UNSUPPORTED, gk_quiet(),
+                     "1 operation sent without waiting for a reply was refused, the first by "
+                     "PE 1");
+        CHECK_EQ(atomic_load(&gk__ucx.unacked), 0);
+        CHECK_OK_SILENT(gk_quiet()); /* said once */
+        CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0,
+                                           GK__NET_POST_AWAITED));
+        CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, add, NULL, 0,
+                                           GK__NET_POST_AWAITED));
+        CHECK_EQ(atomic_load(&gk__ucx.unacked), 0); /* nothing owed */
+        CHECK_OK_SILENT(gk_quiet());
         CHECK_GE(peer->put_wakes_max, sizeof(payload)); /* UCX_TLS=tcp: no RMA lane */
         CHECK_OK(peer->transport->put(peer, heap_end - 8, payload, sizeof(payload)));
         CHECK_OK(gk_quiet());
@@ -88,18 +108,18 @@ int main(void)
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
         const char *text = gk_capture_end();
         gk_capture_echo(text);
-        CHECK_EQ(gk_capture_count(text, "refused"), 4);
+        CHECK_EQ(gk_capture_count(text, "refused"), 6);
         CHECK_EQ(gk_capture_count(text, "a semaphore post from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "a signaling put from the network refused"), 1);
-        CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 1);
+        CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 3);
         CHECK_EQ(gk_capture_count(text, "no such operation"), 1);
         CHECK_EQ(gk_capture_count(text, "put of 16 bytes at segment offset"), 1);
         CHECK_EQ(gk_capture_count(text, "put acknowledgement for 5 puts from the network "
                                         "rejected"),
                  1);
-        CHECK_EQ(atomic_load(&gk__ucx.puts_unacked), 0);
+        CHECK_EQ(atomic_load(&gk__ucx.unacked), 0);
         CHECK_EQ(gk_capture_count(text, "came without an endpoint to answer on"), 1);
-        CHECK_EQ_U64(words[0], 5); /* the add without its reply flag did not run */
+        CHECK_EQ_U64(words[0], 15); /* the add without its reply flag did not run */
         const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
         for (int i = 0; i < 8; i++)
             CHECK_EQ(last[i], 0);
