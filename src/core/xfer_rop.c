@@ -12,7 +12,7 @@
  * width above it (op | width << 8), the operand, the compare value. A
  * refusal is logged here: the caller of a posted one never hears why. */
 static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
-                           uint64_t *result)
+                           struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], width = (size_t)(args[1] >> 8);
@@ -26,7 +26,7 @@ static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nby
         return GK_ERR_UNSUPPORTED;
     }
     return me->transport->atomic(me, (enum gk__amo_op)op, width, offset, args[2], args[3],
-                                 result);
+                                 &answer->result);
 }
 
 void gk__xfer_rop_register(void)
@@ -45,7 +45,9 @@ int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_off
     if (old_p == NULL) {
         status = peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, how);
     } else {
-        status = peer->transport->rop(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, old_p);
+        struct gk__net_rop_answer answer = {0};
+        status = peer->transport->rop(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, &answer);
+        *old_p = answer.result;
         if (status == GK_ERR_UNSUPPORTED)
             gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
     }

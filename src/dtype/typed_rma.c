@@ -14,15 +14,18 @@
  * fetched as one get and scattered. So memory stays bounded whatever the
  * transfer's size, and small local pieces still travel in chunks.
  *
- * A put whose target pieces are small (under ROP_PIECE_MAX) would cost a
- * transport operation per piece; where the transport runs remote
+ * A transfer whose target pieces are small (under ROP_PIECE_MAX) would
+ * cost a transport operation per piece; where the transport runs remote
  * operations (net.h), those stretches go instead as chunks of at most
  * ROP_CHUNK bytes, each one remote operation that carries the target
- * type's descriptor (desc.h), the chunk's place in the transfer (its
- * first byte) and the packed bytes. The target decodes and checks the
- * descriptor, checks that the whole transfer's span lies in its segment,
- * starts a cursor at the chunk's first byte and unpacks. Any byte can
- * start a chunk, so no chunk depends on another and memory stays bounded.
+ * type's descriptor (desc.h) and the chunk's place in the transfer (its
+ * first byte). The target decodes and checks the descriptor, checks that
+ * the whole transfer's span lies in its segment, starts a cursor at the
+ * chunk's first byte, and unpacks the packed bytes that came with a put's
+ * chunk, or packs a get's into the reply. A put's chunks are posted (one
+ * message each, complete at quiet), so they stream; a get's wait for their
+ * data one at a time. Any byte can start a chunk, so no chunk depends on
+ * another and memory stays bounded.
  *
  * The symmetric side is checked once, as one span (the lowest to the
  * highest byte its pieces touch), before anything moves; the cursors then
@@ -97,91 +100,159 @@ static void skip(struct gk__dt_cursor *c, uint64_t n)
 }
 
 /*
- * At the target: one chunk of a typed put (the header comment). args: the
- * segment offset of the target elements' origin, their count, the chunk's
- * first byte in the transfer, the descriptor's length; the payload: the
- * descriptor, then the chunk's bytes.
+ * At the target: the checks of one chunk of a typed put or get (the header
+ * comment), before any byte moves. args: the segment offset of the
+ * target elements' origin, their count, the chunk's first byte in the
+ * transfer, the descriptor's length; the payload starts with the
+ * descriptor. The chunk is n bytes. On success *flat is the decoded type
+ * (the caller frees it) and c stands at the chunk's first byte; otherwise
+ * why says what is wrong.
  */
-static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
-                      uint64_t *result)
+static int dt_rop_check(const uint64_t *args, const void *payload, size_t nbytes, uint64_t n,
+                        struct gk__dt_flat **flat, struct gk__dt_cursor *c, char *why,
+                        size_t why_len)
 {
     uint64_t origin = args[0], count = args[1], first = args[2], desc_len = args[3];
-    struct gk__dt_flat *flat = NULL;
-    char why[160] = "";
     uint64_t size = 0;
     int64_t lo = 0, hi = 0;
-    (void)result;
+    *flat = NULL;
     if (desc_len > nbytes) {
-        snprintf(why, sizeof(why), "a %llu-byte descriptor in %zu bytes",
+        snprintf(why, why_len, "a %llu-byte descriptor in %zu bytes",
                  (unsigned long long)desc_len, nbytes);
-        goto err;
+        return GK_ERR_UNSUPPORTED;
     }
-    if (gk__dt_decode(payload, (size_t)desc_len, INT64_MIN, INT64_MAX, &flat, why,
-                      sizeof(why)) != GK_OK)
-        goto err;
-    uint64_t n = nbytes - desc_len;
-    if (gk__dt_span(flat, count, &size, &lo, &hi) != GK_OK || first > size ||
+    if (gk__dt_decode(payload, (size_t)desc_len, INT64_MIN, INT64_MAX, flat, why, why_len) !=
+        GK_OK)
+        return GK_ERR_UNSUPPORTED;
+    if (gk__dt_span(*flat, count, &size, &lo, &hi) != GK_OK || first > size ||
         n > size - first) {
-        snprintf(why, sizeof(why), "bytes [%llu, +%llu) of %llu elements of %llu bytes",
+        snprintf(why, why_len, "bytes [%llu, +%llu) of %llu elements of %llu bytes",
                  (unsigned long long)first, (unsigned long long)n, (unsigned long long)count,
-                 (unsigned long long)flat->size);
-        goto err_free;
+                 (unsigned long long)(*flat)->size);
+        goto err;
     }
     /* The whole transfer's span, [origin + lo, origin + hi), in the heap. */
     uint64_t start = origin + (uint64_t)lo;
     if ((lo < 0 && origin < (uint64_t)-lo) || (lo >= 0 && start < origin) ||
         !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, (size_t)start, (size_t)(hi - lo))) {
-        snprintf(why, sizeof(why), "span [%llu, +%llu) is not in this PE's heap",
+        snprintf(why, why_len, "span [%llu, +%llu) is not in this PE's heap",
                  (unsigned long long)start, (unsigned long long)(hi - lo));
-        goto err_free;
+        goto err;
     }
-    if (n > 0) {
-        struct gk__dt_cursor c;
-        gk__dt_cursor_init(&c, flat, count, first);
-        scatter(gk__rt.peers[gk__rt.my_pe].direct + origin, &c,
-                (const char *)payload + desc_len, n);
-    }
-    free(flat);
+    if (n > 0)
+        gk__dt_cursor_init(c, *flat, count, first);
     return GK_OK;
 
-err_free:
-    free(flat);
 err:
-    gk__error("a typed put's chunk from the network refused: %s", why);
+    free(*flat);
+    *flat = NULL;
     return GK_ERR_UNSUPPORTED;
+}
+
+/* A typed put's chunk: the payload is the descriptor, then the chunk's
+ * bytes, unpacked here. Posted: a refusal is logged here. */
+static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                      struct gk__net_rop_answer *answer)
+{
+    struct gk__dt_flat *flat;
+    struct gk__dt_cursor c;
+    char why[160] = "";
+    uint64_t desc_len = args[3], n = desc_len <= nbytes ? nbytes - desc_len : 0;
+    (void)answer;
+    if (dt_rop_check(args, payload, nbytes, n, &flat, &c, why, sizeof(why)) != GK_OK) {
+        gk__error("a typed put's chunk from the network refused: %s", why);
+        return GK_ERR_UNSUPPORTED;
+    }
+    if (n > 0)
+        scatter(gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
+                (const char *)payload + desc_len, n);
+    free(flat);
+    return GK_OK;
+}
+
+/* A typed get's chunk: the payload is the descriptor alone; the chunk,
+ * answer->max bytes, is packed into the answer. The caller explains a
+ * refusal; the reason is logged here. */
+static int dt_get_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                      struct gk__net_rop_answer *answer)
+{
+    struct gk__dt_flat *flat;
+    struct gk__dt_cursor c;
+    char why[160] = "";
+    if (dt_rop_check(args, payload, nbytes, answer->max, &flat, &c, why, sizeof(why)) !=
+        GK_OK) {
+        gk__error("a typed get's chunk from the network refused: %s", why);
+        return GK_ERR_UNSUPPORTED;
+    }
+    gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c, answer->max);
+    answer->len = answer->max;
+    free(flat);
+    return GK_OK;
 }
 
 __attribute__((constructor)) static void typed_register_rop(void)
 {
     gk__net_rop_set(GK__NET_ROP_DT_PUT, dt_put_rop);
+    gk__net_rop_set(GK__NET_ROP_DT_GET, dt_get_rop);
 }
 
-/* The remote-operation path of put_net: where it may be taken, the
- * descriptor of the target side, encoded once per transfer. */
-struct rop_put {
+/* The remote-operation path of put_net and get_net: where it may be
+ * taken, the descriptor of the target side, encoded once per transfer. */
+struct rop_path {
     const struct side *remote;
     uint64_t origin; /* segment offset of the target elements' origin */
     size_t desc_len; /* 0: not usable */
-    char *buf;       /* ROP_CHUNK bytes: the descriptor, then the chunk */
+    size_t room;     /* bytes of buf: the descriptor, then a chunk */
+    char *buf;
 };
 
+/* The chunk that starts at rc's position: its arguments and its length. */
+static uint64_t rop_chunk(const struct rop_path *rp, const struct gk__dt_cursor *rc,
+                          uint64_t args[GK__NET_ROP_ARGS])
+{
+    args[0] = rp->origin;
+    args[1] = rp->remote->count;
+    args[2] = rp->remote->size - rc->left; /* its first byte */
+    args[3] = rp->desc_len;
+    return (uint64_t)min64(rc->left, rp->room - rp->desc_len);
+}
+
 /* Sends the bytes from rc's position on, up to a chunk, as one remote
- * operation; gathers them from the local side. */
-static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_put *rp,
+ * operation, posted: complete at quiet, as a put, and a refusal is that
+ * quiet's error. Gathers them from the local side. */
+static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
                          struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc)
 {
-    size_t room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
-    uint64_t first = rp->remote->size - rc->left;
-    uint64_t n = (uint64_t)min64(rc->left, room - rp->desc_len);
+    uint64_t args[GK__NET_ROP_ARGS];
+    uint64_t n = rop_chunk(rp, rc, args);
     gather(rp->buf + rp->desc_len, src, lc, n);
     skip(rc, n);
-    uint64_t args[GK__NET_ROP_ARGS] = {rp->origin, rp->remote->count, first, rp->desc_len};
-    uint64_t result = 0;
+    return peer->transport->rop_post(peer, GK__NET_ROP_DT_PUT, args, rp->buf,
+                                     rp->desc_len + n, GK__NET_POST_QUIET);
+}
+
+/* Fetches the bytes from rc's position on, up to a chunk, as one remote
+ * operation that packs them at the target; scatters them into the local
+ * side. */
+static int rop_get_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
+                         struct gk__dt_cursor *rc, char *dst, struct gk__dt_cursor *lc)
+{
+    uint64_t args[GK__NET_ROP_ARGS];
+    uint64_t n = rop_chunk(rp, rc, args);
+    struct gk__net_rop_answer answer = {.data = rp->buf + rp->desc_len, .max = (size_t)n};
     int status =
-        peer->transport->rop(peer, GK__NET_ROP_DT_PUT, args, rp->buf, rp->desc_len + n, &result);
-    if (status == GK_ERR_UNSUPPORTED)
-        gk__error("typed put to PE %d: it refused a chunk (its log says why)",
+        peer->transport->rop(peer, GK__NET_ROP_DT_GET, args, rp->buf, rp->desc_len, &answer);
+    if (status == GK_OK && answer.len != n) {
+        gk__error("typed get from PE %d: a chunk came back with %zu bytes, not %llu",
+                  (int)(peer - gk__rt.peers), answer.len, (unsigned long long)n);
+        status = GK_ERR_UNSUPPORTED;
+    } else if (status == GK_ERR_UNSUPPORTED) {
+        gk__error("typed get from PE %d: it refused a chunk (its log says why)",
                   (int)(peer - gk__rt.peers));
+    }
+    if (status == GK_OK)
+        scatter(dst, lc, rp->buf + rp->desc_len, n);
+    skip(rc, n);
     return status;
 }
 
@@ -189,7 +260,7 @@ static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_put *rp,
  * source's. `held`: the source stays untouched until quiet (_nbi). */
 static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
                    const char *src, struct gk__dt_cursor *lc, int held,
-                   const struct rop_put *rp)
+                   const struct rop_path *rp)
 {
     char bounce[CHUNK];
     int status = GK_OK;
@@ -217,13 +288,15 @@ static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
 /* Gets through the transport: rc walks the source's pieces at the target,
  * lc the local destination's. `later`: complete at quiet (_nbi). */
 static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
-                   char *dst, struct gk__dt_cursor *lc, int later)
+                   char *dst, struct gk__dt_cursor *lc, int later, const struct rop_path *rp)
 {
     char bounce[CHUNK];
     int status = GK_OK, pending = 0;
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
-        if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
+        if (rp->desc_len > 0 && rc->len < ROP_PIECE_MAX) {
+            status = rop_get_chunk(peer, rp, rc, dst, lc);
+        } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
             char *to = dst + lc->pos;
             status = peer->transport->get_nbi(peer, to, offset, n);
@@ -249,8 +322,8 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
 /* Sets rp up for the remote-operation path where the transport runs them
  * and the target side is not one contiguous run (rp->desc_len stays 0
  * otherwise). */
-static int rop_put_begin(struct gk__net_peer *peer, struct rop_put *rp,
-                         const struct side *remote)
+static int rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path *rp,
+                     const struct side *remote)
 {
     if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX ||
         (uint64_t)(remote->hi - remote->lo) == remote->size)
@@ -258,9 +331,10 @@ static int rop_put_begin(struct gk__net_peer *peer, struct rop_put *rp,
     size_t len = gk__dt_encoded_size(remote->flat);
     if (len > ROP_DESC_MAX)
         return GK_OK;
-    rp->buf = malloc(ROP_CHUNK);
+    rp->room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
+    rp->buf = malloc(rp->room);
     if (rp->buf == NULL) {
-        gk__error("typed put: no memory for a %zu-byte chunk", ROP_CHUNK);
+        gk__error("%s: no memory for a %zu-byte chunk", op, rp->room);
         return GK_ERR_NOMEM;
     }
     gk__dt_encode(remote->flat, rp->buf);
@@ -316,14 +390,14 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
             gk__dt_copy(mapped, &rc, local->addr, &lc, local->size);
         else
             gk__dt_copy((char *)local->addr, &lc, mapped, &rc, local->size);
-    } else if (dir == DIR_PUT) {
-        struct rop_put rp = {.remote = remote, .origin = seg_base};
-        status = rop_put_begin(peer, &rp, remote);
-        if (status == GK_OK)
-            status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
-        free(rp.buf);
     } else {
-        status = get_net(peer, seg_base, &rc, (char *)local->addr, &lc, nbi);
+        struct rop_path rp = {.remote = remote, .origin = seg_base};
+        status = rop_begin(op, peer, &rp, remote);
+        if (status == GK_OK && dir == DIR_PUT)
+            status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
+        else if (status == GK_OK)
+            status = get_net(peer, seg_base, &rc, (char *)local->addr, &lc, nbi, &rp);
+        free(rp.buf);
     }
     if (status == GK_OK && dir == DIR_PUT)
         gk__rt_defer_wake(pe, seg_lo, seg_lo + span);

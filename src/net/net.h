@@ -117,16 +117,18 @@ struct gk__net_peer;
  * caller that needs neither the result nor the status at once (a
  * non-fetching atomic, a flag) posts one instead (rop_post): one message,
  * no wait. The function gets the arguments and the payload; it returns a
- * gasket status and may set *result for the caller, who explains an error
- * (the target logs nothing for an error the caller can explain; a
- * function that may be posted logs its own refusals, since its caller
- * never hears why). It must not block.
+ * gasket status and may answer (struct gk__net_rop_answer) a result, and,
+ * for an operation that reads, data: the caller explains an error (the
+ * target logs nothing for an error the caller can explain; a function
+ * that may be posted logs its own refusals, since its caller never hears
+ * why). It must not block.
  */
 enum gk__net_rop {
     GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
     GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
     GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: an atomic and its wake-up check */
     GK__NET_ROP_DT_PUT,   /* dtype/typed_rma.c: a packed chunk of a typed put, unpacked */
+    GK__NET_ROP_DT_GET,   /* dtype/typed_rma.c: a chunk of a typed get, packed */
     GK__NET_ROPS
 };
 #define GK__NET_ROP_ARGS 4
@@ -144,8 +146,21 @@ enum gk__net_post {
     GK__NET_POST_AWAITED,
 };
 
+/*
+ * What a remote operation answers: a result, and for an operation that
+ * reads (a typed get's chunk) up to `max` bytes of data. At the target,
+ * `data` is a buffer of `max` bytes, the most the caller takes, that the
+ * function fills, setting `len`; at the caller, where those bytes land,
+ * `len` set from the reply. `max` is 0 for the others.
+ */
+struct gk__net_rop_answer {
+    uint64_t result;
+    void *data;
+    size_t max, len;
+};
+
 typedef int (*gk__net_rop_fn)(const uint64_t *args, const void *payload, size_t nbytes,
-                              uint64_t *result);
+                              struct gk__net_rop_answer *answer);
 void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn);
 /* The function registered for op, or NULL (op out of range included). */
 gk__net_rop_fn gk__net_rop(unsigned op);
@@ -195,11 +210,13 @@ struct gk__net_transport {
     size_t am_long_max;
     /* Runs remote operation op (above) at the peer, with GK__NET_ROP_ARGS
      * arguments and nbytes (at most rop_max) of payload; returns its
-     * status once its reply is in, *result set. Ordered after the earlier
-     * puts, atomics and remote operations to the peer. NULL where the
-     * transport has none: a mapped peer's operations run in place. */
+     * status once its reply is in, *answer set (answer->max, at most
+     * rop_max, and answer->data as the caller set them). Ordered after
+     * the earlier puts, atomics and remote operations to the peer. NULL
+     * where the transport has none: a mapped peer's operations run in
+     * place. */
     int (*rop)(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
-               const void *payload, size_t nbytes, uint64_t *result);
+               const void *payload, size_t nbytes, struct gk__net_rop_answer *answer);
     /* The same one-way: returns once the payload may be reused, awaiting
      * no reply, and owes the caller's quiet what `how` says. NULL exactly
      * where rop is. */

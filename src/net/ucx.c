@@ -878,7 +878,7 @@ static void ucx_wake_flushed(void *request, ucs_status_t status, void *user_data
         return;
     }
     gk__ucx_send_copy(w->peer->ep, w->peer->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range),
-                      "wake-up");
+                      NULL, 0, "wake-up");
     free(w);
 }
 
@@ -915,7 +915,7 @@ static int ucx_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
     }
     if (req == NULL) { /* flushed already: no callback comes */
         gk__ucx_send_copy(p->ep, p->pe, GK__UCX_AM_WAKE, &w->range, sizeof(w->range),
-                          "wake-up");
+                          NULL, 0, "wake-up");
         free(w);
     }
     return GK_OK;
@@ -1038,9 +1038,15 @@ static int ucx_rop_post(struct gk__net_peer *peer, enum gk__net_rop op, const ui
 /* A remote operation (net.h): one message with its payload, then the
  * reply, which ucx_am.c's handler hands to the waiting slot. */
 static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
-                   const void *payload, size_t nbytes, uint64_t *result)
+                   const void *payload, size_t nbytes, struct gk__net_rop_answer *answer)
 {
     struct gk__ucx_peer *p = ucx_peer(peer);
+    if (answer->max > GK__UCX_AM_LONG_MAX) {
+        gk__error("remote operation %d to PE %d: %zu bytes of answer, more than the %zu a "
+                  "reply carries",
+                  (int)op, p->pe, answer->max, GK__UCX_AM_LONG_MAX);
+        return GK_ERR_INVALID_ARG;
+    }
     int status = ucx_rop_order(p);
     if (status != GK_OK)
         return status;
@@ -1048,11 +1054,13 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     unsigned slot = ucx_rop_slot_take(u);
     struct gk__ucx_rop_wait *w = &u->rop_slots[slot];
     gk__ucx_req_init(&w->req);
+    w->answer = answer; /* released with the round, which the reply checks */
     uint64_t round = atomic_load_explicit(&w->round, memory_order_relaxed) + 1;
     atomic_store_explicit(&w->round, round, memory_order_release);
     struct gk__ucx_rop_header h = {.op = (uint32_t)op,
                                    .src = (uint32_t)u->my_pe,
-                                   .token = GK__UCX_ROP_TOKEN(round, slot)};
+                                   .token = GK__UCX_ROP_TOKEN(round, slot),
+                                   .answer_max = answer->max};
     memcpy(h.args, args, sizeof(h.args));
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
@@ -1064,10 +1072,13 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
                           "remote operation", p->pe);
     if (status == GK_OK)
         status = gk__ucx_wait_done(&w->req);
-    if (status != GK_OK)
-        return status; /* the job ends: the slot stays taken, for a late reply */
+    if (status != GK_OK) {
+        /* The job ends. The slot stays taken, and a late reply finds
+         * another round: it is dropped, not written into *answer. */
+        atomic_store_explicit(&w->round, round + 1, memory_order_release);
+        return status;
+    }
     status = w->status;
-    *result = w->result;
     ucx_rop_slot_give(u, slot);
     return status;
 }

@@ -262,7 +262,7 @@ static ucs_status_t ucx_put_arrived(void *arg, const void *header, size_t header
     }
     uint64_t acked = 1;
     gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_PUT_ACK, &acked, sizeof(acked),
-                      "a put's acknowledgement");
+                      NULL, 0, "a put's acknowledgement");
     return UCS_OK;
 }
 
@@ -305,26 +305,29 @@ static void ucx_copy_sent(void *request, ucs_status_t status, void *user_data)
 }
 
 void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, size_t len,
-                       const char *what)
+                       const void *data, size_t data_len, const char *what)
 {
     /* Usually UCX sends at once, from our buffer: no copy needed. */
     ucp_request_param_t now = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FLAG_FORCE_IMM_CMPL,
         .flags = UCP_AM_SEND_FLAG_EAGER,
     };
-    ucs_status_ptr_t req = ucp_am_send_nbx(ep, id, header, len, NULL, 0, &now);
+    ucs_status_ptr_t req = ucp_am_send_nbx(ep, id, header, len, data, data_len, &now);
     if (req == NULL)
         return;
     if (!UCS_PTR_IS_ERR(req) || UCS_PTR_STATUS(req) != UCS_ERR_NO_RESOURCE) {
         gk__ucx_status(UCS_PTR_IS_ERR(req) ? UCS_PTR_STATUS(req) : UCS_ERR_IO_ERROR, what, pe);
         return;
     }
-    void *copy = malloc(len);
+    char *copy = malloc(len + data_len);
     if (copy == NULL) {
-        gk__error("%s to PE %d: out of memory (%zu bytes); it is lost", what, pe, len);
+        gk__error("%s to PE %d: out of memory (%zu bytes); it is lost", what, pe,
+                  len + data_len);
         return;
     }
     memcpy(copy, header, len);
+    if (data_len > 0)
+        memcpy(copy + len, data, data_len);
     ucp_request_param_t param = {
         .op_attr_mask =
             UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA,
@@ -332,7 +335,7 @@ void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, siz
         .cb.send = ucx_copy_sent,
         .user_data = copy,
     };
-    req = ucp_am_send_nbx(ep, id, copy, len, NULL, 0, &param);
+    req = ucp_am_send_nbx(ep, id, copy, len, copy + len, data_len, &param);
     if (UCS_PTR_IS_ERR(req))
         gk__ucx_status(UCS_PTR_STATUS(req), what, pe);
     if (req == NULL || UCS_PTR_IS_ERR(req))
@@ -342,7 +345,7 @@ void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, siz
 /* Runs the remote operation (net.h) that arrived with header h: its
  * status. A malformed one is refused (GK_ERR_UNSUPPORTED, logged here). */
 static int ucx_rop_run(const struct gk__ucx_rop_header *h, const void *data, size_t data_len,
-                       const ucp_am_recv_param_t *param, uint64_t *result)
+                       const ucp_am_recv_param_t *param, struct gk__net_rop_answer *answer)
 {
     gk__net_rop_fn fn = gk__net_rop(h->op);
     if (fn == NULL) {
@@ -354,10 +357,11 @@ static int ucx_rop_run(const struct gk__ucx_rop_header *h, const void *data, siz
                   h->op, h->src);
         return GK_ERR_UNSUPPORTED;
     }
-    return fn(h->args, data, data_len, result);
+    return fn(h->args, data, data_len, answer);
 }
 
-/* A remote operation: run here, now, and answered. */
+/* A remote operation: run here, now, and answered, with the data of one
+ * that reads as the reply's payload (at most what the caller takes). */
 static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header_len,
                                     void *data, size_t data_len,
                                     const ucp_am_recv_param_t *param)
@@ -368,9 +372,22 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
     if (!ucx_reply_possible("remote operation", h.src, param))
         return UCS_OK;
     struct gk__ucx_rop_reply reply = {.token = h.token};
-    reply.status = ucx_rop_run(&h, data, data_len, param, &reply.result);
+    struct gk__net_rop_answer answer = {.max = (size_t)h.answer_max};
+    if (h.answer_max > GK__UCX_AM_LONG_MAX) {
+        gk__error("remote operation %u from PE %u refused: it takes %llu bytes of answer, "
+                  "more than the %zu a reply carries",
+                  h.op, h.src, (unsigned long long)h.answer_max, GK__UCX_AM_LONG_MAX);
+        reply.status = GK_ERR_UNSUPPORTED;
+    } else if (answer.max > 0 && (answer.data = malloc(answer.max)) == NULL) {
+        reply.status = GK_ERR_NOMEM; /* the caller says so */
+    } else {
+        reply.status = ucx_rop_run(&h, data, data_len, param, &answer);
+    }
+    reply.result = answer.result;
+    size_t answer_len = reply.status == GK_OK && answer.len <= answer.max ? answer.len : 0;
     gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
-                      "a remote operation's reply");
+                      answer.data, answer_len, "a remote operation's reply");
+    free(answer.data);
     return UCS_OK;
 }
 
@@ -387,12 +404,12 @@ static ucs_status_t ucx_rop_post_arrived(void *arg, const void *header, size_t h
     int acked = h.token == GK__UCX_ROP_POST_ACKED;
     if (acked && !ucx_reply_possible("remote operation", h.src, param))
         return UCS_OK;
-    uint64_t result = 0;
+    struct gk__net_rop_answer answer = {0}; /* nobody takes it */
     struct gk__ucx_rop_ack ack = {.pe = (uint32_t)gk__ucx.my_pe};
-    ack.status = ucx_rop_run(&h, data, data_len, param, &result);
+    ack.status = ucx_rop_run(&h, data, data_len, param, &answer);
     if (acked)
         gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_ACK, &ack, sizeof(ack),
-                          "a remote operation's acknowledgement");
+                          NULL, 0, "a remote operation's acknowledgement");
     return UCS_OK;
 }
 
@@ -431,8 +448,20 @@ static ucs_status_t ucx_rop_reply_arrived(void *arg, const void *header, size_t 
     struct gk__ucx_rop_wait *w = &gk__ucx.rop_slots[slot];
     if (atomic_load_explicit(&w->round, memory_order_acquire) != reply.token >> 16)
         return UCS_OK; /* for a caller that gave up */
+    struct gk__net_rop_answer *answer = w->answer;
     w->status = (int)reply.status;
-    w->result = reply.result;
+    answer->result = reply.result;
+    answer->len = 0;
+    if (data_len > answer->max || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
+        gk__error("remote operation reply from the network rejected: %zu bytes of answer%s, "
+                  "where the caller takes %zu",
+                  data_len, param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV ? " by rendezvous" : "",
+                  answer->max);
+        w->status = GK_ERR_UNSUPPORTED;
+    } else if (data_len > 0) {
+        memcpy(answer->data, data, data_len);
+        answer->len = data_len;
+    }
     gk__ucx_req_done(&w->req, UCS_OK, NULL);
     return UCS_OK;
 }

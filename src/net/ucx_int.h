@@ -47,12 +47,14 @@ struct gk__ucx_wake_header {
 /* A remote operation's UCP header; its payload is the message's data.
  * `token` names the caller's struct gk__ucx_rop_wait, sent back as is;
  * in a posted one (GK__UCX_AM_ROP_POST), GK__UCX_ROP_POST_ACKED asks for
- * an acknowledgement, 0 for none. */
+ * an acknowledgement, 0 for none. `answer_max`: the most bytes of data
+ * the caller takes in the reply (net.h, struct gk__net_rop_answer). */
 #define GK__UCX_ROP_POST_ACKED 1
 struct gk__ucx_rop_header {
     uint32_t op;
     uint32_t src; /* the caller's PE */
     uint64_t token;
+    uint64_t answer_max;
     uint64_t args[GK__NET_ROP_ARGS];
 };
 
@@ -117,7 +119,9 @@ struct gk__ucx_rop_wait {
     struct gk__ucx_req req;
     _Atomic uint64_t round;
     int status;
-    uint64_t result;
+    /* The caller's answer (net.h): the reply's result and data land in
+     * it, the data bounded by its max. */
+    struct gk__net_rop_answer *answer;
 };
 #define GK__UCX_ROP_SLOTS 256
 /* A reply's token: the slot's use, then the slot. */
@@ -231,6 +235,7 @@ void gk__ucx_zero_reached(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
  * without waiting: at once, or from a copy that goes once sent. Errors are
  * logged. */
 void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, size_t len,
+                       const void *data, size_t data_len,
                        const char *what);
 /* Makes p's endpoint and remote key (the first use of the peer); a peer
  * that cannot be reached ends the job. */

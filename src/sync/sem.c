@@ -353,7 +353,7 @@ static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n
  * stamp found (stale), GK_ERR_RANGE with the value (full).
  */
 static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes,
-                        uint64_t *result)
+                        struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], dst = (size_t)args[3];
@@ -368,7 +368,7 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
     struct sem_cell *cell = (struct sem_cell *)(me->direct + offset);
     uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
     if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | args[1]))) {
-        *result = stamp;
+        answer->result = stamp;
         return GK_ERR_INVALID_ARG;
     }
     uint64_t n = args[2];
@@ -376,13 +376,13 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
         /* Without room the buffer is left alone, as on a mapped owner. */
         uint64_t value = atomic_load_explicit(&cell->count, memory_order_relaxed);
         if (!sem_room(n, value)) {
-            *result = value;
+            answer->result = value;
             return GK_ERR_RANGE;
         }
     }
     if (nbytes > 0)
         memcpy(me->direct + dst, payload, nbytes);
-    return sem_cell_post(me, cell, offset, n, result);
+    return sem_cell_post(me, cell, offset, n, &answer->result);
 }
 
 __attribute__((constructor)) static void sem_register_rop(void)
@@ -398,12 +398,12 @@ static int sem_post_by_rop(const char *op, gk_sem_t sem, const struct sem_ref *r
 {
     struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
     uint64_t args[GK__NET_ROP_ARGS] = {ref->offset, ref->generation, n, dst_offset};
-    uint64_t result = 0;
-    int status = peer->transport->rop(peer, GK__NET_ROP_SEM_POST, args, src, nbytes, &result);
+    struct gk__net_rop_answer answer = {0};
+    int status = peer->transport->rop(peer, GK__NET_ROP_SEM_POST, args, src, nbytes, &answer);
     if (GK__UNLIKELY(status == GK_ERR_INVALID_ARG))
-        return sem_report_stale(op, sem, ref, result);
+        return sem_report_stale(op, sem, ref, answer.result);
     if (GK__UNLIKELY(status == GK_ERR_RANGE))
-        return sem_check_room(op, ref, n, result);
+        return sem_check_room(op, ref, n, answer.result);
     if (GK__UNLIKELY(status == GK_ERR_UNSUPPORTED))
         gk__error("%s: PE %d refused the post of semaphore %#llx (its log says why)", op,
                   ref->pe, (unsigned long long)sem.bits);

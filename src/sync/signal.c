@@ -27,7 +27,7 @@
  * who posts it, never hears why.
  */
 static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
-                      uint64_t *result)
+                      struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t dst = (size_t)args[0], sig = (size_t)args[1];
@@ -43,7 +43,7 @@ static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
         memcpy(me->direct + dst, payload, nbytes);
     /* Our own mapping's atomic: the read-modify-write and its wake-up check. */
     return me->transport->atomic(me, (enum gk__amo_op)args[2], sizeof(uint64_t), sig, args[3],
-                                 0, result);
+                                 0, &answer->result);
 }
 
 __attribute__((constructor)) static void signal_register_rop(void)

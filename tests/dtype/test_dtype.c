@@ -800,37 +800,47 @@ GK_TEST(copy_strided_runs)
 }
 
 /*
- * The target's side of a typed put's chunk (typed_rma.c's remote
- * operation): what another PE sends is checked before a byte moves. No
+ * The target's side of a typed put's or get's chunk (typed_rma.c's remote
+ * operations): what another PE sends is checked before a byte moves. No
  * runtime here, so this PE's heap is empty and every span is outside it.
+ * A put's chunk brings its 64 bytes after the descriptor; a get's asks for
+ * them back (answer.max).
  */
-GK_TEST(typed_put_chunk_is_checked)
+GK_TEST(typed_chunks_are_checked)
 {
-    /* Links typed_rma.c, which registers the operation. */
+    /* Links typed_rma.c, which registers the operations. */
     static int (*volatile keep)(int, void *, size_t, gk_type_t, const void *, size_t,
                                 gk_type_t) = gk_put_typed;
     (void)keep;
-    gk__net_rop_fn fn = gk__net_rop(GK__NET_ROP_DT_PUT);
-    ASSERT_TRUE(fn != NULL);
     gk_type_t v = GK_TYPE_NULL;
     ASSERT_EQ(gk_type_vector(64, 8, 16, GK_TYPE_BYTE, &v), GK_OK);
     ASSERT_EQ(gk_type_commit(v), GK_OK);
     const struct gk__dt_flat *flat = flat_of(v);
     size_t len = gk__dt_encoded_size(flat);
     unsigned char *buf = calloc(1, len + 64);
-    gk__dt_encode(flat, buf);
-    uint64_t result = 0;
-    uint64_t too_long[GK__NET_ROP_ARGS] = {4096, 1, 0, len + 1};
-    EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(too_long, buf, len, &result), "descriptor in");
-    uint64_t past[GK__NET_ROP_ARGS] = {4096, 1, 500, len};
-    EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(past, buf, len + 64, &result), "bytes [500, +64)");
-    uint64_t outside[GK__NET_ROP_ARGS] = {4096, 1, 0, len};
-    EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(outside, buf, len + 64, &result),
-                 "not in this PE's heap");
-    uint64_t wrap[GK__NET_ROP_ARGS] = {UINT64_MAX - 8, 1, 0, len};
-    EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(wrap, buf, len + 64, &result), "not in this PE's heap");
-    buf[0] ^= 1;
-    EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(outside, buf, len + 64, &result), "not a version");
+    unsigned char out[64];
+    const enum gk__net_rop ops[] = {GK__NET_ROP_DT_PUT, GK__NET_ROP_DT_GET};
+    for (size_t k = 0; k < N(ops); k++) {
+        gk__net_rop_fn fn = gk__net_rop(ops[k]);
+        ASSERT_TRUE(fn != NULL);
+        int get = ops[k] == GK__NET_ROP_DT_GET;
+        size_t sent = get ? len : len + 64; /* the payload with a full descriptor */
+        struct gk__net_rop_answer answer = {.data = out, .max = get ? 64 : 0};
+        gk__dt_encode(flat, buf);
+        uint64_t too_long[GK__NET_ROP_ARGS] = {4096, 1, 0, len + 1};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(too_long, buf, len, &answer), "descriptor in");
+        uint64_t past[GK__NET_ROP_ARGS] = {4096, 1, 500, len};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(past, buf, sent, &answer), "bytes [500, +64)");
+        uint64_t outside[GK__NET_ROP_ARGS] = {4096, 1, 0, len};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(outside, buf, sent, &answer),
+                     "not in this PE's heap");
+        uint64_t wrap[GK__NET_ROP_ARGS] = {UINT64_MAX - 8, 1, 0, len};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(wrap, buf, sent, &answer),
+                     "not in this PE's heap");
+        buf[0] ^= 1;
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(outside, buf, sent, &answer), "not a version");
+        ASSERT_EQ(answer.len, 0);
+    }
     free(buf);
     ASSERT_EQ(gk_type_free(&v), GK_OK);
 }

@@ -17,7 +17,10 @@
  * TCP (ucx.c, "Small puts"), is rejected with a message too, and still
  * acknowledged: PE 0's quiet returns. An acknowledgement for puts that
  * PE 1 never sent is rejected with a message, its count untouched; so is a
- * remote operation sent without the endpoint to answer it on.
+ * remote operation sent without the endpoint to answer it on. A typed
+ * get's chunk whose descriptor is garbage is refused with nothing sent
+ * back, and so is an operation that asks for more answer than a reply
+ * carries.
  */
 #include <stdint.h>
 #include <string.h>
@@ -36,13 +39,17 @@ int main(void)
         gk_free(words);
         return gk_finalize() == GK_OK ? 77 : 1; /* needs two PEs */
     }
-    /* This program links the semaphore and signal code (a static link
-     * would leave it out otherwise), whose remote operations it forges. */
+    /* This program links the semaphore, signal and typed-transfer code (a
+     * static link would leave it out otherwise), whose remote operations
+     * it forges. */
     uint64_t signal = 0;
     CHECK_OK(gk_signal_fetch(&words[2], &signal));
     gk_sem_t sem;
     CHECK_OK(gk_sem_alloc(0, &sem));
     CHECK_OK(gk_sem_free(sem));
+    static int (*volatile keep_typed)(int, void *, size_t, gk_type_t, const void *, size_t,
+                                      gk_type_t) = gk_get_typed;
+    (void)keep_typed;
     if (me == 1)
         gk_capture_begin(); /* the refusals are logged as the operations arrive */
     CHECK_OK(gk_barrier());
@@ -53,25 +60,33 @@ int main(void)
         size_t heap_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
         size_t words_offset = (size_t)((char *)words - gk__rt.heap) + GK__SEG_HEAP_OFFSET;
         unsigned char payload[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-        uint64_t result = 0;
+        struct gk__net_rop_answer answer = {0};
         uint64_t sem_past[GK__NET_ROP_ARGS] = {heap_end, 0, 1, GK__SEG_HEAP_OFFSET};
-        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_SEM_POST, sem_past, NULL, 0, &result),
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_SEM_POST, sem_past, NULL, 0, &answer),
                      GK_ERR_UNSUPPORTED);
         uint64_t signal_past[GK__NET_ROP_ARGS] = {heap_end - 8, words_offset, GK__AMO_SET, 1};
         CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_SIGNAL, signal_past, payload,
-                                          sizeof(payload), &result),
+                                          sizeof(payload), &answer),
                      GK_ERR_UNSUPPORTED);
         uint64_t misaligned[GK__NET_ROP_ARGS] = {words_offset + 4,
                                                  GK__AMO_FETCH_ADD | (uint64_t)8 << 8, 1, 0};
-        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0, &result),
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0, &answer),
                      GK_ERR_UNSUPPORTED);
         uint64_t none[GK__NET_ROP_ARGS] = {0, 0, 0, 0};
-        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROPS, none, NULL, 0, &result),
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROPS, none, NULL, 0, &answer),
                      GK_ERR_UNSUPPORTED);
         uint64_t add[GK__NET_ROP_ARGS] = {words_offset, GK__AMO_FETCH_ADD | (uint64_t)8 << 8, 5,
                                           0};
-        CHECK_OK(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, add, NULL, 0, &result));
-        CHECK_EQ_U64(result, 0);
+        CHECK_OK(peer->transport->rop(peer, GK__NET_ROP_ATOMIC, add, NULL, 0, &answer));
+        CHECK_EQ_U64(answer.result, 0);
+        /* A typed get's chunk whose descriptor is garbage. */
+        unsigned char reply[64];
+        struct gk__net_rop_answer data = {.data = reply, .max = sizeof(reply)};
+        uint64_t garbage_get[GK__NET_ROP_ARGS] = {words_offset, 1, 0, sizeof(payload)};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_DT_GET, garbage_get, payload,
+                                          sizeof(payload), &data),
+                     GK_ERR_UNSUPPORTED);
+        CHECK_EQ(data.len, 0);
         CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0,
                                            GK__NET_POST_QUIET));
         CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, add, NULL, 0,
@@ -103,12 +118,21 @@ int main(void)
         req = ucp_am_send_nbx(gk__ucx.ucx_peers[1].ep, GK__UCX_AM_ROP, &no_reply,
                               sizeof(no_reply), NULL, 0, &now);
         CHECK_OK(gk__ucx_wait(req, "remote operation without its reply flag", 1));
+        struct gk__ucx_rop_header greedy = {.op = GK__NET_ROP_DT_GET, .src = 0,
+                                            .answer_max = GK__UCX_AM_LONG_MAX + 1};
+        ucp_request_param_t answered = now;
+        answered.flags |= UCP_AM_SEND_FLAG_REPLY;
+        req = ucp_am_send_nbx(gk__ucx.ucx_peers[1].ep, GK__UCX_AM_ROP, &greedy, sizeof(greedy),
+                              NULL, 0, &answered);
+        CHECK_OK(gk__ucx_wait(req, "remote operation that asks too much back", 1));
         CHECK_OK(gk_put_u64(1, &words[1], 1)); /* done */
     } else if (me == 1) {
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
         const char *text = gk_capture_end();
         gk_capture_echo(text);
-        CHECK_EQ(gk_capture_count(text, "refused"), 6);
+        CHECK_EQ(gk_capture_count(text, "refused"), 8);
+        CHECK_EQ(gk_capture_count(text, "a typed get's chunk from the network refused"), 1);
+        CHECK_EQ(gk_capture_count(text, "bytes of answer, more than the"), 1);
         CHECK_EQ(gk_capture_count(text, "a semaphore post from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "a signaling put from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "an atomic from the network refused"), 3);
