@@ -260,6 +260,13 @@ GK_API int gk_ibput(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t blocksize, size_t nblocks, size_t elem_size);
 GK_API int gk_ibget(int pe, void *dst, const void *src, ptrdiff_t dst_stride,
                     ptrdiff_t src_stride, size_t blocksize, size_t nblocks, size_t elem_size);
+/* gk_iput and gk_iget on a context (gasket.h, "Contexts"). */
+GK_API int gk_ctx_iput(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                       ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems,
+                       size_t elem_size);
+GK_API int gk_ctx_iget(gk_ctx_t *ctx, int pe, void *dst, const void *src,
+                       ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t nelems,
+                       size_t elem_size);
 
 /* ------------------------------------------------------------------------ */
 /* Typed transfers on windows                                               */

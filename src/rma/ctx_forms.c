@@ -31,6 +31,16 @@ int gk_ctx_get_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nby
 {
     CTX_CALL(get_nbi, pe, dst, src, nbytes);
 }
+int gk_ctx_iput(gk_ctx_t *ctx, int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                ptrdiff_t src_stride, size_t nelems, size_t elem_size)
+{
+    CTX_CALL(iput, pe, dst, src, dst_stride, src_stride, nelems, elem_size);
+}
+int gk_ctx_iget(gk_ctx_t *ctx, int pe, void *dst, const void *src, ptrdiff_t dst_stride,
+                ptrdiff_t src_stride, size_t nelems, size_t elem_size)
+{
+    CTX_CALL(iget, pe, dst, src, dst_stride, src_stride, nelems, elem_size);
+}
 int gk_ctx_put_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbytes,
                   gk_handle_t *handle_p)
 {

@@ -87,10 +87,17 @@ static inline void rma_get_one(gk_ctx_t *c, const char *routine, int pe, void *d
 }
 
 /* Strides are in elements and may be negative (the spec only asks for
- * positive ones; nothing here needs them to be). */
+ * positive ones; nothing here needs them to be). To a PE whose memory is
+ * not mapped here, the elements go as one strided transfer, which packs
+ * them into chunks (gasket_dtype.h) where each would be a message of its
+ * own; to a mapped one, element by element, each one store or load. */
 static void rma_iput(gk_ctx_t *c, const char *routine, char *dest, const char *source,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t size, int pe)
 {
+    if (nelems > 1 && gk_ptr(dest, pe) == NULL) {
+        SHMEM_CHECK(routine, SHMEM_GK(c, iput, pe, dest, source, dst, sst, nelems, size));
+        return;
+    }
     for (size_t i = 0; i < nelems; i++)
         rma_put_one(c, routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
                     source + (ptrdiff_t)i * sst * (ptrdiff_t)size, size);
@@ -99,6 +106,10 @@ static void rma_iput(gk_ctx_t *c, const char *routine, char *dest, const char *s
 static void rma_iget(gk_ctx_t *c, const char *routine, char *dest, const char *source,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t size, int pe)
 {
+    if (nelems > 1 && gk_ptr(source, pe) == NULL) {
+        SHMEM_CHECK(routine, SHMEM_GK(c, iget, pe, dest, source, dst, sst, nelems, size));
+        return;
+    }
     for (size_t i = 0; i < nelems; i++)
         rma_get_one(c, routine, pe, dest + (ptrdiff_t)i * dst * (ptrdiff_t)size,
                     source + (ptrdiff_t)i * sst * (ptrdiff_t)size, size);
