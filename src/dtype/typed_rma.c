@@ -14,8 +14,9 @@
  * fetched as one get and scattered. So memory stays bounded whatever the
  * transfer's size, and small local pieces still travel in chunks.
  *
- * A transfer whose target pieces are small (under ROP_PIECE_MAX) would
- * cost a transport operation per piece; where the transport runs remote
+ * A transfer whose target pieces are small (under ROP_PIECE_MAX, or under
+ * a chunk where the transport's puts are messages anyway: net.h,
+ * GK__NET_CAP_RMA_BY_MESSAGES) would cost a transport operation per piece; where the transport runs remote
  * operations (net.h), those stretches go instead as chunks of at most
  * ROP_CHUNK bytes, each one remote operation that carries the target
  * type's descriptor (desc.h) and the chunk's place in the transfer (its
@@ -45,7 +46,7 @@
 #define CHUNK 8192
 #define DIRECT_MIN 512
 #define ROP_CHUNK ((size_t)64 * 1024)
-#define ROP_PIECE_MAX 16384
+#define ROP_PIECE_MAX 16384 /* where the transport has remote memory access */
 /* A descriptor larger than this share of a chunk goes piece by piece. */
 #define ROP_DESC_MAX (ROP_CHUNK / 4)
 
@@ -203,6 +204,7 @@ struct rop_path {
     uint64_t origin; /* segment offset of the target elements' origin */
     size_t desc_len; /* 0: not usable */
     size_t room;     /* bytes of buf: the descriptor, then a chunk */
+    size_t piece_max; /* target pieces shorter than this go in chunks */
     char *buf;
 };
 
@@ -266,7 +268,7 @@ static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
     int status = GK_OK;
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
-        if (rp->desc_len > 0 && rc->len < ROP_PIECE_MAX) {
+        if (rp->desc_len > 0 && rc->len < rp->piece_max) {
             status = rop_put_chunk(peer, rp, rc, src, lc);
         } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
@@ -294,7 +296,7 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
     int status = GK_OK, pending = 0;
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
-        if (rp->desc_len > 0 && rc->len < ROP_PIECE_MAX) {
+        if (rp->desc_len > 0 && rc->len < rp->piece_max) {
             status = rop_get_chunk(peer, rp, rc, dst, lc);
         } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
@@ -332,6 +334,9 @@ static int rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path 
     if (len > ROP_DESC_MAX)
         return GK_OK;
     rp->room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
+    /* Where the transport's puts are messages anyway, a piece shorter than
+     * a chunk costs less packed with its neighbours. */
+    rp->piece_max = peer->caps & GK__NET_CAP_RMA_BY_MESSAGES ? rp->room : ROP_PIECE_MAX;
     rp->buf = malloc(rp->room);
     if (rp->buf == NULL) {
         gk__error("%s: no memory for a %zu-byte chunk", op, rp->room);

@@ -65,6 +65,11 @@ enum gk__net_cap {
     GK__NET_CAP_CPU_ATOMICS = 1u << 1,
     /* Every operation is complete when it returns. */
     GK__NET_CAP_DONE_ON_RETURN = 1u << 2,
+    /* The transport's puts and gets to this peer are messages that the
+     * target's software copies (UCX over TCP), not remote memory access:
+     * packing many pieces into one of its messages costs no copy a put
+     * would not make. Set once the peer's endpoint shows its lanes. */
+    GK__NET_CAP_RMA_BY_MESSAGES = 1u << 3,
 };
 
 /*

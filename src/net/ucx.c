@@ -406,8 +406,10 @@ void gk__ucx_connect(struct gk__ucx_peer *peer)
         gk__error("PE %d: %s failed: %s", peer->pe, what, ucs_status_string(st));
         gk__ucx_peer_failed(peer->pe, st);
     }
-    u->peers[peer->pe].put_wakes_max =
-        u->put_am_max > 0 && ucx_ep_rma_emulated(peer->ep) ? u->put_am_max : 0;
+    int emulated = ucx_ep_rma_emulated(peer->ep);
+    u->peers[peer->pe].put_wakes_max = u->put_am_max > 0 && emulated ? u->put_am_max : 0;
+    if (emulated)
+        u->peers[peer->pe].caps |= GK__NET_CAP_RMA_BY_MESSAGES;
     atomic_fetch_add_explicit(&u->n_connected, 1, memory_order_relaxed);
     atomic_store_explicit(&peer->ready, 1, memory_order_release);
     pthread_mutex_unlock(&u->connect_lock);
