@@ -78,11 +78,11 @@
       "drives it itself (calls gasket) before it takes it back: the longest "  \
       "an arrival may wait when the PE goes from calling gasket to computing " \
       "without it (0: it never does; it sleeps on the worker's events)")      \
-    X(UCX_PUT_AM_MAX, uint, ucx_put_am_max, "4096",                           \
-      "bytes: a put of at most this size to a PE to which UCX has no RMA "     \
-      "lane (its TCP transport) goes as gasket's own message, which makes "    \
-      "the target's wake-up check itself; larger ones as UCX's puts, and a "   \
-      "wake-up message follows them (0: every put is UCX's; at most 65536)")  \
+    X(UCX_PUT_AM_MAX, uint, ucx_put_am_max, "65536",                          \
+      "bytes: a put to a PE to which UCX has no RMA lane (its TCP "            \
+      "transport) goes as gasket's own messages of at most this size, which "  \
+      "make the target's wake-up check themselves and stream (0: every put "   \
+      "is UCX's, and a wake-up message follows it; at most 65536)")            \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
       "testing: 1 reaches every other PE through UCX, even on this node (no "  \
       "mapping of its segment), to test the UCX transport on one machine")

@@ -14,8 +14,8 @@
  * fetched as one get and scattered. So memory stays bounded whatever the
  * transfer's size, and small local pieces still travel in chunks.
  *
- * A transfer whose target pieces are small (under ROP_PIECE_MAX, or under
- * a chunk where the transport's puts are messages anyway: net.h,
+ * A transfer whose target pieces are small (under ROP_PIECE_MAX; any
+ * piece where the transport's puts are messages anyway: net.h,
  * GK__NET_CAP_RMA_BY_MESSAGES) would cost a transport operation per piece; where the transport runs remote
  * operations (net.h), those stretches go instead as chunks of at most
  * ROP_CHUNK bytes, each one remote operation that carries the target
@@ -204,7 +204,7 @@ struct rop_path {
     uint64_t origin; /* segment offset of the target elements' origin */
     size_t desc_len; /* 0: not usable */
     size_t room;     /* bytes of buf: the descriptor, then a chunk */
-    size_t piece_max; /* target pieces shorter than this go in chunks */
+    uint64_t piece_max; /* target pieces shorter than this go in chunks */
     char *buf;
 };
 
@@ -334,9 +334,10 @@ static int rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path 
     if (len > ROP_DESC_MAX)
         return GK_OK;
     rp->room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
-    /* Where the transport's puts are messages anyway, a piece shorter than
-     * a chunk costs less packed with its neighbours. */
-    rp->piece_max = peer->caps & GK__NET_CAP_RMA_BY_MESSAGES ? rp->room : ROP_PIECE_MAX;
+    /* Where the transport's puts are messages anyway, every piece goes in
+     * chunks: they stream, where the transport's own put of a long piece
+     * waits for its peer. */
+    rp->piece_max = peer->caps & GK__NET_CAP_RMA_BY_MESSAGES ? UINT64_MAX : ROP_PIECE_MAX;
     rp->buf = malloc(rp->room);
     if (rp->buf == NULL) {
         gk__error("%s: no memory for a %zu-byte chunk", op, rp->room);

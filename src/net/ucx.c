@@ -50,16 +50,18 @@
  * order. A non-fetching atomic is only posted: complete at quiet, as a
  * put, and ordered before later puts and gets by fence alone.
  *
- * Small puts. Where UCX has no RMA lane to a peer (its TCP transport), it
- * emulates a put with messages that the target's worker handles, and the
- * target's sleepers never learn of it: every put would owe a wake-up
- * message after it (net.h, "Wake-ups"). So there, a put of at most
- * GK_UCX_PUT_AM_MAX bytes goes as gasket's own active message, which the
- * target writes, follows with its wake-up check (the peer's
+ * Puts as messages. Where UCX has no RMA lane to a peer (its TCP
+ * transport), it emulates a put with messages that the target's worker
+ * handles, and the target's sleepers never learn of it: every put would
+ * owe a wake-up message after it (net.h, "Wake-ups"). So there a put goes
+ * as gasket's own active messages of at most GK_UCX_PUT_AM_MAX bytes,
+ * which the target writes, follows with its wake-up check (the peer's
  * put_wakes_max says so to the layers above) and acknowledges: the same
- * two messages as UCX's emulated put, and no wake-up message. quiet and a
- * peer's flush wait for the acknowledgements of all of them (the count is
- * the PE's, as a worker flush is). Whether a peer has an RMA lane is read
+ * two messages as UCX's emulated put, and no wake-up message. They also
+ * stream: UCX 1.13's emulated put of 64 KiB moves about 0.85 GB/s over
+ * loopback TCP here, these messages 2.2 GB/s. quiet and a peer's flush
+ * wait for the acknowledgements of all of them (the count is the PE's, as
+ * a worker flush is). Whether a peer has an RMA lane is read
  * from ucp_ep_print_info, UCX 1.13 having no query for an endpoint's
  * lanes; where that text has no lanes, puts stay UCX's.
  *
@@ -407,7 +409,7 @@ void gk__ucx_connect(struct gk__ucx_peer *peer)
         gk__ucx_peer_failed(peer->pe, st);
     }
     int emulated = ucx_ep_rma_emulated(peer->ep);
-    u->peers[peer->pe].put_wakes_max = u->put_am_max > 0 && emulated ? u->put_am_max : 0;
+    u->peers[peer->pe].put_wakes_max = u->put_am_max > 0 && emulated ? SIZE_MAX : 0;
     if (emulated)
         u->peers[peer->pe].caps |= GK__NET_CAP_RMA_BY_MESSAGES;
     atomic_fetch_add_explicit(&u->n_connected, 1, memory_order_relaxed);
@@ -715,27 +717,36 @@ static int ucx_nbi_issued(struct gk__ucx_peer *p, ucs_status_ptr_t req, const ch
     return GK_OK;
 }
 
-/* A small put as an active message (top comment, "Small puts"): returns
- * when its message is sent, non-blocking put or not, because UCX 1.13
- * reads the header (here, on this stack) until then and has no flag to
- * copy it out at the call. Where UCX sends at once that is at once; a put
- * that waits in UCX's queue (a burst the socket cannot take) waits here. */
+/* A put as active messages of at most put_am_max bytes each (top comment,
+ * "Puts as messages"): returns when they are sent, non-blocking put or
+ * not, because UCX 1.13 reads a message's header (here, on this stack)
+ * until then and has no flag to copy it out at the call. Where UCX sends
+ * at once that is at once; a message that waits in UCX's queue (a burst
+ * the socket cannot take) waits here. */
 static int ucx_put_am(struct gk__ucx_peer *p, size_t offset, const void *src, size_t n)
 {
     struct gk__ucx *u = &gk__ucx;
-    struct gk__ucx_put_header h = {.offset = offset, .src = (uint32_t)u->my_pe};
-    atomic_fetch_add_explicit(&u->unacked, 1, memory_order_relaxed);
+    const char *from = src;
     ucx_put_issued(p);
-    ucp_request_param_t param = {
-        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
-        .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY, /* acknowledged */
-        .cb.send = gk__ucx_req_done,
-    };
-    ucs_status_ptr_t req = ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), src, n, &param);
-    int status = gk__ucx_wait(req, "put", p->pe);
-    if (status != GK_OK) /* never acknowledged */
-        atomic_fetch_sub_explicit(&u->unacked, 1, memory_order_relaxed);
-    return status;
+    for (size_t done = 0; done < n;) {
+        size_t len = n - done < u->put_am_max ? n - done : u->put_am_max;
+        struct gk__ucx_put_header h = {.offset = offset + done, .src = (uint32_t)u->my_pe};
+        atomic_fetch_add_explicit(&u->unacked, 1, memory_order_relaxed);
+        ucp_request_param_t param = {
+            .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK,
+            .flags = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY, /* acknowledged */
+            .cb.send = gk__ucx_req_done,
+        };
+        ucs_status_ptr_t req =
+            ucp_am_send_nbx(p->ep, GK__UCX_AM_PUT, &h, sizeof(h), from + done, len, &param);
+        int status = gk__ucx_wait(req, "put", p->pe);
+        if (status != GK_OK) { /* never acknowledged */
+            atomic_fetch_sub_explicit(&u->unacked, 1, memory_order_relaxed);
+            return status;
+        }
+        done += len;
+    }
+    return GK_OK;
 }
 
 static int ucx_put(struct gk__net_peer *peer, size_t offset, const void *src, size_t n)
