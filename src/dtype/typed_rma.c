@@ -107,12 +107,15 @@ static void skip(struct gk__dt_cursor *c, uint64_t n)
  * transfer, the descriptor's length; the payload starts with the
  * descriptor. The chunk is n bytes. On success *flat is the decoded type
  * (the caller frees it) and c stands at the chunk's first byte; otherwise
- * why says what is wrong.
+ * the refusal is logged here (a put's sender never hears why; a get's
+ * caller says that it was refused), naming the `kind` of chunk.
  */
-static int dt_rop_check(const uint64_t *args, const void *payload, size_t nbytes, uint64_t n,
-                        struct gk__dt_flat **flat, struct gk__dt_cursor *c, char *why,
-                        size_t why_len)
+static int dt_rop_check(const char *kind, const uint64_t *args, const void *payload,
+                        size_t nbytes, uint64_t n, struct gk__dt_flat **flat,
+                        struct gk__dt_cursor *c)
 {
+    char why[160] = "";
+    size_t why_len = sizeof(why);
     uint64_t origin = args[0], count = args[1], first = args[2], desc_len = args[3];
     uint64_t size = 0;
     int64_t lo = 0, hi = 0;
@@ -120,11 +123,11 @@ static int dt_rop_check(const uint64_t *args, const void *payload, size_t nbytes
     if (desc_len > nbytes) {
         snprintf(why, why_len, "a %llu-byte descriptor in %zu bytes",
                  (unsigned long long)desc_len, nbytes);
-        return GK_ERR_UNSUPPORTED;
+        goto err;
     }
     if (gk__dt_decode(payload, (size_t)desc_len, INT64_MIN, INT64_MAX, flat, why, why_len) !=
         GK_OK)
-        return GK_ERR_UNSUPPORTED;
+        goto err;
     if (gk__dt_span(*flat, count, &size, &lo, &hi) != GK_OK || first > size ||
         n > size - first) {
         snprintf(why, why_len, "bytes [%llu, +%llu) of %llu elements of %llu bytes",
@@ -147,23 +150,21 @@ static int dt_rop_check(const uint64_t *args, const void *payload, size_t nbytes
 err:
     free(*flat);
     *flat = NULL;
+    gk__error("a typed %s's chunk from the network refused: %s", kind, why);
     return GK_ERR_UNSUPPORTED;
 }
 
 /* A typed put's chunk: the payload is the descriptor, then the chunk's
- * bytes, unpacked here. Posted: a refusal is logged here. */
+ * bytes, unpacked here. */
 static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
                       struct gk__net_rop_answer *answer)
 {
     struct gk__dt_flat *flat;
     struct gk__dt_cursor c;
-    char why[160] = "";
     uint64_t desc_len = args[3], n = desc_len <= nbytes ? nbytes - desc_len : 0;
     (void)answer;
-    if (dt_rop_check(args, payload, nbytes, n, &flat, &c, why, sizeof(why)) != GK_OK) {
-        gk__error("a typed put's chunk from the network refused: %s", why);
+    if (dt_rop_check("put", args, payload, nbytes, n, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
-    }
     if (n > 0)
         scatter(gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
                 (const char *)payload + desc_len, n);
@@ -172,19 +173,14 @@ static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
 }
 
 /* A typed get's chunk: the payload is the descriptor alone; the chunk,
- * answer->max bytes, is packed into the answer. The caller explains a
- * refusal; the reason is logged here. */
+ * answer->max bytes, is packed into the answer. */
 static int dt_get_rop(const uint64_t *args, const void *payload, size_t nbytes,
                       struct gk__net_rop_answer *answer)
 {
     struct gk__dt_flat *flat;
     struct gk__dt_cursor c;
-    char why[160] = "";
-    if (dt_rop_check(args, payload, nbytes, answer->max, &flat, &c, why, sizeof(why)) !=
-        GK_OK) {
-        gk__error("a typed get's chunk from the network refused: %s", why);
+    if (dt_rop_check("get", args, payload, nbytes, answer->max, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
-    }
     gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c, answer->max);
     answer->len = answer->max;
     free(flat);
