@@ -243,6 +243,39 @@ GK_API int gk_get_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_t
                             const void *src, size_t src_count, gk_type_t src_type);
 
 /*
+ * gk_accumulate_typed: each element of dst_count elements of dst_type at
+ * the symmetric address `dst` on PE pe becomes itself `op` the matching
+ * element of src_count elements of src_type at `src` (local), as
+ * MPI_Accumulate with datatypes. Atomic per element, against other
+ * accumulates and the gk_atomic_* calls on the same elements, for the ops
+ * and base types gk_win_accumulate takes: GK_OP_SUM, PROD, MIN, MAX,
+ * REPLACE, and BAND, BOR, BXOR on integers, over elements of INT32,
+ * UINT32, INT64, UINT64, FLOAT or DOUBLE. Each type must be made of one
+ * base type, the same on both sides (GK_ERR_INVALID_ARG naming both
+ * otherwise), and every target element naturally aligned. Sizes and the
+ * span of `dst` are checked as gk_put_typed's; a call that fails its
+ * checks changes nothing.
+ *
+ * Completion is gk_put's: on return `src` may be reused, and the update
+ * is complete at the target at gk_quiet() (gk_barrier() included). The
+ * _nbi form is the same call, for symmetry with the others: its source is
+ * copied before it returns.
+ *
+ * How the data moves: the two layouts are walked side by side, element
+ * by element, with no staging buffer: CPU atomics on a PE of this node,
+ * the transport's atomics where it has no remote operations; through a
+ * transport that has them (UCX), packed into posted chunks of at most
+ * 64 KiB that the target applies with its own atomics, so a large
+ * accumulate streams and keeps a bounded buffer.
+ */
+GK_API int gk_accumulate_typed(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                               const void *src, size_t src_count, gk_type_t src_type,
+                               gk_op_t op);
+GK_API int gk_accumulate_typed_nbi(int pe, void *dst, size_t dst_count, gk_type_t dst_type,
+                                   const void *src, size_t src_count, gk_type_t src_type,
+                                   gk_op_t op);
+
+/*
  * Strided puts and gets, the simplest typed transfers (OpenSHMEM's iput,
  * iget, ibput and ibget), with no type to build: `nelems` elements of
  * `elem_size` bytes, element i at dst + i * dst_stride * elem_size and
@@ -303,8 +336,8 @@ GK_API int gk_ctx_iget(gk_ctx_t *ctx, int pe, void *dst, const void *src,
  * mappings with no staging buffer; through a transport, each run
  * contiguous at the target is one transport operation, small origin
  * pieces gathered chunk by chunk into a bounded buffer (gk_put_typed's
- * paths). Accumulates go element by element through the transport's
- * atomics.
+ * paths). Accumulates take gk_accumulate_typed's paths: element by
+ * element with atomics, or in chunks the target applies.
  */
 GK_API int gk_win_put_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,
                             gk_type_t origin_type, size_t disp, size_t target_count,

@@ -69,7 +69,7 @@ static int64_t min64(uint64_t a, uint64_t b)
 }
 
 /* Gathers n bytes of the local side's data into buf. */
-static void gather(char *buf, const char *base, struct gk__dt_cursor *c, uint64_t n)
+void gk__typed_gather(char *buf, const char *base, struct gk__dt_cursor *c, uint64_t n)
 {
     while (n > 0) {
         uint64_t m = c->len < n ? c->len : n;
@@ -91,7 +91,7 @@ static void scatter(char *base, struct gk__dt_cursor *c, const char *buf, uint64
     }
 }
 
-static void skip(struct gk__dt_cursor *c, uint64_t n)
+void gk__typed_skip(struct gk__dt_cursor *c, uint64_t n)
 {
     while (n > 0) {
         uint64_t m = c->len < n ? c->len : n;
@@ -100,23 +100,16 @@ static void skip(struct gk__dt_cursor *c, uint64_t n)
     }
 }
 
-/*
- * At the target: the checks of one chunk of a typed put or get (the header
- * comment), before any byte moves. args: the segment offset of the
- * target elements' origin, their count, the chunk's first byte in the
- * transfer, the descriptor's length; the payload starts with the
- * descriptor. The chunk is n bytes. On success *flat is the decoded type
- * (the caller frees it) and c stands at the chunk's first byte; otherwise
- * the refusal is logged here (a put's sender never hears why; a get's
- * caller says that it was refused), naming the `kind` of chunk.
- */
-static int dt_rop_check(const char *kind, const uint64_t *args, const void *payload,
+/* typed.h; a refusal is logged here, since a put's sender never hears
+ * why and a get's caller only says that it was refused. */
+int gk__typed_rop_check(const char *kind, const uint64_t *args, const void *payload,
                         size_t nbytes, uint64_t n, struct gk__dt_flat **flat,
                         struct gk__dt_cursor *c)
 {
     char why[160] = "";
     size_t why_len = sizeof(why);
-    uint64_t origin = args[0], count = args[1], first = args[2], desc_len = args[3];
+    uint64_t origin = args[0], count = args[1], first = args[2];
+    uint64_t desc_len = args[3] & GK__TYPED_DESC_LEN_MASK;
     uint64_t size = 0;
     int64_t lo = 0, hi = 0;
     *flat = NULL;
@@ -161,9 +154,10 @@ static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
 {
     struct gk__dt_flat *flat;
     struct gk__dt_cursor c;
-    uint64_t desc_len = args[3], n = desc_len <= nbytes ? nbytes - desc_len : 0;
+    uint64_t desc_len = args[3] & GK__TYPED_DESC_LEN_MASK;
+    uint64_t n = desc_len <= nbytes ? nbytes - desc_len : 0;
     (void)answer;
-    if (dt_rop_check("put", args, payload, nbytes, n, &flat, &c) != GK_OK)
+    if (gk__typed_rop_check("put", args, payload, nbytes, n, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
     if (n > 0)
         scatter(gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
@@ -179,9 +173,9 @@ static int dt_get_rop(const uint64_t *args, const void *payload, size_t nbytes,
 {
     struct gk__dt_flat *flat;
     struct gk__dt_cursor c;
-    if (dt_rop_check("get", args, payload, nbytes, answer->max, &flat, &c) != GK_OK)
+    if (gk__typed_rop_check("get", args, payload, nbytes, answer->max, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
-    gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c, answer->max);
+    gk__typed_gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c, answer->max);
     answer->len = answer->max;
     free(flat);
     return GK_OK;
@@ -193,20 +187,10 @@ __attribute__((constructor)) static void typed_register_rop(void)
     gk__net_rop_set(GK__NET_ROP_DT_GET, dt_get_rop);
 }
 
-/* The remote-operation path of put_net and get_net: where it may be
- * taken, the descriptor of the target side, encoded once per transfer. */
-struct rop_path {
-    const struct side *remote;
-    uint64_t origin; /* segment offset of the target elements' origin */
-    size_t desc_len; /* 0: not usable */
-    size_t room;     /* bytes of buf: the descriptor, then a chunk */
-    uint64_t piece_max; /* target pieces shorter than this go in chunks */
-    char *buf;
-};
+#define rop_path gk__typed_rop_path
 
-/* The chunk that starts at rc's position: its arguments and its length. */
-static uint64_t rop_chunk(const struct rop_path *rp, const struct gk__dt_cursor *rc,
-                          uint64_t args[GK__NET_ROP_ARGS])
+uint64_t gk__typed_rop_chunk(const struct rop_path *rp, const struct gk__dt_cursor *rc,
+                             uint64_t *args)
 {
     args[0] = rp->origin;
     args[1] = rp->remote->count;
@@ -222,9 +206,9 @@ static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
                          struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc)
 {
     uint64_t args[GK__NET_ROP_ARGS];
-    uint64_t n = rop_chunk(rp, rc, args);
-    gather(rp->buf + rp->desc_len, src, lc, n);
-    skip(rc, n);
+    uint64_t n = gk__typed_rop_chunk(rp, rc, args);
+    gk__typed_gather(rp->buf + rp->desc_len, src, lc, n);
+    gk__typed_skip(rc, n);
     return peer->transport->rop_post(peer, GK__NET_ROP_DT_PUT, args, rp->buf,
                                      rp->desc_len + n, GK__NET_POST_QUIET);
 }
@@ -236,7 +220,7 @@ static int rop_get_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
                          struct gk__dt_cursor *rc, char *dst, struct gk__dt_cursor *lc)
 {
     uint64_t args[GK__NET_ROP_ARGS];
-    uint64_t n = rop_chunk(rp, rc, args);
+    uint64_t n = gk__typed_rop_chunk(rp, rc, args);
     struct gk__net_rop_answer answer = {.data = rp->buf + rp->desc_len, .max = (size_t)n};
     int status =
         peer->transport->rop(peer, GK__NET_ROP_DT_GET, args, rp->buf, rp->desc_len, &answer);
@@ -250,7 +234,7 @@ static int rop_get_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
     }
     if (status == GK_OK)
         scatter(dst, lc, rp->buf + rp->desc_len, n);
-    skip(rc, n);
+    gk__typed_skip(rc, n);
     return status;
 }
 
@@ -275,7 +259,7 @@ static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
             gk__dt_cursor_advance(lc, n);
         } else {
             uint64_t n = (uint64_t)min64(rc->len, CHUNK);
-            gather(bounce, src, lc, n);
+            gk__typed_gather(bounce, src, lc, n);
             status = peer->transport->put(peer, offset, bounce, n);
             gk__dt_cursor_advance(rc, n);
         }
@@ -317,14 +301,10 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
     return status;
 }
 
-/* Sets rp up for the remote-operation path where the transport runs them
- * and the target side is not one contiguous run (rp->desc_len stays 0
- * otherwise). */
-static int rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path *rp,
-                     const struct side *remote)
+int gk__typed_rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path *rp,
+                        const struct side *remote)
 {
-    if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX ||
-        (uint64_t)(remote->hi - remote->lo) == remote->size)
+    if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX)
         return GK_OK;
     size_t len = gk__dt_encoded_size(remote->flat);
     if (len > ROP_DESC_MAX)
@@ -344,12 +324,8 @@ static int rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path 
     return GK_OK;
 }
 
-/*
- * The transfer: `remote` is the symmetric side on pe, `local` this PE's
- * buffer; data flows local -> remote for a put.
- */
-int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
-                   struct side *local, int nbi, const uint64_t *seg_base_checked)
+int gk__typed_check(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
+                    struct side *local, const uint64_t *seg_base_checked, uint64_t *seg_base_p)
 {
     int status = side_span(op, remote);
     if (status == GK_OK)
@@ -357,8 +333,8 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
     if (status != GK_OK)
         return status;
     if (remote->size != local->size) {
-        const struct side *d = dir == DIR_PUT ? remote : local;
-        const struct side *s = dir == DIR_PUT ? local : remote;
+        const struct side *d = dir == DIR_GET ? local : remote;
+        const struct side *s = dir == DIR_GET ? remote : local;
         gk__error("%s: dst holds %llu bytes (dst_count %llu of %s) but src %llu "
                   "(src_count %llu of %s); both sides must hold the same",
                   op, (unsigned long long)d->size, (unsigned long long)d->count, d->type_str,
@@ -373,13 +349,24 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
         seg_lo = (size_t)(*seg_base_checked + (uint64_t)remote->lo);
     else
         status = gk__rt_check_remote(op, pe, lo_addr, (size_t)span, &seg_lo);
-    if (status != GK_OK)
-        return status;
-    status = gk__rt_check_local(op, dir == DIR_PUT ? "src" : "dst", local->addr,
-                                (size_t)local->size);
+    if (status == GK_OK)
+        status = gk__rt_check_local(op, dir == DIR_GET ? "dst" : "src", local->addr,
+                                    (size_t)local->size);
+    *seg_base_p = (uint64_t)seg_lo - (uint64_t)remote->lo;
+    return status;
+}
+
+/*
+ * The transfer: `remote` is the symmetric side on pe, `local` this PE's
+ * buffer; data flows local -> remote for a put.
+ */
+int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *remote,
+                   struct side *local, int nbi, const uint64_t *seg_base_checked)
+{
+    uint64_t seg_base = 0;
+    int status = gk__typed_check(op, dir, pe, remote, local, seg_base_checked, &seg_base);
     if (status != GK_OK || local->size == 0)
         return status;
-    uint64_t seg_base = (uint64_t)seg_lo - (uint64_t)remote->lo;
     struct gk__dt_cursor rc, lc;
     gk__dt_cursor_init(&rc, remote->flat, remote->count, 0);
     gk__dt_cursor_init(&lc, local->flat, local->count, 0);
@@ -394,7 +381,9 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
             gk__dt_copy((char *)local->addr, &lc, mapped, &rc, local->size);
     } else {
         struct rop_path rp = {.remote = remote, .origin = seg_base};
-        status = rop_begin(op, peer, &rp, remote);
+        /* A target side of one contiguous run is one transport operation. */
+        if ((uint64_t)(remote->hi - remote->lo) != remote->size)
+            status = gk__typed_rop_begin(op, peer, &rp, remote);
         if (status == GK_OK && dir == DIR_PUT)
             status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
         else if (status == GK_OK)
@@ -402,7 +391,7 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
         free(rp.buf);
     }
     if (status == GK_OK && dir == DIR_PUT)
-        gk__rt_defer_wake(pe, seg_lo, seg_lo + span);
+        gk__rt_defer_wake(pe, seg_base + (uint64_t)remote->lo, seg_base + (uint64_t)remote->hi);
     return status;
 }
 

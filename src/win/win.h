@@ -76,21 +76,6 @@ struct gk_win {
 void gk__win_mutex_taken(uint64_t *held);
 void gk__win_mutex_released(uint64_t *held);
 
-/*
- * win_acc.c's element machinery, shared with the typed accumulates
- * (win_typed.c): the width of a window element type (0: not one), the
- * check of an accumulate's dtype and op (logged), one element's update
- * through pe's transport at segment offset `offset` (the old bits in
- * *old_p), the combination of old and operand bits, and the wake-up a
- * peer reached through its transport is owed after updates.
- */
-size_t gk__win_dtype_width(gk_dtype_t dtype);
-int gk__win_check_dtype_op(const char *call, gk_dtype_t dtype, gk_op_t op, int no_op_ok);
-int gk__win_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op, uint64_t operand,
-                       uint64_t *old_p);
-uint64_t gk__win_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand);
-void gk__win_acc_wake_owed(int pe, size_t offset, size_t nbytes);
-
 /* The reports of the checks below (logged; the error to return). */
 int gk__win_report_bad(const char *op, const gk_win_t *win) __attribute__((cold, noinline));
 int gk__win_report_access(const char *op, const gk_win_t *win, int pe, size_t disp,

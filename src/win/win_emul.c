@@ -45,6 +45,7 @@
 
 #include "base/log.h"
 #include "base/names.h"
+#include "core/acc.h"
 #include "core/progress.h"
 #include "dtype/desc.h"
 #include "dtype/flat.h"
@@ -223,7 +224,7 @@ static uint64_t local_update(char *p, size_t width, gk_dtype_t dtype, gk_op_t op
             desired = op == GK_OP_BAND   ? old & operand
                       : op == GK_OP_BOR  ? old | operand
                       : op == GK_OP_BXOR ? old ^ operand
-                                         : gk__win_combine(dtype, op, old, operand);
+                                         : gk__acc_combine(dtype, op, old, operand);
             d = (uint32_t)desired;
         } while (!__atomic_compare_exchange_n(w, &o, d, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE));
     } else {
@@ -233,7 +234,7 @@ static uint64_t local_update(char *p, size_t width, gk_dtype_t dtype, gk_op_t op
             desired = op == GK_OP_BAND   ? old & operand
                       : op == GK_OP_BOR  ? old | operand
                       : op == GK_OP_BXOR ? old ^ operand
-                                         : gk__win_combine(dtype, op, old, operand);
+                                         : gk__acc_combine(dtype, op, old, operand);
         } while (!__atomic_compare_exchange_n(w, &o, desired, 0, __ATOMIC_ACQ_REL,
                                               __ATOMIC_ACQUIRE));
     }
@@ -244,7 +245,7 @@ static uint64_t local_update(char *p, size_t width, gk_dtype_t dtype, gk_op_t op
  * checked them too; a request that gets here with others was forged). */
 static int acc_valid(gk_dtype_t dtype, gk_op_t op, int fetching)
 {
-    size_t width = gk__win_dtype_width(dtype);
+    size_t width = gk__acc_dtype_width(dtype);
     if (width == 0 || (unsigned)op > GK_OP_NO_OP || (op == GK_OP_NO_OP && !fetching))
         return 0;
     int integer = dtype == GK_DTYPE_INT32 || dtype == GK_DTYPE_UINT32 ||
@@ -279,7 +280,7 @@ static int serve(gk_win_t *win, const uint64_t *args, int nargs, const char *pay
         return bad(why, "displacement %llu is past its part of %llu bytes",
                    (unsigned long long)disp, (unsigned long long)size);
     if (kind == GK__WIN_EMUL_CAS) {
-        size_t width = gk__win_dtype_width(dtype);
+        size_t width = gk__acc_dtype_width(dtype);
         if (width == 0 || dtype == GK_DTYPE_FLOAT || dtype == GK_DTYPE_DOUBLE ||
             width > size - disp || (uintptr_t)(base + disp) % width != 0 || nbytes != 0)
             return bad(why, "a compare-and-swap of %s at displacement %llu is not valid "
@@ -313,7 +314,7 @@ static int serve(gk_win_t *win, const uint64_t *args, int nargs, const char *pay
         if (!acc_valid(dtype, op, kind == GK__WIN_EMUL_GETACC))
             return bad(why, "%s on %s is not an accumulate it runs", GK__OP_STR(op),
                        GK__DTYPE_STR(dtype));
-        width = gk__win_dtype_width(dtype);
+        width = gk__acc_dtype_width(dtype);
     }
     struct gk__dt_flat *flat = NULL;
     char reason[WHY_MAX - 40];
@@ -527,7 +528,7 @@ int gk__win_emul_op(const char *op, gk_win_t *win, int pe, enum gk__win_emul_op 
         return GK_OK;
     size_t dlen = gk__dt_encoded_size(target_flat);
     size_t width = kind == GK__WIN_EMUL_ACC || kind == GK__WIN_EMUL_GETACC
-                       ? gk__win_dtype_width(dtype)
+                       ? gk__acc_dtype_width(dtype)
                        : 1;
     if (dlen + 8 * width > PAYLOAD) {
         gk__error("%s: the target's layout needs a descriptor of %zu bytes, too large to "

@@ -10,11 +10,9 @@
  * Then pack on the fly: the two layouts are walked side by side by their
  * cursors (dtype/flat.h). Put and get hand the walk to dtype's typed
  * transfer (straight between mappings on this node, bounded chunks
- * through a transport), by segment offset, as the part was checked. An
- * accumulate walks the runs contiguous on both
- * sides itself and updates element by element with win_acc.c's atomics:
- * both types must have the same base type (every data byte belongs to an
- * element of it), so a run never starts or ends inside an element.
+ * through a transport), by segment offset, as the part was checked, and
+ * accumulates to dtype's typed accumulate (typed_acc.c), element by
+ * element with the transports' atomics or in chunks applied at the target.
  */
 #include <string.h>
 
@@ -127,79 +125,6 @@ static int win_get_typed(const char *op, gk_win_t *win, int pe, void *origin,
     return gk__typed_xfer(op, GK__TYPED_GET, pe, &t.target, &t.origin, nbi, &t.seg_base);
 }
 
-/*
- * The base type both sides combine: each type's one base type, the same
- * on both sides, and one the window accumulates take.
- */
-static int acc_base(const char *op, gk_type_t origin_type, gk_type_t target_type,
-                    gk_op_t acc_op, gk_dtype_t *dtype_p)
-{
-    int ob = -1, tb = -1;
-    int status = gk__type_base(op, "origin_type", origin_type, &ob);
-    if (status == GK_OK)
-        status = gk__type_base(op, "target_type", target_type, &tb);
-    if (status != GK_OK)
-        return status;
-    if (ob < 0 || tb < 0) {
-        gk__error("%s: %s %s holds elements of several base types (or none); an accumulate "
-                  "needs one base type on each side",
-                  op, ob < 0 ? "origin_type" : "target_type",
-                  GK__TYPE_STR(ob < 0 ? origin_type : target_type));
-        return GK_ERR_INVALID_ARG;
-    }
-    if (ob != tb) {
-        gk__error("%s: the type signatures do not match: origin_type %s is made of %s, "
-                  "target_type %s of %s",
-                  op, GK__TYPE_STR(origin_type), GK__DTYPE_STR(ob), GK__TYPE_STR(target_type),
-                  GK__DTYPE_STR(tb));
-        return GK_ERR_INVALID_ARG;
-    }
-    status = gk__win_check_dtype_op(op, (gk_dtype_t)ob, acc_op, 0);
-    if (status == GK_OK)
-        *dtype_p = (gk_dtype_t)ob;
-    return status;
-}
-
-/*
- * Through pe's transport (its atomics), run by run: each run holds whole
- * elements, since both sides' pieces are made of whole elements of one
- * base type. The first element of each run is checked for alignment and
- * against the heap; the window check covered the whole span already.
- */
-static int acc_direct(const char *op, int pe, struct win_typed *t, gk_dtype_t dtype,
-                      gk_op_t acc_op)
-{
-    size_t width = gk__win_dtype_width(dtype);
-    int status = GK_OK;
-    size_t span = (size_t)(t->target.hi - t->target.lo);
-    uint64_t seg_base = t->seg_base;
-    size_t seg_lo = (size_t)(seg_base + (uint64_t)t->target.lo);
-    struct gk__dt_cursor tc, oc;
-    gk__dt_cursor_init(&tc, t->target.flat, t->target.count, 0);
-    gk__dt_cursor_init(&oc, t->origin.flat, t->origin.count, 0);
-    gk__rt_flush_wakes(); /* we wait on the atomics' answers: pay owed wake-ups */
-    while (tc.left > 0 && status == GK_OK) {
-        uint64_t n = tc.len < oc.len ? tc.len : oc.len;
-        size_t offset = (size_t)(seg_base + (uint64_t)tc.pos);
-        const char *from = t->origin.addr + oc.pos;
-        if (n % width != 0 || offset % width != 0) {
-            gk__error("%s: the target's element at byte %lld of target_type's layout is not "
-                      "aligned to its %zu bytes",
-                      op, (long long)tc.pos, width);
-            return GK_ERR_INVALID_ARG;
-        }
-        for (uint64_t i = 0; i < n && status == GK_OK; i += width) {
-            uint64_t operand = 0, old = 0;
-            memcpy(&operand, from + i, width);
-            status = gk__win_element_op(pe, offset + i, dtype, acc_op, operand, &old);
-        }
-        gk__dt_cursor_advance(&tc, n);
-        gk__dt_cursor_advance(&oc, n);
-    }
-    gk__win_acc_wake_owed(pe, seg_lo, span);
-    return status;
-}
-
 static int win_acc_typed(const char *op, gk_win_t *win, int pe, const void *origin,
                          size_t origin_count, gk_type_t origin_type, size_t disp,
                          size_t target_count, gk_type_t target_type, gk_op_t acc_op,
@@ -210,14 +135,15 @@ static int win_acc_typed(const char *op, gk_win_t *win, int pe, const void *orig
     int status = typed_prepare(op, win, pe, origin, origin_count, origin_type, disp,
                                target_count, target_type, &t);
     if (status == GK_OK)
-        status = acc_base(op, origin_type, target_type, acc_op, &dtype);
+        status = gk__typed_acc_dtype(op, "origin_type", origin_type, "target_type",
+                                     target_type, acc_op, &dtype);
     if (status != GK_OK || t.origin.size == 0)
         return status;
     if (gk__win_part_emulated(win, pe))
         return gk__win_emul_op(op, win, pe, GK__WIN_EMUL_ACC, t.origin.flat, t.origin.count,
                                origin, disp, t.target.flat, t.target.count, dtype, acc_op,
                                NULL, nbi);
-    return acc_direct(op, pe, &t, dtype, acc_op);
+    return gk__typed_acc(op, pe, &t.target, &t.origin, dtype, acc_op, &t.seg_base);
 }
 
 int gk_win_put_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,

@@ -845,6 +845,45 @@ GK_TEST(typed_chunks_are_checked)
     ASSERT_EQ(gk_type_free(&v), GK_OK);
 }
 
+/*
+ * The target's side of a typed accumulate's chunk (typed_acc.c): its base
+ * type and op are checked first, then the chunk as a put's.
+ */
+GK_TEST(typed_acc_chunks_are_checked)
+{
+    static int (*volatile keep)(int, void *, size_t, gk_type_t, const void *, size_t,
+                                gk_type_t, gk_op_t) = gk_accumulate_typed;
+    (void)keep;
+    gk_type_t v = GK_TYPE_NULL;
+    ASSERT_EQ(gk_type_vector(8, 1, 2, GK_TYPE_INT64, &v), GK_OK);
+    ASSERT_EQ(gk_type_commit(v), GK_OK);
+    const struct gk__dt_flat *flat = flat_of(v);
+    size_t len = gk__dt_encoded_size(flat);
+    unsigned char *buf = calloc(1, len + 64);
+    gk__dt_encode(flat, buf);
+    gk__net_rop_fn fn = gk__net_rop(GK__NET_ROP_DT_ACC);
+    ASSERT_TRUE(fn != NULL);
+    struct gk__net_rop_answer answer = {0};
+    const struct {
+        uint64_t dtype, op;
+        size_t sent;
+        const char *why;
+    } bad[] = {
+        {GK_DTYPE_INT8, GK_OP_SUM, len + 64, "64 bytes of GK_DTYPE_INT8 with GK_OP_SUM"},
+        {GK_DTYPE_DOUBLE, GK_OP_BXOR, len + 64, "of GK_DTYPE_DOUBLE with GK_OP_BXOR"},
+        {GK_DTYPE_INT64, GK_OP_NO_OP, len + 64, "with GK_OP_NO_OP"},
+        {GK_DTYPE_INT64, 200, len + 64, "accumulate's chunk from the network refused"},
+        {GK_DTYPE_INT64, GK_OP_SUM, len + 60, "60 bytes of GK_DTYPE_INT64"},
+        {GK_DTYPE_INT64, GK_OP_SUM, len + 64, "not in this PE's heap"},
+    };
+    for (size_t k = 0; k < N(bad); k++) {
+        uint64_t args[GK__NET_ROP_ARGS] = {4096, 1, 0, len | bad[k].dtype << 32 | bad[k].op << 40};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(args, buf, bad[k].sent, &answer), bad[k].why);
+    }
+    free(buf);
+    ASSERT_EQ(gk_type_free(&v), GK_OK);
+}
+
 int main(int argc, char **argv)
 {
     return gk_test_main(argc, argv);

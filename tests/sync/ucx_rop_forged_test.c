@@ -20,12 +20,15 @@
  * remote operation sent without the endpoint to answer it on. A typed
  * get's chunk whose descriptor is garbage is refused with nothing sent
  * back, and so is an operation that asks for more answer than a reply
- * carries.
+ * carries. A typed accumulate's chunk whose element is misaligned is
+ * refused before it changes anything.
  */
 #include <stdint.h>
 #include <string.h>
 
 #include "core/runtime.h"
+#include "dtype/desc.h"
+#include "dtype/flat.h"
 #include "net/ucx_int.h"
 #include "pe_check.h"
 
@@ -49,7 +52,10 @@ int main(void)
     CHECK_OK(gk_sem_free(sem));
     static int (*volatile keep_typed)(int, void *, size_t, gk_type_t, const void *, size_t,
                                       gk_type_t) = gk_get_typed;
+    static int (*volatile keep_acc)(int, void *, size_t, gk_type_t, const void *, size_t,
+                                    gk_type_t, gk_op_t) = gk_accumulate_typed;
     (void)keep_typed;
+    (void)keep_acc;
     if (me == 1)
         gk_capture_begin(); /* the refusals are logged as the operations arrive */
     CHECK_OK(gk_barrier());
@@ -87,6 +93,19 @@ int main(void)
                                           sizeof(payload), &data),
                      GK_ERR_UNSUPPORTED);
         CHECK_EQ(data.len, 0);
+        /* A typed accumulate's chunk: one INT64 that would straddle two words. */
+        const struct gk__dt_flat *int64 = gk__dt_base_flat(GK_DTYPE_INT64);
+        unsigned char acc[256];
+        size_t desc_len = gk__dt_encoded_size(int64);
+        CHECK_TRUE(desc_len + 8 <= sizeof(acc));
+        gk__dt_encode(int64, acc);
+        memset(acc + desc_len, 1, 8);
+        uint64_t straddle[GK__NET_ROP_ARGS] = {
+            words_offset + 4, 1, 0,
+            desc_len | (uint64_t)GK_DTYPE_INT64 << 32 | (uint64_t)GK_OP_SUM << 40};
+        CHECK_STATUS(peer->transport->rop(peer, GK__NET_ROP_DT_ACC, straddle, acc, desc_len + 8,
+                                          &answer),
+                     GK_ERR_UNSUPPORTED);
         CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, misaligned, NULL, 0,
                                            GK__NET_POST_QUIET));
         CHECK_OK(peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, add, NULL, 0,
@@ -130,7 +149,10 @@ int main(void)
         CHECK_OK(gk_wait_until_u64(&words[1], GK_CMP_EQ, 1));
         const char *text = gk_capture_end();
         gk_capture_echo(text);
-        CHECK_EQ(gk_capture_count(text, "refused"), 8);
+        CHECK_EQ(gk_capture_count(text, "refused"), 9);
+        CHECK_EQ(gk_capture_count(text, "a typed accumulate's chunk from the network refused: "
+                                        "the element at byte 0"),
+                 1);
         CHECK_EQ(gk_capture_count(text, "a typed get's chunk from the network refused"), 1);
         CHECK_EQ(gk_capture_count(text, "bytes of answer, more than the"), 1);
         CHECK_EQ(gk_capture_count(text, "a semaphore post from the network refused"), 1);

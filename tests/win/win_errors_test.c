@@ -138,16 +138,16 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     }
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &d, &d, &d, GK_DTYPE_DOUBLE),
-                 "gk_win_compare_and_swap: GK_DTYPE_DOUBLE is not an integer window type");
+                 "gk_win_compare_and_swap: GK_DTYPE_DOUBLE is not an integer accumulate type");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &f, &f, &f, GK_DTYPE_FLOAT),
-                 "GK_DTYPE_FLOAT is not an integer window type");
+                 "GK_DTYPE_FLOAT is not an integer accumulate type");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &u, &u, &u, (gk_dtype_t)99),
                  "gk_win_compare_and_swap: dtype 99 (not a gk_dtype_t) is not valid");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_compare_and_swap(win, other, 0, &u, &u, &u, GK_DTYPE_INT8),
-                 "gk_win_compare_and_swap", "GK_DTYPE_INT8 is not an integer window type");
+                 "gk_win_compare_and_swap", "GK_DTYPE_INT8 is not an integer accumulate type");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, (gk_dtype_t)-3, GK_OP_SUM),
                  "gk_win_accumulate: dtype -3 (not a gk_dtype_t) is not valid");
@@ -174,13 +174,13 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
         CHECK_LOGGED(GK_ERR_INVALID_ARG,
                      gk_win_accumulate(win, other, 0, &u, 1, not_window[k].dtype, GK_OP_SUM),
                      "gk_win_accumulate",
-                     pe_fmt("%s is not supported on windows", not_window[k].name));
+                     pe_fmt("%s is not an accumulate type", not_window[k].name));
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_MINLOC),
                  "gk_win_accumulate", "GK_OP_MINLOC is not valid here");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_2INT, GK_OP_MAXLOC),
-                 "gk_win_fetch_and_op", "GK_DTYPE_2INT is not supported on windows");
+                 "gk_win_fetch_and_op", "GK_DTYPE_2INT is not an accumulate type");
     CHECK_LOGGED(
         GK_ERR_INVALID_ARG,
         gk_win_fetch_and_op(win, other, 0, &u, &old, GK_DTYPE_UINT64, (gk_op_t)-1),
