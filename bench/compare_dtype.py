@@ -2,10 +2,12 @@
 """compare_dtype.py: gasket's non-contiguous puts and gets beside MPI's.
 
     python3 bench/compare_dtype.py [--build build] [--reps 5] [--markdown FILE]
-                                   [--hosts 2] [--strict]
+                                   [--hosts 2] [--strict] [--only NAME,...]
 
-Runs gk-bench's vector_put_lat, vector_get_lat, subarray_put_lat and
-subarray_get_lat (bench/gk_bench_dtype.c) and the same benchmarks of
+Runs gk-bench's vector_put_lat, vector_get_lat, subarray_put_lat,
+subarray_get_lat and subarray_acc_lat (bench/gk_bench_dtype.c; the last
+gk_accumulate_typed against MPI_Accumulate, shown without a target) and
+the same benchmarks of
 bench/peers/mpi_dtype_peer.c built for Open MPI (mpi-dtype-peer) and
 MPICH (mpi-dtype-peer-mpich): 4 MiB moved per operation as a vector of
 8 B to 64 KiB blocks (stride two blocks) or a 2-D subarray of doubles,
@@ -43,7 +45,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402
 import compare_hosts  # noqa: E402
 
-BENCHES = ["vector_put_lat", "vector_get_lat", "subarray_put_lat", "subarray_get_lat"]
+TARGET_BENCHES = ["vector_put_lat", "vector_get_lat", "subarray_put_lat", "subarray_get_lat"]
+# Typed accumulates, shown beside MPI_Accumulate; no target of their own.
+BENCHES = TARGET_BENCHES + ["subarray_acc_lat"]
 PEERS = ["ompi", "mpich"]
 NAMES = {"gasket": "gasket", "ompi": "Open MPI", "mpich": "MPICH"}
 TARGET_MIN_BLOCK = 1024
@@ -118,11 +122,11 @@ class HostsRunner:
         return self.inner.run(impl, bench, extra=HOSTS_ARGS)
 
 
-def measure(runner, reps):
+def measure(runner, reps, benches):
     values = {}  # (impl, table, size): [us]
     ratios = {}  # (kind, bench, size): [ratio]
     for rep in compare.repetitions(reps):
-        for bench in BENCHES:
+        for bench in benches:
             tables = {}
             for impl in compare.alternate(["gasket"] + PEERS, rep):
                 tables[impl] = runner.run(impl, bench)
@@ -161,14 +165,14 @@ def report(values, ratios, reps, runner, args):
              if args.hosts == 2 else "2 PEs on one node")
     cmd = "python3 bench/compare_dtype.py --build %s --reps %d%s" % (
         args.build, reps, " --hosts 2" if args.hosts == 2 else "")
-    out = ["# Non-contiguous puts and gets", "", "`%s`: %s." % (cmd, where), ""]
+    out = ["# Non-contiguous puts, gets and accumulates", "", "`%s`: %s." % (cmd, where), ""]
     out += compare.machine_lines()
     for impl in PEERS:
         if impl in runner.why:
             out += ["", "%s: not measured: %s." % (NAMES[impl], runner.why[impl])]
     limit = 1.0 if args.hosts == 2 else 0.7
     failed = []
-    for bench in BENCHES:
+    for bench in args.only:
         sizes = sorted({s for (i, t, s) in values if t == bench and i == "gasket"})
         if not sizes:
             continue
@@ -194,7 +198,7 @@ def report(values, ratios, reps, runner, args):
             "|---|---:|---:|---:|---:|---|"]
     checks = [("contig", ">=", 0.9)] if args.hosts != 2 else []
     checks += [(impl, "<=", limit) for impl in PEERS]
-    for bench in BENCHES:
+    for bench in [b for b in TARGET_BENCHES if b in args.only]:
         for kind, sign, lim in checks:
             meds = {s: statistics.median(v) for (k, b, s), v in ratios.items()
                     if k == kind and b == bench and s >= TARGET_MIN_BLOCK}
@@ -222,7 +226,13 @@ def main():
                     help="1: one node (default); 2: two simulated hosts over UCX/TCP")
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met")
+    ap.add_argument("--only", default=",".join(BENCHES),
+                    help="the benchmarks to run, comma-separated (all: %(default)s)")
     args = ap.parse_args()
+    args.only = [b for b in args.only.split(",") if b]
+    for b in args.only:
+        if b not in BENCHES:
+            ap.error("--only: %s is not one of %s" % (b, ", ".join(BENCHES)))
     if args.reps < 1:
         ap.error("--reps must be at least 1, not %d" % args.reps)
     start = time.time()
@@ -233,7 +243,7 @@ def main():
             runner = HostsRunner(args, hosts)
         else:
             runner = LocalRunner(args)
-        values, ratios = measure(runner, args.reps)
+        values, ratios = measure(runner, args.reps, args.only)
     finally:
         if hosts is not None:
             hosts.close()

@@ -497,6 +497,7 @@ static const struct bench_entry benches[] = {
     {"vector_get_lat", bench_vector_get_lat},
     {"subarray_put_lat", bench_subarray_put_lat},
     {"subarray_get_lat", bench_subarray_get_lat},
+    {"subarray_acc_lat", bench_subarray_acc_lat},
 };
 
 int main(int argc, char **argv)

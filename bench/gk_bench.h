@@ -47,5 +47,6 @@ void bench_vector_put_lat(const struct bench_opts *opts, const char *name);
 void bench_vector_get_lat(const struct bench_opts *opts, const char *name);
 void bench_subarray_put_lat(const struct bench_opts *opts, const char *name);
 void bench_subarray_get_lat(const struct bench_opts *opts, const char *name);
+void bench_subarray_acc_lat(const struct bench_opts *opts, const char *name);
 
 #endif /* GK_BENCH_GK_BENCH_H */

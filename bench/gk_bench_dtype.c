@@ -12,6 +12,10 @@
  *               row the `size` bytes from the quarter point on (the
  *               middle half of the columns).
  *
+ * subarray_acc_lat is the subarray with one gk_accumulate_typed (GK_OP_SUM
+ * on the doubles) + gk_quiet, beside the contiguous accumulate of the same
+ * 4 MiB of doubles (no floor: a loop of plain adds would not be atomic).
+ *
  * So the span touched is 8 MiB, the symmetric buffer's size. Each size's
  * rows alternate, iteration by iteration, with gk_put (gk_get) of the 4 MiB
  * contiguous, which is printed as a second table, NAME_contig, with the
@@ -37,6 +41,7 @@
 #define priv bench_priv
 
 enum dt_shape { DT_VECTOR, DT_SUBARRAY };
+enum dt_op { DT_PUT, DT_GET, DT_ACC };
 
 static gk_type_t dt_make(enum dt_shape shape, size_t size)
 {
@@ -60,17 +65,52 @@ static gk_type_t dt_make(enum dt_shape shape, size_t size)
 /* The floor: the type's runs copied by a loop of memcpy, `remote` the
  * peer's buffer through its mapping. Both shapes are rows of `size`
  * bytes every 2 * size, the subarray's from the quarter point of a row. */
-static void dt_floor_copy(enum dt_shape shape, size_t size, char *remote, int is_put)
+static void dt_floor_copy(enum dt_shape shape, size_t size, char *remote, enum dt_op op)
 {
     size_t rows = BENCH_DT_TOTAL / size, first = shape == DT_VECTOR ? 0 : size / 2;
-    char *dst = is_put ? remote : (char *)priv, *src = is_put ? (char *)priv : remote;
+    char *dst = op == DT_PUT ? remote : (char *)priv;
+    const char *src = op == DT_PUT ? (char *)priv : remote;
     for (size_t r = 0; r < rows; r++)
         memcpy(dst + first + r * 2 * size, src + first + r * 2 * size, size);
     atomic_thread_fence(memory_order_seq_cst); /* as gk_quiet's on one node */
 }
 
+/* One typed operation of the row's type, then its contiguous twin. */
+static void dt_typed(enum dt_op op, gk_type_t type)
+{
+    if (op == DT_PUT)
+        bench_check(gk_put_typed(1, sym, 1, type, priv, 1, type), "gk_put_typed");
+    else if (op == DT_GET)
+        bench_check(gk_get_typed(1, priv, 1, type, sym, 1, type), "gk_get_typed");
+    else
+        bench_check(gk_accumulate_typed(1, sym, 1, type, priv, 1, type, GK_OP_SUM),
+                    "gk_accumulate_typed");
+    bench_check(gk_quiet(), "gk_quiet");
+}
+
+static void dt_contig(enum dt_op op)
+{
+    size_t n = BENCH_DT_TOTAL / sizeof(double);
+    if (op == DT_PUT)
+        bench_check(gk_put(1, sym, priv, BENCH_DT_TOTAL), "gk_put");
+    else if (op == DT_GET)
+        bench_check(gk_get(1, priv, sym, BENCH_DT_TOTAL), "gk_get");
+    else
+        bench_check(gk_accumulate_typed(1, sym, n, GK_TYPE_DOUBLE, priv, n, GK_TYPE_DOUBLE,
+                                        GK_OP_SUM),
+                    "gk_accumulate_typed");
+    bench_check(gk_quiet(), "gk_quiet");
+}
+
+static const char *const dt_unit[] = {"us per gk_put_typed + gk_quiet",
+                                      "us per gk_get_typed + gk_quiet",
+                                      "us per gk_accumulate_typed + gk_quiet"};
+static const char *const dt_contig_unit[] = {
+    "us per gk_put + gk_quiet", "us per gk_get + gk_quiet",
+    "us per gk_accumulate_typed of contiguous doubles + gk_quiet"};
+
 static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shape shape,
-                   int is_put)
+                   enum dt_op op)
 {
     if (!bench_need_two(name))
         return;
@@ -78,7 +118,7 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
     size_t sizes[MAX_ROWS];
     double typed_us[MAX_ROWS], contig_us[MAX_ROWS], floor_us[MAX_ROWS];
     int rows = 0;
-    char *remote = gk_ptr(sym, 1); /* NULL across hosts: no floor */
+    char *remote = op == DT_ACC ? NULL : gk_ptr(sym, 1); /* NULL across hosts: no floor */
     size_t lo = shape == DT_VECTOR ? 8 : sizeof(double);
     BENCH_FOR_SIZES(opts, size, lo, BENCH_DT_MAX_BLOCK) {
         gk_type_t type = dt_make(shape, size);
@@ -92,20 +132,12 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
         if (me == 0) {
             for (long i = -warmup; i < iters; i++) {
                 double t0 = bench_now_us();
-                if (is_put)
-                    bench_check(gk_put_typed(1, sym, 1, type, priv, 1, type), "gk_put_typed");
-                else
-                    bench_check(gk_get_typed(1, priv, 1, type, sym, 1, type), "gk_get_typed");
-                bench_check(gk_quiet(), "gk_quiet");
+                dt_typed(op, type);
                 double t1 = bench_now_us();
-                if (is_put)
-                    bench_check(gk_put(1, sym, priv, BENCH_DT_TOTAL), "gk_put");
-                else
-                    bench_check(gk_get(1, priv, sym, BENCH_DT_TOTAL), "gk_get");
-                bench_check(gk_quiet(), "gk_quiet");
+                dt_contig(op);
                 double t2 = bench_now_us();
                 if (remote != NULL)
-                    dt_floor_copy(shape, size, remote, is_put);
+                    dt_floor_copy(shape, size, remote, op);
                 if (i >= 0) {
                     t_typed[i] = t1 - t0;
                     t_contig[i] = t2 - t1;
@@ -129,12 +161,12 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
                  shape == DT_VECTOR
                      ? "4 MiB as a vector of blocks of `size` bytes, stride 2 size, both sides"
                      : "4 MiB as a 2-D subarray of doubles, rows of `size` bytes, both sides",
-                 is_put ? "us per gk_put_typed + gk_quiet" : "us per gk_get_typed + gk_quiet");
+                 dt_unit[op]);
     for (int r = 0; r < rows; r++)
         bench_row_lat(opts, sizes[r], typed_us[r]);
     bench_header(contig_name, "gasket", npes,
                  "the same 4 MiB contiguous, alternating with the rows above",
-                 is_put ? "us per gk_put + gk_quiet" : "us per gk_get + gk_quiet");
+                 dt_contig_unit[op]);
     for (int r = 0; r < rows; r++)
         bench_row_lat(opts, sizes[r], contig_us[r]);
     if (remote == NULL)
@@ -150,17 +182,21 @@ static void dt_lat(const struct bench_opts *opts, const char *name, enum dt_shap
 
 void bench_vector_put_lat(const struct bench_opts *o, const char *n)
 {
-    dt_lat(o, n, DT_VECTOR, 1);
+    dt_lat(o, n, DT_VECTOR, DT_PUT);
 }
 void bench_vector_get_lat(const struct bench_opts *o, const char *n)
 {
-    dt_lat(o, n, DT_VECTOR, 0);
+    dt_lat(o, n, DT_VECTOR, DT_GET);
 }
 void bench_subarray_put_lat(const struct bench_opts *o, const char *n)
 {
-    dt_lat(o, n, DT_SUBARRAY, 1);
+    dt_lat(o, n, DT_SUBARRAY, DT_PUT);
 }
 void bench_subarray_get_lat(const struct bench_opts *o, const char *n)
 {
-    dt_lat(o, n, DT_SUBARRAY, 0);
+    dt_lat(o, n, DT_SUBARRAY, DT_GET);
+}
+void bench_subarray_acc_lat(const struct bench_opts *o, const char *n)
+{
+    dt_lat(o, n, DT_SUBARRAY, DT_ACC);
 }

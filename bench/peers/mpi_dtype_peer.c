@@ -13,8 +13,9 @@
  * MPI_Win_allocate and the whole run is one passive MPI_Win_lock_all
  * epoch, so an operation + flush is what gk_put_typed + gk_quiet is: done
  * at the target when it returns. Each size alternates with MPI_Put (MPI_Get)
- * of the 4 MiB as MPI_BYTE, printed as NAME_contig. A row is the median of
- * the iterations' times.
+ * of the 4 MiB as MPI_BYTE, printed as NAME_contig. subarray_acc_lat:
+ * MPI_Accumulate with MPI_SUM of the subarray, beside the accumulate of the
+ * 4 MiB as MPI_DOUBLE. A row is the median of the iterations' times.
  */
 #include <mpi.h>
 
@@ -29,7 +30,8 @@
 
 static const char usage[] =
     "usage: mpirun -n 2 --bind-to core [--mca osc sm] mpi-dtype-peer NAME [options]\n"
-    "  vector_put_lat, vector_get_lat, subarray_put_lat, subarray_get_lat\n"
+    "  vector_put_lat, vector_get_lat, subarray_put_lat, subarray_get_lat,\n"
+    "  subarray_acc_lat\n"
     "  (see bench/gk_bench_dtype.c)\n";
 
 static int me, npes;
@@ -54,16 +56,26 @@ static MPI_Datatype dt_make(int subarray, size_t size)
     return type;
 }
 
-static void transfer(int is_put, void *buf, int count, MPI_Datatype type)
+enum dt_op { DT_PUT, DT_GET, DT_ACC };
+
+static void transfer(enum dt_op op, void *buf, int count, MPI_Datatype type)
 {
-    if (is_put)
+    if (op == DT_PUT)
         check(MPI_Put(buf, count, type, 1, 0, count, type, win), "MPI_Put");
-    else
+    else if (op == DT_GET)
         check(MPI_Get(buf, count, type, 1, 0, count, type, win), "MPI_Get");
+    else
+        check(MPI_Accumulate(buf, count, type, 1, 0, count, type, MPI_SUM, win),
+              "MPI_Accumulate");
     check(MPI_Win_flush(1, win), "MPI_Win_flush");
 }
 
-static void dt_lat(const struct bench_opts *opts, const char *name, int subarray, int is_put)
+static const char *const dt_unit[] = {"us per MPI_Put + MPI_Win_flush",
+                                      "us per MPI_Get + MPI_Win_flush",
+                                      "us per MPI_Accumulate + MPI_Win_flush"};
+
+static void dt_lat(const struct bench_opts *opts, const char *name, int subarray,
+                   enum dt_op op)
 {
     enum { MAX_ROWS = 16 };
     size_t sizes[MAX_ROWS];
@@ -80,9 +92,12 @@ static void dt_lat(const struct bench_opts *opts, const char *name, int subarray
         if (me == 0) {
             for (long i = -warmup; i < iters; i++) {
                 double t0 = bench_now_us();
-                transfer(is_put, priv, 1, type);
+                transfer(op, priv, 1, type);
                 double t1 = bench_now_us();
-                transfer(is_put, priv, (int)BENCH_DT_TOTAL, MPI_BYTE);
+                if (op == DT_ACC)
+                    transfer(op, priv, (int)(BENCH_DT_TOTAL / sizeof(double)), MPI_DOUBLE);
+                else
+                    transfer(op, priv, (int)BENCH_DT_TOTAL, MPI_BYTE);
                 if (i >= 0) {
                     t_typed[i] = t1 - t0;
                     t_contig[i] = bench_now_us() - t1;
@@ -105,26 +120,29 @@ static void dt_lat(const struct bench_opts *opts, const char *name, int subarray
                             "bytes, both sides"
                           : "4 MiB as MPI_Type_vector of blocks of `size` bytes, stride 2 "
                             "size, both sides",
-                 is_put ? "us per MPI_Put + MPI_Win_flush" : "us per MPI_Get + MPI_Win_flush");
+                 dt_unit[op]);
     for (int r = 0; r < rows; r++)
         bench_row_lat(opts, sizes[r], typed_us[r]);
     bench_header(contig_name, "MPI", npes,
-                 "the same 4 MiB as MPI_BYTE, alternating with the rows above",
-                 is_put ? "us per MPI_Put + MPI_Win_flush" : "us per MPI_Get + MPI_Win_flush");
+                 op == DT_ACC ? "the same 4 MiB as MPI_DOUBLE, alternating with the rows above"
+                              : "the same 4 MiB as MPI_BYTE, alternating with the rows above",
+                 dt_unit[op]);
     for (int r = 0; r < rows; r++)
         bench_row_lat(opts, sizes[r], contig_us[r]);
 }
 
-static void run_vput(const struct bench_opts *o, const char *n) { dt_lat(o, n, 0, 1); }
-static void run_vget(const struct bench_opts *o, const char *n) { dt_lat(o, n, 0, 0); }
-static void run_sput(const struct bench_opts *o, const char *n) { dt_lat(o, n, 1, 1); }
-static void run_sget(const struct bench_opts *o, const char *n) { dt_lat(o, n, 1, 0); }
+static void run_vput(const struct bench_opts *o, const char *n) { dt_lat(o, n, 0, DT_PUT); }
+static void run_vget(const struct bench_opts *o, const char *n) { dt_lat(o, n, 0, DT_GET); }
+static void run_sput(const struct bench_opts *o, const char *n) { dt_lat(o, n, 1, DT_PUT); }
+static void run_sget(const struct bench_opts *o, const char *n) { dt_lat(o, n, 1, DT_GET); }
+static void run_sacc(const struct bench_opts *o, const char *n) { dt_lat(o, n, 1, DT_ACC); }
 
 static const struct bench_entry benches[] = {
     {"vector_put_lat", run_vput},
     {"vector_get_lat", run_vget},
     {"subarray_put_lat", run_sput},
     {"subarray_get_lat", run_sget},
+    {"subarray_acc_lat", run_sacc},
 };
 
 int main(int argc, char **argv)
