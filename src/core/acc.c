@@ -108,8 +108,10 @@ int gk__acc_check_dtype_op(const char *call, gk_dtype_t dtype, gk_op_t op,
         return bits_;                                                          \
     } while (0)
 
-/* The new bits of an element: old op operand (both in the low bits). */
-uint64_t gk__acc_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand)
+/* Inline into the loops of gk__acc_blocks_mapped: a call per element
+ * costs as much as its compare-and-swap. */
+static inline __attribute__((always_inline)) uint64_t combine(gk_dtype_t dtype, gk_op_t op,
+                                                              uint64_t old, uint64_t operand)
 {
     switch (dtype) {
     case GK_DTYPE_INT32:
@@ -128,6 +130,11 @@ uint64_t gk__acc_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t op
         break;
     }
     return operand;
+}
+
+uint64_t gk__acc_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t operand)
+{
+    return combine(dtype, op, old, operand);
 }
 
 /* The transport operation that does `op` natively on dtype, or -1. */
@@ -206,25 +213,30 @@ int gk__acc_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
         default: {                                                             \
             T old_ = atomic_load_explicit(w_, memory_order_relaxed);          \
             while (!atomic_compare_exchange_weak(                              \
-                w_, &old_, (T)gk__acc_combine(dtype, op, old_, operand)))      \
+                w_, &old_, (T)combine(dtype, op, old_, operand)))              \
                 ;                                                              \
         }                                                                      \
         }                                                                      \
     } while (0)
 
-void gk__acc_run_mapped(char *target, const char *operands, size_t n, gk_dtype_t dtype,
-                        gk_op_t op)
+void gk__acc_blocks_mapped(char *target, int64_t target_stride, const char *operands,
+                           int64_t operand_stride, uint64_t k, size_t len, gk_dtype_t dtype,
+                           gk_op_t op)
 {
     size_t width = gk__acc_dtype_width(dtype);
     int amo = native_amo(dtype, op);
-    for (size_t i = 0; i < n; i += width) {
-        char *word = target + i;
-        uint64_t operand = 0;
-        memcpy(&operand, operands + i, width);
-        if (width == 4)
-            MAPPED_ELEMENT(uint32_t);
-        else
-            MAPPED_ELEMENT(uint64_t);
+    for (uint64_t b = 0; b < k; b++) {
+        char *block = target + (int64_t)b * target_stride;
+        const char *from = operands + (int64_t)b * operand_stride;
+        for (size_t i = 0; i < len; i += width) {
+            char *word = block + i;
+            uint64_t operand = 0;
+            memcpy(&operand, from + i, width);
+            if (width == 4)
+                MAPPED_ELEMENT(uint32_t);
+            else
+                MAPPED_ELEMENT(uint64_t);
+        }
     }
 }
 

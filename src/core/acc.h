@@ -27,12 +27,14 @@ uint64_t gk__acc_combine(gk_dtype_t dtype, gk_op_t op, uint64_t old, uint64_t op
  * `offset`: the element = old op operand, the old bits in *old_p. */
 int gk__acc_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op, uint64_t operand,
                        uint64_t *old_p);
-/* Updates the n bytes of elements at `target`, an address in a mapped
- * segment, with the operands at `operands`: each element one CPU atomic
- * (the same domain as the shm transport's atomics). Makes no wake-up
- * check: the caller makes one for the run (transport->wake). */
-void gk__acc_run_mapped(char *target, const char *operands, size_t n, gk_dtype_t dtype,
-                        gk_op_t op);
+/* Updates k blocks of len bytes of elements, the first at `target`, an
+ * address in a mapped segment, the others target_stride bytes apart, with
+ * the operands at `operands` (blocks operand_stride apart): each element
+ * one CPU atomic (the same domain as the shm transport's atomics). Makes
+ * no wake-up check: the caller makes one for all (transport->wake). */
+void gk__acc_blocks_mapped(char *target, int64_t target_stride, const char *operands,
+                           int64_t operand_stride, uint64_t k, size_t len, gk_dtype_t dtype,
+                           gk_op_t op);
 /* The wake-up a peer reached through its transport is owed after updates
  * of [offset, offset + nbytes) of its segment. */
 void gk__acc_wake_owed(int pe, size_t offset, size_t nbytes);

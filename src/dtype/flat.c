@@ -660,31 +660,70 @@ static void copy_run(char *dst, int64_t dstride, const char *src, int64_t sstrid
 #undef COPY_RUN
 }
 
+void gk__dt_stretch_next(const struct gk__dt_cursor *dc, const struct gk__dt_cursor *sc,
+                         uint64_t n, struct gk__dt_stretch *st)
+{
+    uint64_t dlen = 0, slen = 0;
+    int64_t dstride = 0, sstride = 0;
+    uint64_t dk = cursor_run(dc, &dlen, &dstride);
+    uint64_t sk = cursor_run(sc, &slen, &sstride);
+    int dflat = 0, sflat = 0;
+    /* A side contiguous over several of the other side's blocks walks
+     * them as blocks one block apart (a vector into a contiguous buffer). */
+    if (dk > 1 && sk == 0 && sc->len / dlen > 1) {
+        sk = sc->len / dlen, slen = dlen, sstride = (int64_t)dlen, sflat = 1;
+    } else if (sk > 1 && dk == 0 && dc->len / slen > 1) {
+        dk = dc->len / slen, dlen = slen, dstride = (int64_t)slen, dflat = 1;
+    }
+    if (dk > 1 && sk > 1 && dlen == slen && n / dlen > 1) {
+        /* Both sides in strided runs of equal blocks: all but the last
+         * block they share, so that the last goes the usual way and the
+         * cursors step into whatever follows. */
+        uint64_t k = dk < sk ? dk : sk;
+        k = (k < n / dlen ? k : n / dlen) - 1;
+        *st = (struct gk__dt_stretch){.k = k, .len = dlen, .dstride = dstride,
+                                      .sstride = sstride, .strided = 1, .dflat = dflat,
+                                      .sflat = sflat};
+        return;
+    }
+    uint64_t m = dc->len < sc->len ? dc->len : sc->len;
+    *st = (struct gk__dt_stretch){.k = 1, .len = m < n ? m : n};
+}
+
+/* Moves c past the k blocks of a stretch: along its run, or on through
+ * its contiguous piece (`flat`: k blocks end inside it). */
+static void stretch_side_pass(struct gk__dt_cursor *c, int flat, uint64_t k, uint64_t len,
+                              int64_t stride)
+{
+    if (flat)
+        gk__dt_cursor_advance(c, k * len);
+    else
+        cursor_skip_run(c, k, len, stride);
+}
+
+void gk__dt_stretch_pass(struct gk__dt_cursor *dc, struct gk__dt_cursor *sc,
+                         const struct gk__dt_stretch *st)
+{
+    if (st->strided) {
+        stretch_side_pass(dc, st->dflat, st->k, st->len, st->dstride);
+        stretch_side_pass(sc, st->sflat, st->k, st->len, st->sstride);
+    } else {
+        gk__dt_cursor_advance(dc, st->len);
+        gk__dt_cursor_advance(sc, st->len);
+    }
+}
+
 void gk__dt_copy(char *dst, struct gk__dt_cursor *dc, const char *src,
                  struct gk__dt_cursor *sc, uint64_t n)
 {
     while (n > 0) {
-        uint64_t dlen = 0, slen = 0;
-        int64_t dstride = 0, sstride = 0;
-        uint64_t dk = cursor_run(dc, &dlen, &dstride);
-        uint64_t sk = dk > 1 ? cursor_run(sc, &slen, &sstride) : 0;
-        if (sk > 1 && dlen == slen && n / dlen > 1) {
-            /* Both sides in strided runs of equal blocks: all but the last
-             * block they share, in one loop; the last goes the usual way,
-             * so the cursors step into whatever follows. */
-            uint64_t k = dk < sk ? dk : sk;
-            k = (k < n / dlen ? k : n / dlen) - 1;
-            copy_run(dst + dc->pos, dstride, src + sc->pos, sstride, k, dlen);
-            cursor_skip_run(dc, k, dlen, dstride);
-            cursor_skip_run(sc, k, slen, sstride);
-            n -= k * dlen;
-            continue;
-        }
-        uint64_t m = dc->len < sc->len ? dc->len : sc->len;
-        m = m < n ? m : n;
-        memcpy(dst + dc->pos, src + sc->pos, m);
-        gk__dt_cursor_advance(dc, m);
-        gk__dt_cursor_advance(sc, m);
-        n -= m;
+        struct gk__dt_stretch st;
+        gk__dt_stretch_next(dc, sc, n, &st);
+        if (st.strided)
+            copy_run(dst + dc->pos, st.dstride, src + sc->pos, st.sstride, st.k, st.len);
+        else
+            memcpy(dst + dc->pos, src + sc->pos, st.len);
+        gk__dt_stretch_pass(dc, sc, &st);
+        n -= st.k * st.len;
     }
 }

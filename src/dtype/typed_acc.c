@@ -76,22 +76,28 @@ static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, con
     uint64_t lo = UINT64_MAX, hi = 0;
     int status = GK_OK;
     while (n > 0 && status == GK_OK) {
-        uint64_t run = rc->len < lc->len ? rc->len : lc->len;
-        run = run < n ? run : n;
+        struct gk__dt_stretch st;
+        gk__dt_stretch_next(rc, lc, n, &st);
         uint64_t offset = seg_base + (uint64_t)rc->pos;
         const char *operands = from + lc->pos;
         if (peer->direct != NULL)
-            gk__acc_run_mapped(peer->direct + offset, operands, (size_t)run, dtype, op);
-        for (uint64_t i = 0; peer->direct == NULL && i < run && status == GK_OK; i += width) {
-            uint64_t operand = 0, old = 0;
-            memcpy(&operand, operands + i, width);
-            status = gk__acc_element_op(pe, (size_t)(offset + i), dtype, op, operand, &old);
+            gk__acc_blocks_mapped(peer->direct + offset, st.dstride, operands, st.sstride, st.k,
+                                  (size_t)st.len, dtype, op);
+        for (uint64_t i = 0; peer->direct == NULL && i < st.k * st.len && status == GK_OK;
+             i += width) {
+            uint64_t block = i / st.len, at = i % st.len, operand = 0, old = 0;
+            memcpy(&operand, operands + (int64_t)block * st.sstride + (int64_t)at, width);
+            status = gk__acc_element_op(pe, (size_t)(offset + block * st.dstride + at), dtype,
+                                        op, operand, &old);
         }
+        /* The range the stretch touched, whichever way its stride runs. */
+        uint64_t last = offset + (st.k - 1) * st.dstride;
         lo = offset < lo ? offset : lo;
-        hi = offset + run > hi ? offset + run : hi;
-        gk__dt_cursor_advance(rc, run);
-        gk__dt_cursor_advance(lc, run);
-        n -= run;
+        lo = last < lo ? last : lo;
+        hi = offset + st.len > hi ? offset + st.len : hi;
+        hi = last + st.len > hi ? last + st.len : hi;
+        gk__dt_stretch_pass(rc, lc, &st);
+        n -= st.k * st.len;
     }
     if (peer->direct != NULL && lo < hi)
         status = peer->transport->wake(peer, lo, hi);

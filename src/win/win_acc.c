@@ -62,7 +62,7 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
     size_t offset = gk__win_seg_at(win, pe, disp);
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (peer->direct != NULL && result == NULL) { /* CPU atomics, one wake-up check */
-        gk__acc_run_mapped(peer->direct + offset, src, nbytes, dtype, op);
+        gk__acc_blocks_mapped(peer->direct + offset, 0, src, 0, 1, nbytes, dtype, op);
         return peer->transport->wake(peer, offset, offset + nbytes);
     }
     gk__rt_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
