@@ -79,9 +79,8 @@ void gk__typed_skip(struct gk__dt_cursor *c, uint64_t n);
  * Typed transfers in chunks of remote operations (typed_rma.c's header
  * comment). A chunk's arguments: the segment offset of the target
  * elements' origin, their count, the chunk's first byte in the transfer,
- * and the descriptor's length in the low 32 bits of the last (an
- * accumulate's dtype and op above them); its payload starts with the
- * descriptor.
+ * and the descriptor's length (an accumulate's chunk: in the low 32 bits,
+ * its dtype and op above them); its payload starts with the descriptor.
  */
 #define GK__TYPED_DESC_LEN_MASK 0xffffffffULL
 struct gk__typed_rop_path {

@@ -145,9 +145,11 @@ static int dt_acc_rop(const uint64_t *args, const void *payload, size_t nbytes,
                   (unsigned long long)n, GK__DTYPE_STR((int)dtype), GK__OP_STR((int)op));
         return GK_ERR_UNSUPPORTED;
     }
+    /* The chunk as a put's: the descriptor's length without the type and op. */
+    const uint64_t chunk[GK__NET_ROP_ARGS] = {args[0], args[1], args[2], desc_len};
     struct gk__dt_flat *flat;
     struct gk__dt_cursor rc, lc;
-    if (gk__typed_rop_check("accumulate", args, payload, nbytes, n, &flat, &rc) != GK_OK)
+    if (gk__typed_rop_check("accumulate", chunk, payload, nbytes, n, &flat, &rc) != GK_OK)
         return GK_ERR_UNSUPPORTED;
     char why[160] = "";
     int status = GK_OK;

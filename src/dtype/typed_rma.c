@@ -109,7 +109,7 @@ int gk__typed_rop_check(const char *kind, const uint64_t *args, const void *payl
     char why[160] = "";
     size_t why_len = sizeof(why);
     uint64_t origin = args[0], count = args[1], first = args[2];
-    uint64_t desc_len = args[3] & GK__TYPED_DESC_LEN_MASK;
+    uint64_t desc_len = args[3];
     uint64_t size = 0;
     int64_t lo = 0, hi = 0;
     *flat = NULL;
@@ -154,8 +154,7 @@ static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
 {
     struct gk__dt_flat *flat;
     struct gk__dt_cursor c;
-    uint64_t desc_len = args[3] & GK__TYPED_DESC_LEN_MASK;
-    uint64_t n = desc_len <= nbytes ? nbytes - desc_len : 0;
+    uint64_t desc_len = args[3], n = desc_len <= nbytes ? nbytes - desc_len : 0;
     (void)answer;
     if (gk__typed_rop_check("put", args, payload, nbytes, n, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
@@ -175,7 +174,8 @@ static int dt_get_rop(const uint64_t *args, const void *payload, size_t nbytes,
     struct gk__dt_cursor c;
     if (gk__typed_rop_check("get", args, payload, nbytes, answer->max, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
-    gk__typed_gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c, answer->max);
+    gk__typed_gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
+                     answer->max);
     answer->len = answer->max;
     free(flat);
     return GK_OK;

@@ -829,6 +829,9 @@ GK_TEST(typed_chunks_are_checked)
         gk__dt_encode(flat, buf);
         uint64_t too_long[GK__NET_ROP_ARGS] = {4096, 1, 0, len + 1};
         EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(too_long, buf, len, &answer), "descriptor in");
+        /* An accumulate's type and op bits mean nothing to a put or a get. */
+        uint64_t acc_bits[GK__NET_ROP_ARGS] = {4096, 1, 0, len | (uint64_t)GK_DTYPE_INT64 << 32};
+        EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(acc_bits, buf, sent, &answer), "descriptor in");
         uint64_t past[GK__NET_ROP_ARGS] = {4096, 1, 500, len};
         EXPECT_ERROR(GK_ERR_UNSUPPORTED, fn(past, buf, sent, &answer), "bytes [500, +64)");
         uint64_t outside[GK__NET_ROP_ARGS] = {4096, 1, 0, len};
