@@ -667,13 +667,13 @@ void gk__dt_stretch_next(const struct gk__dt_cursor *dc, const struct gk__dt_cur
     int64_t dstride = 0, sstride = 0;
     uint64_t dk = cursor_run(dc, &dlen, &dstride);
     uint64_t sk = cursor_run(sc, &slen, &sstride);
-    int dflat = 0, sflat = 0;
+    int dcontig = 0, scontig = 0;
     /* A side contiguous over several of the other side's blocks walks
      * them as blocks one block apart (a vector into a contiguous buffer). */
     if (dk > 1 && sk == 0 && sc->len / dlen > 1) {
-        sk = sc->len / dlen, slen = dlen, sstride = (int64_t)dlen, sflat = 1;
+        sk = sc->len / dlen, slen = dlen, sstride = (int64_t)dlen, scontig = 1;
     } else if (sk > 1 && dk == 0 && dc->len / slen > 1) {
-        dk = dc->len / slen, dlen = slen, dstride = (int64_t)slen, dflat = 1;
+        dk = dc->len / slen, dlen = slen, dstride = (int64_t)slen, dcontig = 1;
     }
     if (dk > 1 && sk > 1 && dlen == slen && n / dlen > 1) {
         /* Both sides in strided runs of equal blocks: all but the last
@@ -682,8 +682,8 @@ void gk__dt_stretch_next(const struct gk__dt_cursor *dc, const struct gk__dt_cur
         uint64_t k = dk < sk ? dk : sk;
         k = (k < n / dlen ? k : n / dlen) - 1;
         *st = (struct gk__dt_stretch){.k = k, .len = dlen, .dstride = dstride,
-                                      .sstride = sstride, .strided = 1, .dflat = dflat,
-                                      .sflat = sflat};
+                                      .sstride = sstride, .strided = 1, .dcontig = dcontig,
+                                      .scontig = scontig};
         return;
     }
     uint64_t m = dc->len < sc->len ? dc->len : sc->len;
@@ -691,11 +691,11 @@ void gk__dt_stretch_next(const struct gk__dt_cursor *dc, const struct gk__dt_cur
 }
 
 /* Moves c past the k blocks of a stretch: along its run, or on through
- * its contiguous piece (`flat`: k blocks end inside it). */
-static void stretch_side_pass(struct gk__dt_cursor *c, int flat, uint64_t k, uint64_t len,
+ * its contiguous piece (`contig`: k blocks end inside it). */
+static void stretch_side_pass(struct gk__dt_cursor *c, int contig, uint64_t k, uint64_t len,
                               int64_t stride)
 {
-    if (flat)
+    if (contig)
         gk__dt_cursor_advance(c, k * len);
     else
         cursor_skip_run(c, k, len, stride);
@@ -705,8 +705,8 @@ void gk__dt_stretch_pass(struct gk__dt_cursor *dc, struct gk__dt_cursor *sc,
                          const struct gk__dt_stretch *st)
 {
     if (st->strided) {
-        stretch_side_pass(dc, st->dflat, st->k, st->len, st->dstride);
-        stretch_side_pass(sc, st->sflat, st->k, st->len, st->sstride);
+        stretch_side_pass(dc, st->dcontig, st->k, st->len, st->dstride);
+        stretch_side_pass(sc, st->scontig, st->k, st->len, st->sstride);
     } else {
         gk__dt_cursor_advance(dc, st->len);
         gk__dt_cursor_advance(sc, st->len);

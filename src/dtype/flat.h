@@ -196,13 +196,13 @@ int gk__dt_span_repeat(uint64_t count, int64_t stride, int64_t lo, int64_t hi, i
  * equal blocks of len bytes, strides apart on each side (strided: 1),
  * where one side stands in a strided run of equal blocks and the other
  * in one too or in a contiguous piece that holds several of them (its
- * `flat`, stride len); else one run of len bytes contiguous on both
+ * `contig`, stride len); else one run of len bytes contiguous on both
  * (k = 1). gk__dt_stretch_pass moves both past it.
  */
 struct gk__dt_stretch {
     uint64_t k, len;
     int64_t dstride, sstride;
-    int strided, dflat, sflat;
+    int strided, dcontig, scontig;
 };
 void gk__dt_stretch_next(const struct gk__dt_cursor *dc, const struct gk__dt_cursor *sc,
                          uint64_t n, struct gk__dt_stretch *st);

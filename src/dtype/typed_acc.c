@@ -31,6 +31,8 @@
 /* Where a chunk's arguments keep the base type and the op (typed.h). */
 #define ACC_DTYPE_SHIFT 32
 #define ACC_OP_SHIFT 40
+/* How the target's messages about a chunk it refuses begin. */
+#define REFUSED "a typed accumulate's chunk from the network refused"
 
 int gk__typed_acc_dtype(const char *op, const char *local_arg, gk_type_t local_type,
                         const char *remote_arg, gk_type_t remote_type, gk_op_t acc_op,
@@ -61,18 +63,38 @@ int gk__typed_acc_dtype(const char *op, const char *local_arg, gk_type_t local_t
     return status;
 }
 
+/* The k blocks of a stretch (flat.h) through pe's transport atomics, an
+ * element at a time: a peer that is not mapped here. */
+static int acc_blocks_by_transport(int pe, uint64_t offset, const char *operands,
+                                   const struct gk__dt_stretch *st, gk_dtype_t dtype,
+                                   gk_op_t op)
+{
+    size_t width = gk__acc_dtype_width(dtype);
+    int status = GK_OK;
+    for (uint64_t b = 0; b < st->k && status == GK_OK; b++) {
+        uint64_t at = offset + b * (uint64_t)st->dstride;
+        const char *from = operands + (int64_t)b * st->sstride;
+        for (uint64_t i = 0; i < st->len && status == GK_OK; i += width) {
+            uint64_t operand = 0, old = 0;
+            memcpy(&operand, from + i, width);
+            status = gk__acc_element_op(pe, (size_t)(at + i), dtype, op, operand, &old);
+        }
+    }
+    return status;
+}
+
 /*
  * Updates n bytes of elements, from rc's position at segment offset
  * seg_base of pe, with the operands at lc's position in `from`; both
- * cursors advance. Each run contiguous on both sides holds whole
- * elements, aligned (acc_aligned). On a mapped PE each run is a loop of
- * CPU atomics, and one wake-up check covers the whole range updated.
+ * cursors advance. The layouts are walked stretch by stretch (flat.h),
+ * each holding whole, aligned elements (acc_aligned). On a mapped PE a
+ * stretch is a loop of CPU atomics, and one wake-up check covers the
+ * whole range updated.
  */
 static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, const char *from,
                         struct gk__dt_cursor *lc, uint64_t n, gk_dtype_t dtype, gk_op_t op)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    size_t width = gk__acc_dtype_width(dtype);
     uint64_t lo = UINT64_MAX, hi = 0;
     int status = GK_OK;
     while (n > 0 && status == GK_OK) {
@@ -83,15 +105,10 @@ static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, con
         if (peer->direct != NULL)
             gk__acc_blocks_mapped(peer->direct + offset, st.dstride, operands, st.sstride, st.k,
                                   (size_t)st.len, dtype, op);
-        for (uint64_t i = 0; peer->direct == NULL && i < st.k * st.len && status == GK_OK;
-             i += width) {
-            uint64_t block = i / st.len, at = i % st.len, operand = 0, old = 0;
-            memcpy(&operand, operands + (int64_t)block * st.sstride + (int64_t)at, width);
-            status = gk__acc_element_op(pe, (size_t)(offset + block * st.dstride + at), dtype,
-                                        op, operand, &old);
-        }
+        else
+            status = acc_blocks_by_transport(pe, offset, operands, &st, dtype, op);
         /* The range the stretch touched, whichever way its stride runs. */
-        uint64_t last = offset + (st.k - 1) * st.dstride;
+        uint64_t last = offset + (st.k - 1) * (uint64_t)st.dstride;
         lo = offset < lo ? offset : lo;
         lo = last < lo ? last : lo;
         hi = offset + st.len > hi ? offset + st.len : hi;
@@ -137,12 +154,11 @@ static int dt_acc_rop(const uint64_t *args, const void *payload, size_t nbytes,
     uint64_t n = desc_len <= nbytes ? nbytes - desc_len : 0;
     size_t width = gk__acc_dtype_width((gk_dtype_t)dtype);
     (void)answer;
-    if (width == 0 || op >= GK_OP_NO_OP || n % width != 0 ||
-        ((op == GK_OP_BAND || op == GK_OP_BOR || op == GK_OP_BXOR) &&
-         !gk__acc_dtype_is_integer((gk_dtype_t)dtype))) {
-        gk__error("a typed accumulate's chunk from the network refused: %llu bytes of %s "
-                  "with %s",
-                  (unsigned long long)n, GK__DTYPE_STR((int)dtype), GK__OP_STR((int)op));
+    if (gk__acc_check_dtype_op(REFUSED, (gk_dtype_t)dtype, (gk_op_t)op, 0) != GK_OK)
+        return GK_ERR_UNSUPPORTED;
+    if (n % width != 0) {
+        gk__error("%s: %llu bytes are not whole elements of %s", REFUSED,
+                  (unsigned long long)n, GK__DTYPE_STR((int)dtype));
         return GK_ERR_UNSUPPORTED;
     }
     /* The chunk as a put's: the descriptor's length without the type and op. */
@@ -154,7 +170,7 @@ static int dt_acc_rop(const uint64_t *args, const void *payload, size_t nbytes,
     char why[160] = "";
     int status = GK_OK;
     if (n > 0 && acc_aligned(rc, args[0], n, width, why, sizeof(why)) != GK_OK) {
-        gk__error("a typed accumulate's chunk from the network refused: %s", why);
+        gk__error("%s: %s", REFUSED, why);
         status = GK_ERR_UNSUPPORTED;
     } else if (n > 0) {
         gk__dt_cursor_init(&lc, gk__dt_base_flat(GK_DTYPE_UINT8), n, 0);

@@ -872,11 +872,11 @@ GK_TEST(typed_acc_chunks_are_checked)
         size_t sent;
         const char *why;
     } bad[] = {
-        {GK_DTYPE_INT8, GK_OP_SUM, len + 64, "64 bytes of GK_DTYPE_INT8 with GK_OP_SUM"},
-        {GK_DTYPE_DOUBLE, GK_OP_BXOR, len + 64, "of GK_DTYPE_DOUBLE with GK_OP_BXOR"},
-        {GK_DTYPE_INT64, GK_OP_NO_OP, len + 64, "with GK_OP_NO_OP"},
+        {GK_DTYPE_INT8, GK_OP_SUM, len + 64, "refused: GK_DTYPE_INT8 is not an accumulate type"},
+        {GK_DTYPE_DOUBLE, GK_OP_BXOR, len + 64, "GK_OP_BXOR is not valid for GK_DTYPE_DOUBLE"},
+        {GK_DTYPE_INT64, GK_OP_NO_OP, len + 64, "refused: GK_OP_NO_OP is not valid here"},
         {GK_DTYPE_INT64, 200, len + 64, "accumulate's chunk from the network refused"},
-        {GK_DTYPE_INT64, GK_OP_SUM, len + 60, "60 bytes of GK_DTYPE_INT64"},
+        {GK_DTYPE_INT64, GK_OP_SUM, len + 60, "60 bytes are not whole elements of GK_DTYPE_INT64"},
         {GK_DTYPE_INT64, GK_OP_SUM, len + 64, "not in this PE's heap"},
     };
     for (size_t k = 0; k < N(bad); k++) {
