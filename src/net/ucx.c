@@ -1093,6 +1093,9 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     }
     status = w->status;
     ucx_rop_slot_give(u, slot);
+    if (status == GK_ERR_NOMEM) /* the target logs nothing for it */
+        gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer",
+                  (int)op, p->pe, answer->max);
     return status;
 }
 

@@ -379,7 +379,7 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
                   h.op, h.src, (unsigned long long)h.answer_max, GK__UCX_AM_LONG_MAX);
         reply.status = GK_ERR_UNSUPPORTED;
     } else if (answer.max > 0 && (answer.data = malloc(answer.max)) == NULL) {
-        reply.status = GK_ERR_NOMEM; /* the caller says so */
+        reply.status = GK_ERR_NOMEM; /* the caller says so (ucx.c) */
     } else {
         reply.status = ucx_rop_run(&h, data, data_len, param, &answer);
     }
