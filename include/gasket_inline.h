@@ -80,7 +80,7 @@ struct gk__inline_state {
 };
 
 /*
- * The wake-up check a plain put owes its target (src/core/xfer.h): pe is
+ * The wake-up check a plain put owes its target (src/core/path.h): pe is
  * -1 for none, a PE number, or -2 for several; [lo, hi) the owed segment
  * range. Per thread, so threads and their contexts share nothing.
  */
@@ -96,8 +96,8 @@ extern __thread struct gk__wake_debt gk__debt
 /* Wakes PE pe if it sleeps watching a word of its segment range [lo, hi). */
 void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
     __attribute__((visibility("default"), cold, noinline));
-/* Notes the wake-up check a put of [lo, hi) owes PE pe (xfer.h's rule);
- * the library's puts use it too (gk__rt_defer_wake). */
+/* Notes the wake-up check a put of [lo, hi) owes PE pe (src/core/path.h's rule);
+ * the library's puts use it too (gk__path_defer_wake). */
 static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
 {
     struct gk__wake_debt *debt = &gk__debt;
@@ -112,6 +112,54 @@ static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
         debt->hi = hi;
     } else {
         debt->pe = -2;
+    }
+}
+
+/* Up to 2 * W bytes from W <= n, as two overlapping W-byte copies. */
+#define GK__INLINE_COPY_TWO(d, s, n, W)                                               \
+    do {                                                                       \
+        unsigned char a_[W], b_[W];                                            \
+        __builtin_memcpy(a_, (s), W);                                          \
+        __builtin_memcpy(b_, (s) + (n) - (W), W);                              \
+        __builtin_memcpy((d), a_, W);                                          \
+        __builtin_memcpy((d) + (n) - (W), b_, W);                              \
+    } while (0)
+
+/*
+ * The copy of the fast paths, the library's (base/copy.h) and the inline
+ * puts' below, where sizes are small and known only at run time: a
+ * variable-length memcpy becomes a call or a string instruction whose
+ * start-up costs more than an 8-byte copy. n bytes; up to 64 inline (two
+ * overlapping copies of the largest power of two <= n), longer ones by
+ * memcpy.
+ */
+static inline void gk__inline_copy(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (n == 8) { /* the commonest: one word */
+        __builtin_memcpy(d, s, 8);
+    } else if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, s, 8);
+        __builtin_memcpy(&b, s + n - 8, 8);
+        __builtin_memcpy(d, &a, 8);
+        __builtin_memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, s, 4);
+        __builtin_memcpy(&b, s + n - 4, 4);
+        __builtin_memcpy(d, &a, 4);
+        __builtin_memcpy(d + n - 4, &b, 4);
+    } else if (n < 4) {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    } else if (n <= 32) {
+        GK__INLINE_COPY_TWO(d, s, n, 16);
+    } else if (n <= 64) {
+        GK__INLINE_COPY_TWO(d, s, n, 32);
+    } else {
+        __builtin_memcpy(d, s, n);
     }
 }
 
@@ -169,8 +217,10 @@ static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbyt
                           off <= s->heap_size - nbytes && src != NULL)) {
         char *base = s->peers[pe].seg_base;
         if (GK__INLINE_LIKELY(base != NULL)) {
+            /* The library's mapped put (src/core/path.h) is these two
+             * steps, the same copy and the same owed wake-up. */
             uint64_t lo = s->heap_seg_offset + off;
-            __builtin_memcpy(base + lo, src, nbytes);
+            gk__inline_copy(base + lo, src, nbytes);
             gk__inline_defer_wake(pe, lo, lo + nbytes);
             return 1;
         }

@@ -22,7 +22,7 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 int gk_am_register(int index, gk_am_handler_t handler)
 {
@@ -47,7 +47,7 @@ int gk_poll(void)
 {
     if (!gk__rt.initialized)
         return gk__rt_report_pe("gk_poll", 0);
-    gk__rt_flush_wakes(); /* a poll loop is a wait */
+    gk__path_flush_wakes(); /* a poll loop is a wait */
     int ran = gk__progress();
     if (ran == 0) {
         /* The caller polls again, likely at once. Where it shares its CPU
@@ -124,14 +124,12 @@ static int am_send(const char *op, int pe, int handler, const void *payload,
         if (status != GK_OK)
             return status;
         msg.dst_offset = nbytes > 0 ? offset - GK__SEG_HEAP_OFFSET : 0;
-        const struct gk__net_peer *peer = &gk__rt.peers[pe];
-        if (nbytes > 0 && peer->direct == NULL && peer->transport->am_send_long != NULL &&
-            nbytes <= peer->transport->am_long_max)
+        if (nbytes > 0 && gk__path_am_carries(pe, nbytes))
             return gk__am_send(pe, &msg, args, payload); /* the payload goes with it */
         if (nbytes > 0) {
-            status = gk__xfer_put(op, pe, dst, payload, nbytes, GK__XFER_NO_WAKE);
-            if (status == GK_OK && peer->direct == NULL)
-                status = peer->transport->fence();
+            status = gk__path_put(op, pe, dst, payload, nbytes, GK__PATH_NO_WAKE);
+            if (status == GK_OK)
+                status = gk__path_fence_peer(pe);
         }
         if (status != GK_OK)
             return status;

@@ -7,11 +7,12 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "core/path.h"
 
 /* A peer's word read through its transport: a load when it is mapped, a
  * get otherwise (the last value read is kept in `seen`). */
 struct peer_word_wait {
-    struct gk__net_peer *peer;
+    int pe;
     size_t offset;
     uint64_t seq;
     uint64_t seen;
@@ -21,23 +22,18 @@ struct peer_word_wait {
 static int peer_word_reached(const void *arg)
 {
     struct peer_word_wait *w = (struct peer_word_wait *)arg;
-    if (w->peer->direct != NULL) {
-        w->seen = atomic_load_explicit((const _Atomic uint64_t *)(w->peer->direct + w->offset),
-                                       memory_order_acquire);
-    } else {
-        w->status = w->peer->transport->get(w->peer, &w->seen, w->offset, sizeof(w->seen));
-        if (w->status != GK_OK)
-            return 1;
-    }
+    w->status = gk__path_load(w->pe, w->offset, sizeof(w->seen), &w->seen);
+    if (w->status != GK_OK)
+        return 1;
     return w->seen >= w->seq;
 }
 
 int gk__coll_wait_peer_reached(int pe, size_t offset, uint64_t seq, uint64_t *seen_p)
 {
-    struct peer_word_wait w = {&gk__rt.peers[pe], offset, seq, 0, GK_OK};
+    struct peer_word_wait w = {pe, offset, seq, 0, GK_OK};
     int status = GK_OK;
     if (!peer_word_reached(&w)) {
-        gk__rt_flush_wakes();
+        gk__path_flush_wakes();
         status = gk__wait_poll(peer_word_reached, &w);
     }
     if (status == GK_OK)

@@ -16,7 +16,7 @@
 #include "base/log.h"
 #include "base/names.h"
 #include "core/acc.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 /*
  * The element width of the types the transports' 4- and 8-byte atomics
@@ -164,18 +164,15 @@ static int native_amo(gk_dtype_t dtype, gk_op_t op)
 int gk__acc_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op,
                       uint64_t operand, uint64_t *old_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     size_t width = gk__acc_dtype_width(dtype);
     int amo = native_amo(dtype, op);
     if (amo >= 0)
-        return peer->transport->atomic(peer, (enum gk__amo_op)amo, width, offset, operand,
-                                       0, old_p);
+        return gk__path_atomic(pe, (enum gk__amo_op)amo, width, offset, operand, 0, old_p);
     uint64_t old = 0, seen = 0;
-    int status = peer->transport->atomic(peer, GK__AMO_FETCH, width, offset, 0, 0, &old);
+    int status = gk__path_atomic(pe, GK__AMO_FETCH, width, offset, 0, 0, &old);
     while (status == GK_OK) {
         uint64_t desired = gk__acc_combine(dtype, op, old, operand);
-        status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset, desired, old,
-                                         &seen);
+        status = gk__path_atomic(pe, GK__AMO_CSWAP, width, offset, desired, old, &seen);
         if (status == GK_OK && seen == old)
             break;
         old = seen;
@@ -243,11 +240,11 @@ void gk__acc_blocks_mapped(char *target, int64_t target_stride, const char *oper
 /*
  * A mapped peer's atomics made its wake-up check; a peer reached through
  * its transport is owed one, made with the flush that completes the
- * operation, as for a put (core/xfer.h).
+ * operation, as for a put (core/path.h).
  */
 void gk__acc_wake_owed(int pe, size_t offset, size_t nbytes)
 {
-    if (gk__rt.peers[pe].direct == NULL)
-        gk__rt_defer_wake(pe, offset, offset + nbytes);
+    if (!gk__path_mapped(pe))
+        gk__path_defer_wake(pe, offset, offset + nbytes);
 }
 

@@ -31,7 +31,7 @@ int gk__acc_element_op(int pe, size_t offset, gk_dtype_t dtype, gk_op_t op, uint
  * address in a mapped segment, the others target_stride bytes apart, with
  * the operands at `operands` (blocks operand_stride apart): each element
  * one CPU atomic (the same domain as the shm transport's atomics). Makes
- * no wake-up check: the caller makes one for all (transport->wake). */
+ * no wake-up check: the caller makes one for all (gk__path_notify). */
 void gk__acc_blocks_mapped(char *target, int64_t target_stride, const char *operands,
                            int64_t operand_stride, uint64_t k, size_t len, gk_dtype_t dtype,
                            gk_op_t op);

@@ -34,8 +34,7 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
-#include "net/shm.h"
+#include "core/path.h"
 
 #define BARRIER_EPOCH_SHIFT 16
 #define BARRIER_CALL_BITS (((uint64_t)1 << BARRIER_EPOCH_SHIFT) - 1)
@@ -53,21 +52,14 @@ static int barrier_flag_reached(const void *arg)
 
 static int barrier_signal(int pe, int round, uint64_t mark)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     size_t offset = offsetof(struct gk__seg_header, barrier_flag) +
                     (size_t)round * sizeof(struct gk__seg_flag);
-    if (GK__LIKELY(peer->direct != NULL)) {
-        /* An exchange, not a store: one locked instruction that is both the
-         * quiet of earlier operations and the fence of the wake-up check. */
-        atomic_exchange_explicit((_Atomic uint64_t *)(peer->direct + offset), mark,
-                                 memory_order_seq_cst);
-        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
-        gk__rt_wake_done(pe, offset, offset + 8);
-        return GK_OK;
-    }
-    /* gk__barrier completed this PE's operations before the first round;
-     * the flag itself owes the next quiet nothing (its target waits). */
-    return gk__xfer_flag64(pe, GK__AMO_SET, offset, mark);
+    /* On a mapped peer an exchange: one locked instruction that is both the
+     * quiet of earlier operations and the fence of the wake-up check.
+     * Through a transport, gk__barrier completed this PE's operations
+     * before the first round, and the flag owes the next quiet nothing
+     * (its target waits). */
+    return gk__path_flag64(pe, GK__AMO_SET, offset, mark);
 }
 
 int gk__barrier(void)
@@ -82,10 +74,10 @@ int gk__barrier(void)
     uint64_t least = epoch << BARRIER_EPOCH_SHIFT, mark = least | gk__coll_tag16();
     /* Quiet: owed wake-ups are checked here; the ordering of earlier
      * stores comes from the first round's exchange, a full fence. */
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     struct gk__seg_header *mine = gk__rt.my_seg.header;
     if (n == 1)
-        gk__shm_quiet(); /* no round, so no exchange: fence here */
+        atomic_thread_fence(memory_order_seq_cst); /* no round, so no exchange: fence here */
     if (GK__UNLIKELY(gk__net_remote)) {
         /* A network transport's operations complete at its quiet, not by
          * the rounds' exchanges. */

@@ -10,8 +10,7 @@
 #include "base/log.h"
 #include "base/time.h"
 #include "base/wait.h"
-#include "core/xfer.h"
-#include "net/shm.h"
+#include "core/path.h"
 
 _Thread_local unsigned gk__coll_depth;
 
@@ -153,31 +152,21 @@ int gk__coll_enter_broken(enum gk__coll_kind kind)
 
 static int coll_peer_word(int pe, size_t offset, uint64_t *word_p)
 {
-    return gk__xfer_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
+    return gk__path_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
 }
 
 static int coll_peer_now(int pe, uint64_t *word_p)
 {
-    const struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct != NULL) {
-        *word_p = gk__shm_peer_coll_now(peer);
-        return GK_OK;
-    }
     return coll_peer_word(pe, COLL_HEADER_OFFSET(coll_now), word_p);
 }
 
 static int coll_peer_kind(int pe, uint64_t seq, unsigned *kind_p)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct != NULL) {
-        *kind_p = gk__shm_peer_coll_kind(peer, seq);
-        return GK_OK;
-    }
-    uint8_t kind = 0;
-    int status = peer->transport->get(
-        peer, &kind, COLL_HEADER_OFFSET(coll_kinds) + seq % GK__SEG_COLL_HISTORY, 1);
+    uint64_t kind = 0;
+    int status =
+        gk__path_load(pe, COLL_HEADER_OFFSET(coll_kinds) + seq % GK__SEG_COLL_HISTORY, 1, &kind);
     if (status == GK_OK)
-        *kind_p = kind;
+        *kind_p = (unsigned)kind;
     return status;
 }
 
@@ -185,9 +174,6 @@ static int coll_peer_kind(int pe, uint64_t seq, unsigned *kind_p)
  * *call_p), or 0; or a negative status. */
 static int coll_peer_clash(int pe, int *pe_p, uint64_t *call_p)
 {
-    const struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct != NULL)
-        return gk__shm_peer_coll_clash(peer, pe_p, call_p);
     uint64_t other = 0;
     int status = coll_peer_word(pe, COLL_HEADER_OFFSET(coll_clash_pe), &other);
     if (status != GK_OK || other == 0)

@@ -8,6 +8,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/runtime.h"
+#include "core/path.h"
 
 int gk__ctx_check_slow(const char *op, const gk_ctx_t *ctx)
 {
@@ -51,7 +52,7 @@ int gk_ctx_destroy(gk_ctx_t *ctx)
     int status = gk__ctx_check(op, ctx);
     if (status != GK_OK)
         return status;
-    status = gk__rt_quiet(); /* what was issued on it completes first */
+    status = gk__path_quiet(); /* what was issued on it completes first */
     ctx->magic = 0;
     free(ctx);
     return status;

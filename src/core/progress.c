@@ -75,6 +75,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "net/shm.h"
 #include "base/prefetch.h"
 #include "base/wait.h"
 #include "core/allreduce.h"

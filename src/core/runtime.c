@@ -11,7 +11,7 @@
  * gk_init on all of them instead of leaving them blocked.
  */
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 #include "core/allreduce.h"
 #include "core/barrier.h"
 #include "core/coll_check.h"
@@ -118,7 +118,7 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.progress = gk__progress;
     gk__wait_policy.inbox_ready = gk__progress_inbox_ready;
     gk__wait_policy.before_sleep = gk__net_before_sleep;
-    gk__xfer_rop_register();
+    gk__path_rop_register();
     long cores = rt_node_cpus(&gk__rt.boot);
     gk__wait_policy.pes_per_cpu =
         cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;
@@ -126,66 +126,14 @@ static void rt_set_wait_policy(void)
         gk__wait_policy.spin_count = 0;
 }
 
-/*
- * The state gasket_inline.h's fast paths read: a copy of what they need
- * from gk__rt and the peer table, so the public header does not depend on
- * internal structures. Open while initialized; n_pes 0 sends every inline
- * call to the library (which then reports "not initialized").
- */
-struct gk__inline_state gk__inline;
-/* A short inline spin (about a microsecond at 28 ns a pause): past it the
- * library's wait decides when to yield and sleep. */
-#define GK__INLINE_WAIT_POLLS 32u
-static struct gk__inline_peer *rt_inline_peers;
-
-static void rt_inline_open(void)
-{
-    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
-        struct gk__net_peer *peer = &gk__rt.peers[pe];
-        rt_inline_peers[pe].seg_base = peer->direct;
-        rt_inline_peers[pe].sleepers =
-            peer->direct != NULL ? (const uint32_t *)&gk__shm_header(peer)->wake.sleepers
-                                 : NULL;
-    }
-    gk__inline.heap = (uintptr_t)gk__rt.heap;
-    gk__inline.heap_size = gk__rt.heap_size - gk__rt.local_size;
-    gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
-    gk__inline.peers = rt_inline_peers;
-    gk__inline.direct = !gk__net_remote;
-    const char *inbox = gk__rt.my_seg.base;
-    gk__inline.inbox_head = (const uint64_t *)&gk__ring_ctl(inbox)->head;
-    gk__inline.inbox_seq = (const char *)&gk__ring_slot(inbox, 0)->seq;
-    gk__inline.inbox_mask = GK__RING_SLOTS - 1;
-    gk__inline.inbox_stride = GK__RING_HEADER_SIZE;
-    /* A short inline spin: the library's wait spins on. */
-    gk__inline.spin_polls = gk__wait_policy.spin_count < GK__INLINE_WAIT_POLLS
-                                ? gk__wait_policy.spin_count
-                                : GK__INLINE_WAIT_POLLS;
-    gk__inline.n_pes = (unsigned)gk__rt.n_pes;
-}
-
-static void rt_inline_close(void)
-{
-    gk__inline.n_pes = 0;
-    gk__inline.direct = 0;
-    gk__inline.peers = NULL;
-}
-
-void gk__wake_peer(int pe, uint64_t lo, uint64_t hi)
-{
-    gk__wake_if_watching(&gk__shm_header(&gk__rt.peers[pe])->wake, lo, hi);
-}
-
 /* Every way out of gk_init and gk_finalize passes here: the inline paths
  * close before the peers' mappings go. */
 static void rt_detach_peers(void)
 {
-    rt_inline_close();
+    gk__path_inline_close();
 #ifdef GK_HAVE_UCX
     gk__ucx_close(); /* after a failed start-up; gk_finalize closed it already */
 #endif
-    free(rt_inline_peers);
-    rt_inline_peers = NULL;
     for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
         if (pe != gk__rt.boot.rank)
             gk__shm_peer_detach(&gk__rt.peers[pe]);
@@ -198,8 +146,7 @@ static int rt_attach_peers(void)
 {
     struct gk__boot *boot = &gk__rt.boot;
     gk__rt.peers = calloc((size_t)boot->size, sizeof(*gk__rt.peers));
-    rt_inline_peers = calloc((size_t)boot->size, sizeof(*rt_inline_peers));
-    if (gk__rt.peers == NULL || rt_inline_peers == NULL) {
+    if (gk__rt.peers == NULL) {
         gk__error("out of memory for the table of %d PEs", boot->size);
         return GK_ERR_NOMEM;
     }
@@ -342,8 +289,8 @@ int gk__rt_init(const char *op)
     for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
         atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
     gk__rt.initialized = 1;
-    rt_inline_open();
-    status = rt_agree(gk__progress_start());
+    status = gk__path_inline_open();
+    status = rt_agree(status == GK_OK ? gk__progress_start() : status);
     if (status != GK_OK) {
         gk__rt.initialized = 0;
         goto err_fini_heap;
@@ -523,45 +470,4 @@ int gk__rt_pool_give(size_t seg_offset)
     uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
                                              memory_order_release);
     return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
-}
-
-__thread struct gk__wake_debt gk__debt = {.pe = -1};
-
-/* Pays a wake-up owed to a peer, after a full fence: a look at a mapped
- * peer's sleepers, or the peer's transport's wake-up. */
-static void rt_pay_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
-{
-    if (peer->direct != NULL) {
-        if (gk__shm_sleepers(peer))
-            gk__wake_if_watching(&gk__shm_header(peer)->wake, lo, hi);
-    } else if (peer->transport != NULL) {
-        (void)peer->transport->wake(peer, lo, hi);
-    }
-}
-
-void gk__rt_flush_wakes_fenced_slow(void)
-{
-    struct gk__wake_debt *debt = &gk__debt;
-    int pending = debt->pe;
-    if (pending == -1)
-        return;
-    uint64_t lo = pending == -2 ? 0 : debt->lo;
-    uint64_t hi = pending == -2 ? UINT64_MAX : debt->hi;
-    debt->pe = -1;
-    if (pending >= 0) { /* one target (the usual case): no walk over all PEs */
-        rt_pay_wake(&gk__rt.peers[pending], lo, hi);
-        return;
-    }
-    for (int pe = 0; pe < gk__rt.n_pes; pe++) /* -2: owed to every PE */
-        rt_pay_wake(&gk__rt.peers[pe], lo, hi);
-}
-
-void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi)
-{
-    struct gk__wake_debt *debt = &gk__debt;
-    uint64_t owed_lo = debt->lo, owed_hi = debt->hi;
-    debt->pe = -1;
-    if (owed_lo >= lo && owed_hi <= hi)
-        return; /* the caller's check covered it */
-    rt_pay_wake(&gk__rt.peers[pe], owed_lo, owed_hi);
 }

@@ -15,7 +15,6 @@
 #include "mem/heap_alloc.h"
 #include "mem/segment.h"
 #include "net/net.h"
-#include "net/shm.h"
 #include "gasket.h"
 
 #define GK__LIKELY(x) __builtin_expect(!!(x), 1)
@@ -188,115 +187,11 @@ static inline int gk__rt_check_word(const char *op, int pe, const void *addr,
     return status;
 }
 
-/* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi)
- * (the rule is gasket_inline.h's, which the inline puts follow too). */
-static inline void gk__rt_defer_wake(int pe, uint64_t lo, uint64_t hi)
+/* Where this PE's own segment has byte `seg_offset` (the target's side of a
+ * remote operation, a wait on one's own word). */
+static inline char *gk__rt_own(size_t seg_offset)
 {
-    gk__inline_defer_wake(pe, lo, hi);
-}
-
-/*
- * Notes that PE pe's wake-up check was just made (by a signal, flag or
- * atomic) for its bytes [lo, hi), right after a full fence or seq_cst RMW.
- * That check covered only [lo, hi): a sleeper watching a word of the owed
- * range is checked for now (the fence already orders the owed copies).
- */
-void gk__rt_wake_done_slow(int pe, uint64_t lo, uint64_t hi) __attribute__((noinline));
-static inline void gk__rt_wake_done(int pe, uint64_t lo, uint64_t hi)
-{
-    if (GK__UNLIKELY(gk__debt.pe == pe))
-        gk__rt_wake_done_slow(pe, lo, hi);
-}
-
-/*
- * After plain stores to PE pe's bytes [lo, hi) (a flag): its wake-up check,
- * which also pays what earlier puts to pe owe (the usual payload-then-flag
- * pattern), in one fence and one look at the sleepers; the range is
- * widened to cover the owed bytes, so a sleeper watching a word between
- * them may wake for nothing, and re-checks.
- */
-static inline void gk__rt_notify_with_debt(struct gk__net_peer *peer, int pe, uint64_t lo,
-                                           uint64_t hi)
-{
-    struct gk__wake_debt *debt = &gk__debt;
-    if (debt->pe == pe) {
-        if (debt->lo < lo)
-            lo = debt->lo;
-        if (debt->hi > hi)
-            hi = debt->hi;
-        debt->pe = -1;
-    }
-    if (GK__LIKELY(peer->direct != NULL))
-        gk__wake_notify(&gk__shm_header(peer)->wake, lo, hi);
-    else
-        (void)peer->transport->wake(peer, lo, hi);
-}
-
-/*
- * Makes the owed wake-up checks right after a full fence or seq_cst RMW of
- * the caller's own (a quiet, a lock release): each owed PE's sleepers.
- * The usual case inline, one PE owed and nobody asleep there; the slow
- * path wakes, or walks every PE for a debt to several.
- */
-void gk__rt_flush_wakes_fenced_slow(void) __attribute__((noinline));
-static inline void gk__rt_flush_wakes_fenced(void)
-{
-    int pe = gk__debt.pe;
-    if (pe == -1)
-        return;
-    if (pe >= 0) {
-        const struct gk__net_peer *peer = &gk__rt.peers[pe];
-        if (peer->direct != NULL && !gk__shm_sleepers(peer)) {
-            gk__debt.pe = -1;
-            return;
-        }
-    }
-    gk__rt_flush_wakes_fenced_slow();
-}
-
-/* The same checks where no fence came before: one fence first. */
-static inline void gk__rt_flush_wakes(void)
-{
-    if (gk__debt.pe != -1) {
-        atomic_thread_fence(memory_order_seq_cst);
-        gk__rt_flush_wakes_fenced();
-    }
-}
-
-/* gk_quiet(): completes this PE's operations, and pays the wake-ups its
- * puts owe (on mapped peers, one full fence does both). */
-static inline int gk__rt_quiet(void)
-{
-    int status = GK_OK;
-    if (GK__UNLIKELY(gk__net_remote))
-        status = gk__net_quiet_all(); /* shm's quiet among them: the fence */
-    else
-        gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
-    gk__rt_flush_wakes_fenced();
-    return status;
-}
-
-/* gk_fence(): orders this PE's earlier operations to each peer before its
- * later ones. */
-static inline int gk__rt_fence(void)
-{
-    if (GK__UNLIKELY(gk__net_remote))
-        return gk__net_fence_all();
-    gk__shm_fence();
-    return GK_OK;
-}
-
-/*
- * Completes this PE's operations before a release that is a seq_cst RMW
- * (a lock's): on mapped peers they are complete already and the RMW orders
- * them, so only a network transport has work here. After the RMW, call
- * gk__rt_flush_wakes_fenced() for the wake-ups the puts owe.
- */
-static inline int gk__rt_complete_before_rmw(void)
-{
-    if (GK__LIKELY(!gk__net_remote))
-        return GK_OK;
-    return gk__net_quiet_all();
+    return gk__rt.my_seg.base + seg_offset;
 }
 
 #endif /* GK_CORE_RUNTIME_H */

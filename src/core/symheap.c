@@ -22,6 +22,7 @@
 #include "core/barrier.h"
 #include "core/coll_check.h"
 #include "core/runtime.h"
+#include "core/path.h"
 #include "core/progress.h"
 
 /* Which heap call a vote belongs to: PEs in different calls disagree too
@@ -281,13 +282,13 @@ void *gk_ptr(const void *addr, int pe)
 {
     if (!gk__rt.initialized || (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return NULL;
-    if (gk__rt.peers[pe].direct == NULL)
+    if (!gk__path_mapped(pe))
         return NULL;
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
     if (offset < gk__rt.heap_size - gk__rt.local_size) /* not the local area: not symmetric */
-        return gk__rt.peers[pe].direct + GK__SEG_HEAP_OFFSET + offset;
+        return gk__path_addr(pe, GK__SEG_HEAP_OFFSET + offset);
     size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
     if (in_data < gk__rt.data_size)
-        return gk__rt.peers[pe].direct + gk__rt.data_seg_offset + in_data;
+        return gk__path_addr(pe, gk__rt.data_seg_offset + in_data);
     return NULL;
 }

@@ -94,7 +94,7 @@ struct gk__typed_rop_path {
 /* Sets rp up where pe's transport runs remote operations and the
  * descriptor is small enough (rp->desc_len stays 0 otherwise); the caller
  * frees rp->buf. */
-int gk__typed_rop_begin(const char *op, struct gk__net_peer *peer,
+int gk__typed_rop_begin(const char *op, int pe,
                         struct gk__typed_rop_path *rp, const struct gk__typed_side *remote);
 /* The chunk that starts at rc's position: its arguments and its length. */
 uint64_t gk__typed_rop_chunk(const struct gk__typed_rop_path *rp, const struct gk__dt_cursor *rc,

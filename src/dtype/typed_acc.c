@@ -24,6 +24,7 @@
 #include "base/names.h"
 #include "core/acc.h"
 #include "core/runtime.h"
+#include "core/path.h"
 #include "dtype/flat.h"
 #include "dtype/type.h"
 #include "dtype/typed.h"
@@ -94,7 +95,7 @@ static int acc_blocks_by_transport(int pe, uint64_t offset, const char *operands
 static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, const char *from,
                         struct gk__dt_cursor *lc, uint64_t n, gk_dtype_t dtype, gk_op_t op)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    char *mapped = gk__path_addr(pe, 0); /* NULL: reached through its transport */
     uint64_t lo = UINT64_MAX, hi = 0;
     int status = GK_OK;
     while (n > 0 && status == GK_OK) {
@@ -102,8 +103,8 @@ static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, con
         gk__dt_stretch_next(rc, lc, n, &st);
         uint64_t offset = seg_base + (uint64_t)rc->pos;
         const char *operands = from + lc->pos;
-        if (peer->direct != NULL)
-            gk__acc_blocks_mapped(peer->direct + offset, st.dstride, operands, st.sstride, st.k,
+        if (mapped != NULL)
+            gk__acc_blocks_mapped(mapped + offset, st.dstride, operands, st.sstride, st.k,
                                   (size_t)st.len, dtype, op);
         else
             status = acc_blocks_by_transport(pe, offset, operands, &st, dtype, op);
@@ -116,8 +117,8 @@ static int acc_elements(int pe, uint64_t seg_base, struct gk__dt_cursor *rc, con
         gk__dt_stretch_pass(rc, lc, &st);
         n -= st.k * st.len;
     }
-    if (peer->direct != NULL && lo < hi)
-        status = peer->transport->wake(peer, lo, hi);
+    if (mapped != NULL && lo < hi)
+        status = gk__path_notify(pe, lo, hi);
     return status;
 }
 
@@ -187,7 +188,7 @@ __attribute__((constructor)) static void typed_acc_register_rop(void)
 }
 
 /* Through pe's transport in chunks of remote operations, posted. */
-static int acc_chunks(struct gk__net_peer *peer, struct gk__typed_rop_path *rp,
+static int acc_chunks(int pe, struct gk__typed_rop_path *rp,
                       struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc,
                       gk_dtype_t dtype, gk_op_t op)
 {
@@ -201,8 +202,8 @@ static int acc_chunks(struct gk__net_peer *peer, struct gk__typed_rop_path *rp,
         args[3] |= (uint64_t)dtype << ACC_DTYPE_SHIFT | (uint64_t)op << ACC_OP_SHIFT;
         gk__typed_gather(rp->buf + rp->desc_len, src, lc, n);
         gk__typed_skip(rc, n);
-        status = peer->transport->rop_post(peer, GK__NET_ROP_DT_ACC, args, rp->buf,
-                                           rp->desc_len + n, GK__NET_POST_QUIET);
+        status = gk__path_rop_post(pe, GK__NET_ROP_DT_ACC, args, rp->buf, rp->desc_len + n,
+                                   GK__NET_POST_QUIET);
     }
     return status;
 }
@@ -226,14 +227,13 @@ int gk__typed_acc(const char *op, int pe, struct gk__typed_side *remote,
         gk__error("%s: %s", op, why);
         return status;
     }
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     struct gk__typed_rop_path rp = {.remote = remote, .origin = seg_base};
-    if (peer->direct == NULL)
-        status = gk__typed_rop_begin(op, peer, &rp, remote);
+    if (!gk__path_mapped(pe))
+        status = gk__typed_rop_begin(op, pe, &rp, remote);
     if (status == GK_OK && rp.desc_len > 0) {
-        status = acc_chunks(peer, &rp, &rc, local->addr, &lc, dtype, acc_op);
+        status = acc_chunks(pe, &rp, &rc, local->addr, &lc, dtype, acc_op);
     } else if (status == GK_OK) {
-        gk__rt_flush_wakes(); /* we may wait on the atomics' answers: pay owed wake-ups */
+        gk__path_flush_wakes(); /* we may wait on the atomics' answers: pay owed wake-ups */
         status = acc_elements(pe, seg_base, &rc, local->addr, &lc, local->size, dtype, acc_op);
         gk__acc_wake_owed(pe, (size_t)(seg_base + (uint64_t)remote->lo),
                           (size_t)(remote->hi - remote->lo));

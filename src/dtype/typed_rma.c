@@ -38,6 +38,7 @@
 
 #include "base/log.h"
 #include "core/runtime.h"
+#include "core/path.h"
 #include "dtype/desc.h"
 #include "dtype/flat.h"
 #include "dtype/type.h"
@@ -159,7 +160,7 @@ static int dt_put_rop(const uint64_t *args, const void *payload, size_t nbytes,
     if (gk__typed_rop_check("put", args, payload, nbytes, n, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
     if (n > 0)
-        scatter(gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
+        scatter(gk__rt_own(args[0]), &c,
                 (const char *)payload + desc_len, n);
     free(flat);
     return GK_OK;
@@ -174,7 +175,7 @@ static int dt_get_rop(const uint64_t *args, const void *payload, size_t nbytes,
     struct gk__dt_cursor c;
     if (gk__typed_rop_check("get", args, payload, nbytes, answer->max, &flat, &c) != GK_OK)
         return GK_ERR_UNSUPPORTED;
-    gk__typed_gather(answer->data, gk__rt.peers[gk__rt.my_pe].direct + args[0], &c,
+    gk__typed_gather(answer->data, gk__rt_own(args[0]), &c,
                      answer->max);
     answer->len = answer->max;
     free(flat);
@@ -189,6 +190,9 @@ __attribute__((constructor)) static void typed_register_rop(void)
 
 #define rop_path gk__typed_rop_path
 
+/* What the path layer names in a report of a NULL buffer (checked before). */
+#define OP_NET "a typed transfer"
+
 uint64_t gk__typed_rop_chunk(const struct rop_path *rp, const struct gk__dt_cursor *rc,
                              uint64_t *args)
 {
@@ -202,35 +206,33 @@ uint64_t gk__typed_rop_chunk(const struct rop_path *rp, const struct gk__dt_curs
 /* Sends the bytes from rc's position on, up to a chunk, as one remote
  * operation, posted: complete at quiet, as a put, and a refusal is that
  * quiet's error. Gathers them from the local side. */
-static int rop_put_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
+static int rop_put_chunk(int pe, const struct rop_path *rp,
                          struct gk__dt_cursor *rc, const char *src, struct gk__dt_cursor *lc)
 {
     uint64_t args[GK__NET_ROP_ARGS];
     uint64_t n = gk__typed_rop_chunk(rp, rc, args);
     gk__typed_gather(rp->buf + rp->desc_len, src, lc, n);
     gk__typed_skip(rc, n);
-    return peer->transport->rop_post(peer, GK__NET_ROP_DT_PUT, args, rp->buf,
-                                     rp->desc_len + n, GK__NET_POST_QUIET);
+    return gk__path_rop_post(pe, GK__NET_ROP_DT_PUT, args, rp->buf, rp->desc_len + n,
+                             GK__NET_POST_QUIET);
 }
 
 /* Fetches the bytes from rc's position on, up to a chunk, as one remote
  * operation that packs them at the target; scatters them into the local
  * side. */
-static int rop_get_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
+static int rop_get_chunk(int pe, const struct rop_path *rp,
                          struct gk__dt_cursor *rc, char *dst, struct gk__dt_cursor *lc)
 {
     uint64_t args[GK__NET_ROP_ARGS];
     uint64_t n = gk__typed_rop_chunk(rp, rc, args);
     struct gk__net_rop_answer answer = {.data = rp->buf + rp->desc_len, .max = (size_t)n};
-    int status =
-        peer->transport->rop(peer, GK__NET_ROP_DT_GET, args, rp->buf, rp->desc_len, &answer);
+    int status = gk__path_rop(pe, GK__NET_ROP_DT_GET, args, rp->buf, rp->desc_len, &answer);
     if (status == GK_OK && answer.len != n) {
         gk__error("typed get from PE %d: a chunk came back with %zu bytes, not %llu",
-                  (int)(peer - gk__rt.peers), answer.len, (unsigned long long)n);
+                  pe, answer.len, (unsigned long long)n);
         status = GK_ERR_UNSUPPORTED;
     } else if (status == GK_ERR_UNSUPPORTED) {
-        gk__error("typed get from PE %d: it refused a chunk (its log says why)",
-                  (int)(peer - gk__rt.peers));
+        gk__error("typed get from PE %d: it refused a chunk (its log says why)", pe);
     }
     if (status == GK_OK)
         scatter(dst, lc, rp->buf + rp->desc_len, n);
@@ -240,7 +242,7 @@ static int rop_get_chunk(struct gk__net_peer *peer, const struct rop_path *rp,
 
 /* Puts through the transport: rc walks the target's pieces, lc the local
  * source's. `held`: the source stays untouched until quiet (_nbi). */
-static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
+static int put_net(int pe, uint64_t seg_base, struct gk__dt_cursor *rc,
                    const char *src, struct gk__dt_cursor *lc, int held,
                    const struct rop_path *rp)
 {
@@ -249,18 +251,19 @@ static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
         if (rp->desc_len > 0 && rc->len < rp->piece_max) {
-            status = rop_put_chunk(peer, rp, rc, src, lc);
+            status = rop_put_chunk(pe, rp, rc, src, lc);
         } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
             const char *from = src + lc->pos;
-            status = held ? peer->transport->put_nbi(peer, offset, from, n)
-                          : peer->transport->put(peer, offset, from, n);
+            status = gk__path_put_at(OP_NET, pe, offset, from, n, GK__PATH_NO_WAKE,
+                                     held ? GK__PATH_SRC_HELD : GK__PATH_SRC_FREE);
             gk__dt_cursor_advance(rc, n);
             gk__dt_cursor_advance(lc, n);
         } else {
             uint64_t n = (uint64_t)min64(rc->len, CHUNK);
             gk__typed_gather(bounce, src, lc, n);
-            status = peer->transport->put(peer, offset, bounce, n);
+            status = gk__path_put_at(OP_NET, pe, offset, bounce, n, GK__PATH_NO_WAKE,
+                                     GK__PATH_SRC_FREE);
             gk__dt_cursor_advance(rc, n);
         }
     }
@@ -269,7 +272,7 @@ static int put_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
 
 /* Gets through the transport: rc walks the source's pieces at the target,
  * lc the local destination's. `later`: complete at quiet (_nbi). */
-static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_cursor *rc,
+static int get_net(int pe, uint64_t seg_base, struct gk__dt_cursor *rc,
                    char *dst, struct gk__dt_cursor *lc, int later, const struct rop_path *rp)
 {
     char bounce[CHUNK];
@@ -277,17 +280,17 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
     while (rc->left > 0 && status == GK_OK) {
         size_t offset = (size_t)(seg_base + (uint64_t)rc->pos);
         if (rp->desc_len > 0 && rc->len < rp->piece_max) {
-            status = rop_get_chunk(peer, rp, rc, dst, lc);
+            status = rop_get_chunk(pe, rp, rc, dst, lc);
         } else if (lc->len >= rc->len || lc->len >= DIRECT_MIN) {
             uint64_t n = (uint64_t)min64(rc->len, lc->len);
             char *to = dst + lc->pos;
-            status = peer->transport->get_nbi(peer, to, offset, n);
+            status = gk__path_get_at(OP_NET, pe, to, offset, n, GK__PATH_DST_AT_QUIET);
             pending = 1;
             gk__dt_cursor_advance(rc, n);
             gk__dt_cursor_advance(lc, n);
         } else {
             uint64_t n = (uint64_t)min64(rc->len, CHUNK);
-            status = peer->transport->get(peer, bounce, offset, n);
+            status = gk__path_get_at(OP_NET, pe, bounce, offset, n, GK__PATH_DST_NOW);
             if (status == GK_OK)
                 scatter(dst, lc, bounce, n);
             gk__dt_cursor_advance(rc, n);
@@ -297,23 +300,23 @@ static int get_net(struct gk__net_peer *peer, uint64_t seg_base, struct gk__dt_c
      * small ones costs one round trip, not one each; a blocking get
      * completes them here. */
     if (status == GK_OK && pending && !later)
-        status = peer->transport->flush(peer);
+        status = gk__path_flush(pe);
     return status;
 }
 
-int gk__typed_rop_begin(const char *op, struct gk__net_peer *peer, struct rop_path *rp,
-                        const struct side *remote)
+int gk__typed_rop_begin(const char *op, int pe, struct rop_path *rp, const struct side *remote)
 {
-    if (peer->transport->rop == NULL || peer->transport->rop_max <= 2 * ROP_DESC_MAX)
+    size_t rop_max = gk__path_rop_max(pe);
+    if (rop_max <= 2 * ROP_DESC_MAX)
         return GK_OK;
     size_t len = gk__dt_encoded_size(remote->flat);
     if (len > ROP_DESC_MAX)
         return GK_OK;
-    rp->room = peer->transport->rop_max < ROP_CHUNK ? peer->transport->rop_max : ROP_CHUNK;
+    rp->room = rop_max < ROP_CHUNK ? rop_max : ROP_CHUNK;
     /* Where the transport's puts are messages anyway, every piece goes in
      * chunks: they stream, where the transport's own put of a long piece
      * waits for its peer. */
-    rp->piece_max = peer->caps & GK__NET_CAP_RMA_BY_MESSAGES ? UINT64_MAX : ROP_PIECE_MAX;
+    rp->piece_max = gk__path_rma_by_messages(pe) ? UINT64_MAX : ROP_PIECE_MAX;
     rp->buf = malloc(rp->room);
     if (rp->buf == NULL) {
         gk__error("%s: no memory for a %zu-byte chunk", op, rp->room);
@@ -370,11 +373,10 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
     struct gk__dt_cursor rc, lc;
     gk__dt_cursor_init(&rc, remote->flat, remote->count, 0);
     gk__dt_cursor_init(&lc, local->flat, local->count, 0);
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (dir == DIR_GET)
-        gk__rt_flush_wakes(); /* as gk_get: a get may be a poll */
-    if (peer->direct != NULL) {
-        char *mapped = (char *)((uintptr_t)peer->direct + (uintptr_t)seg_base);
+        gk__path_flush_wakes(); /* as gk_get: a get may be a poll */
+    char *mapped = gk__path_addr(pe, (size_t)seg_base);
+    if (mapped != NULL) {
         if (dir == DIR_PUT)
             gk__dt_copy(mapped, &rc, local->addr, &lc, local->size);
         else
@@ -383,15 +385,15 @@ int gk__typed_xfer(const char *op, enum gk__typed_dir dir, int pe, struct side *
         struct rop_path rp = {.remote = remote, .origin = seg_base};
         /* A target side of one contiguous run is one transport operation. */
         if ((uint64_t)(remote->hi - remote->lo) != remote->size)
-            status = gk__typed_rop_begin(op, peer, &rp, remote);
+            status = gk__typed_rop_begin(op, pe, &rp, remote);
         if (status == GK_OK && dir == DIR_PUT)
-            status = put_net(peer, seg_base, &rc, local->addr, &lc, nbi, &rp);
+            status = put_net(pe, seg_base, &rc, local->addr, &lc, nbi, &rp);
         else if (status == GK_OK)
-            status = get_net(peer, seg_base, &rc, (char *)local->addr, &lc, nbi, &rp);
+            status = get_net(pe, seg_base, &rc, (char *)local->addr, &lc, nbi, &rp);
         free(rp.buf);
     }
     if (status == GK_OK && dir == DIR_PUT)
-        gk__rt_defer_wake(pe, seg_base + (uint64_t)remote->lo, seg_base + (uint64_t)remote->hi);
+        gk__path_defer_wake(pe, seg_base + (uint64_t)remote->lo, seg_base + (uint64_t)remote->hi);
     return status;
 }
 

@@ -52,6 +52,7 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/path.h"
 #include "msg/rndv_pipe.h"
 
 #define H_EAGER (GK__AM_INTERNAL + 0)
@@ -204,7 +205,6 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
 {
     if (n == 0)
         return GK_OK;
-    struct gk__net_peer *peer = &gk__rt.peers[source];
     if (in_heap) {
         if (addr > gk__rt.heap_size || n > gk__rt.heap_size - addr) {
             gk__error("two-sided rendezvous: PE %d announced %zu bytes at heap offset 0x%llx, "
@@ -212,11 +212,8 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
                       source, n, (unsigned long long)addr, gk__rt.heap_size);
             return RNDV_BY_PIECES;
         }
-        if (peer->direct != NULL) {
-            memcpy(dst, peer->direct + GK__SEG_HEAP_OFFSET + addr, n);
-            return GK_OK;
-        }
-        int status = peer->transport->get(peer, dst, GK__SEG_HEAP_OFFSET + addr, n);
+        int status = gk__path_get_at("two-sided rendezvous", source, dst,
+                                     GK__SEG_HEAP_OFFSET + addr, n, GK__PATH_DST_NOW);
         if (status == GK_OK)
             return GK_OK;
         gk__error("two-sided rendezvous: getting %zu bytes from PE %d's heap failed (%s); "
@@ -225,7 +222,7 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
         return RNDV_BY_PIECES;
     }
     /* Its pid is another host's, or this one's, but nothing says which. */
-    if (peer->direct == NULL)
+    if (!gk__path_mapped(source))
         return RNDV_BY_PIECES;
     if ((pid_t)pid == getpid()) {
         memcpy(dst, (const void *)(uintptr_t)addr, n);
@@ -274,7 +271,7 @@ static void rendezvous_receive(struct gk_request *req, int source, int tag, size
     int err = GK__PIPE_NOT_TAKEN;
     int piped = gk__rt.config.rndv == GK__RNDV_AUTO || gk__rt.config.rndv == GK__RNDV_PIPE ||
                 gk__rt.config.rndv == GK__RNDV_BOTH;
-    if (piped && !in_heap && gk__rt.peers[source].direct != NULL && (pid_t)pid != getpid()) {
+    if (piped && !in_heap && gk__path_mapped(source) && (pid_t)pid != getpid()) {
         struct gk__pipe_msg m = {source, req->buf, n, addr, (pid_t)pid, sender_request};
         err = gk__pipe_receive(&m, send_go, &missing_lo, &missing_hi);
     }
@@ -592,7 +589,7 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
         return status;
     request_init(req, REQ_SEND, GK_ANY_SOURCE, tag, (void *)(uintptr_t)buf, nbytes);
     req->status = (gk_msg_status_t){gk__rt.my_pe, tag, nbytes, GK_OK};
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     if (nbytes <= GK__RING_MAX_PAYLOAD) {
         /* One argument: the slot's first line then holds the header, the
          * tag and 16 bytes of data (a second argument, the length the AM
@@ -643,7 +640,7 @@ static int recv_start(const char *op, int source, int tag, void *buf, size_t cap
     if (status != GK_OK)
         return status;
     request_init(req, REQ_RECV, source, tag, buf, capacity);
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     gk__progress(); /* what has arrived is matched first, in order */
     msg_lock();
     struct unexpected *prev = NULL, *u;
@@ -836,7 +833,7 @@ int gk_request_test(gk_request_t **request, int *done_p, gk_msg_status_t *status
     }
     if (status != GK_OK)
         return status;
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     gk__progress();
     struct gk_request *req = *request;
     *done_p = request_done(req);
@@ -905,7 +902,7 @@ int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_p)
     }
     if (status != GK_OK)
         return status;
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     gk__progress();
     *found_p = probe_once(source, tag, status_p);
     return GK_OK;
@@ -918,7 +915,7 @@ int gk_probe(int source, int tag, gk_msg_status_t *status_p)
         status = check_tag("gk_probe", tag, 1);
     if (status != GK_OK)
         return status;
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     gk__progress();
     struct probe_arg p = {source, tag, status_p};
     if (probe_found(&p))

@@ -14,6 +14,7 @@
 #include "base/time.h"
 #include "base/wait.h"
 #include "core/runtime.h"
+#include "core/path.h"
 
 /* The pipeline's control block and slots, at the start of its region. A
  * new segment is zeros: generation 0, which no message uses. */
@@ -372,7 +373,7 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
                   receiver, nbytes, chunk, src_bytes);
         return -1;
     }
-    char *seg_base = gk__rt.peers[receiver].direct;
+    char *seg_base = gk__path_addr(receiver, 0);
     if (seg_base == NULL)
         return -1; /* not on this node: msg.c never asks then */
     struct pipe_ctl *ctl = pipe_ctl(seg_base);

@@ -131,7 +131,7 @@ struct gk__net_peer;
 enum gk__net_rop {
     GK__NET_ROP_SEM_POST, /* sync/sem.c: a post, a signaling put's payload first */
     GK__NET_ROP_SIGNAL,   /* sync/signal.c: a put, then its signal word's update */
-    GK__NET_ROP_ATOMIC,   /* core/xfer_rop.c: an atomic and its wake-up check */
+    GK__NET_ROP_ATOMIC,   /* core/path_rop.c: an atomic and its wake-up check */
     GK__NET_ROP_DT_PUT,   /* dtype/typed_rma.c: a packed chunk of a typed put, unpacked */
     GK__NET_ROP_DT_GET,   /* dtype/typed_rma.c: a chunk of a typed get, packed */
     GK__NET_ROP_DT_ACC,   /* dtype/typed_acc.c: a packed chunk of a typed accumulate */

@@ -56,58 +56,17 @@ static int shm_get(struct gk__net_peer *peer, void *dst, size_t offset, size_t n
     return GK_OK;
 }
 
-#define SHM_AMO(T, word, op, operand, compare, old)                            \
-    do {                                                                       \
-        T *w_ = (T *)(word);                                                   \
-        T v_ = (T)(operand);                                                   \
-        switch (op) {                                                          \
-        case GK__AMO_FETCH:                                                    \
-            old = __atomic_load_n(w_, __ATOMIC_SEQ_CST);                       \
-            break;                                                             \
-        case GK__AMO_SET:                                                      \
-            old = __atomic_exchange_n(w_, v_, __ATOMIC_SEQ_CST);               \
-            break;                                                             \
-        case GK__AMO_SWAP:                                                     \
-            old = __atomic_exchange_n(w_, v_, __ATOMIC_SEQ_CST);               \
-            break;                                                             \
-        case GK__AMO_CSWAP: {                                                  \
-            T expected_ = (T)(compare);                                        \
-            __atomic_compare_exchange_n(w_, &expected_, v_, 0,                 \
-                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
-            old = expected_;                                                   \
-            break;                                                             \
-        }                                                                      \
-        case GK__AMO_FETCH_ADD:                                                \
-            old = __atomic_fetch_add(w_, v_, __ATOMIC_SEQ_CST);                \
-            break;                                                             \
-        case GK__AMO_FETCH_AND:                                                \
-            old = __atomic_fetch_and(w_, v_, __ATOMIC_SEQ_CST);                \
-            break;                                                             \
-        case GK__AMO_FETCH_OR:                                                 \
-            old = __atomic_fetch_or(w_, v_, __ATOMIC_SEQ_CST);                 \
-            break;                                                             \
-        case GK__AMO_FETCH_XOR:                                                \
-            old = __atomic_fetch_xor(w_, v_, __ATOMIC_SEQ_CST);                \
-            break;                                                             \
-        }                                                                      \
-    } while (0)
-
 /* The atomic alone: the indirect form's, whose wake-up is the caller's
  * (as ucx's is: a network atomic cannot look at the target's sleepers). */
 static int shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
                    size_t offset, uint64_t operand, uint64_t compare, uint64_t *result_p)
 {
-    void *word = shm_base(peer) + offset;
-    uint64_t old = 0;
-    if (width == 4) {
-        uint32_t old32 = 0;
-        SHM_AMO(uint32_t, word, op, operand, compare, old32);
-        old = old32;
-    } else if (width == 8) {
-        SHM_AMO(uint64_t, word, op, operand, compare, old);
-    } else {
+    if (width != 4 && width != 8)
         return GK_ERR_INVALID_ARG;
-    }
+    /* The indirect form keeps its mapping private: reach it as the
+     * mapped form's inline does, through a peer that names it. */
+    struct gk__net_peer mapped = {.direct = shm_base(peer)};
+    uint64_t old = gk__shm_rmw(&mapped, op, width, offset, operand, compare);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;
@@ -164,34 +123,6 @@ const struct gk__net_transport gk__shm_transport = {
     .quiet = shm_fence,
     .progress = NULL, /* everything is done on return */
 };
-
-uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer)
-{
-    if (peer->direct == NULL)
-        return 0;
-    return atomic_load_explicit(&gk__shm_header(peer)->coll_now, memory_order_acquire);
-}
-
-unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq)
-{
-    if (peer->direct == NULL)
-        return 0;
-    return atomic_load_explicit(&gk__shm_header(peer)->coll_kinds[seq % GK__SEG_COLL_HISTORY],
-                                memory_order_acquire);
-}
-
-int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p)
-{
-    if (peer->direct == NULL)
-        return 0;
-    const struct gk__seg_header *header = gk__shm_header(peer);
-    uint64_t pe = atomic_load_explicit(&header->coll_clash_pe, memory_order_acquire);
-    if (pe == 0)
-        return 0;
-    *pe_p = (int)(pe - 1);
-    *call_p = atomic_load_explicit(&header->coll_clash, memory_order_relaxed);
-    return 1;
-}
 
 /*
  * The indirect form (GK_NET_INDIRECT=1, for tests): the same copies and

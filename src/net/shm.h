@@ -27,22 +27,21 @@ static inline struct gk__seg_header *gk__shm_header(const struct gk__net_peer *p
     return gk__shm_header_at(peer->direct);
 }
 
+/* Whether the peer's wake-up word says a PE sleeps there (the cheap test
+ * before a look at who watches what). */
+static inline int gk__shm_sleepers(const struct gk__net_peer *peer)
+{
+    return atomic_load_explicit(&gk__shm_header(peer)->wake.sleepers, memory_order_acquire) != 0;
+}
+
 /*
  * The copy alone (small ones inline, base/copy.h). Its wake-up check is the caller's business: a signaling
- * put's signal does it; a plain put leaves it owed (core/xfer.h).
+ * put's signal does it; a plain put leaves it owed (core/path.h).
  */
 static inline void gk__shm_copy_to(struct gk__net_peer *peer, size_t offset,
                                    const void *src, size_t n)
 {
     gk__copy_small(peer->direct + offset, src, n);
-}
-
-/* A copy and its wake-up check at once (the transport table's put). */
-static inline void gk__shm_put(struct gk__net_peer *peer, size_t offset,
-                               const void *src, size_t n)
-{
-    gk__shm_copy_to(peer, offset, src, n);
-    gk__wake_notify(&gk__shm_header(peer)->wake, offset, offset + n);
 }
 
 static inline void gk__shm_get(struct gk__net_peer *peer, void *dst, size_t offset,
@@ -72,41 +71,110 @@ static inline void gk__shm_quiet(void)
     atomic_thread_fence(memory_order_seq_cst);
 }
 
-/*
- * 64-bit compare-and-swap and fetch-add on a mapped peer's word, with the
- * wake-up check: the inline forms of the transport's atomic for the
- * protocols that live on such words (the window lock).
- */
-static inline uint64_t gk__shm_cas64(struct gk__net_peer *peer, size_t offset,
-                                     uint64_t expected, uint64_t desired)
+/* The peer's byte at segment offset `offset`, mapped here. */
+static inline char *gk__shm_addr(const struct gk__net_peer *peer, size_t offset)
 {
-    uint64_t *word = (uint64_t *)(peer->direct + offset);
-    __atomic_compare_exchange_n(word, &expected, desired, 0, __ATOMIC_SEQ_CST,
-                                __ATOMIC_SEQ_CST);
-    gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
-    return expected; /* the old value, whether or not it matched */
+    return peer->direct + offset;
 }
 
-static inline uint64_t gk__shm_fadd64(struct gk__net_peer *peer, size_t offset,
-                                      uint64_t delta)
+/* A naturally aligned store of `width` bytes that no reader sees half
+ * done (a value put); its wake-up check is the caller's. */
+static inline void gk__shm_store(struct gk__net_peer *peer, size_t offset, uint64_t value,
+                                 size_t width)
 {
-    uint64_t old = __atomic_fetch_add((uint64_t *)(peer->direct + offset), delta,
-                                      __ATOMIC_SEQ_CST);
-    gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + 8);
+    void *word = peer->direct + offset;
+    switch (width) {
+    case 1: __atomic_store_n((uint8_t *)word, (uint8_t)value, __ATOMIC_RELAXED); break;
+    case 2: __atomic_store_n((uint16_t *)word, (uint16_t)value, __ATOMIC_RELAXED); break;
+    case 4: __atomic_store_n((uint32_t *)word, (uint32_t)value, __ATOMIC_RELAXED); break;
+    default: __atomic_store_n((uint64_t *)word, value, __ATOMIC_RELAXED); break;
+    }
+}
+
+/* The load that matches it (acquire: a poll that sees a flag sees what
+ * was written before the flag). */
+static inline uint64_t gk__shm_load(const struct gk__net_peer *peer, size_t offset, size_t width)
+{
+    const void *word = peer->direct + offset;
+    switch (width) {
+    case 1: return __atomic_load_n((const uint8_t *)word, __ATOMIC_ACQUIRE);
+    case 2: return __atomic_load_n((const uint16_t *)word, __ATOMIC_ACQUIRE);
+    case 4: return __atomic_load_n((const uint32_t *)word, __ATOMIC_ACQUIRE);
+    default: return __atomic_load_n((const uint64_t *)word, __ATOMIC_ACQUIRE);
+    }
+}
+
+#define GK__SHM_RMW(T, word, op, operand, compare, old)                        \
+    do {                                                                       \
+        T *w_ = (T *)(word);                                                   \
+        T v_ = (T)(operand);                                                   \
+        switch (op) {                                                          \
+        case GK__AMO_FETCH:                                                    \
+            old = __atomic_load_n(w_, __ATOMIC_SEQ_CST);                       \
+            break;                                                             \
+        case GK__AMO_SET:                                                      \
+        case GK__AMO_SWAP:                                                     \
+            old = __atomic_exchange_n(w_, v_, __ATOMIC_SEQ_CST);               \
+            break;                                                             \
+        case GK__AMO_CSWAP: {                                                  \
+            T expected_ = (T)(compare);                                        \
+            __atomic_compare_exchange_n(w_, &expected_, v_, 0,                 \
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);   \
+            old = expected_;                                                   \
+            break;                                                             \
+        }                                                                      \
+        case GK__AMO_FETCH_ADD:                                                \
+            old = __atomic_fetch_add(w_, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case GK__AMO_FETCH_AND:                                                \
+            old = __atomic_fetch_and(w_, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        case GK__AMO_FETCH_OR:                                                 \
+            old = __atomic_fetch_or(w_, v_, __ATOMIC_SEQ_CST);                 \
+            break;                                                             \
+        case GK__AMO_FETCH_XOR:                                                \
+            old = __atomic_fetch_xor(w_, v_, __ATOMIC_SEQ_CST);                \
+            break;                                                             \
+        }                                                                      \
+    } while (0)
+
+/* The CPU atomic alone on a mapped word of 4 or 8 bytes (the caller
+ * checked the width): the old value. Its wake-up check is the caller's. */
+static inline uint64_t gk__shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
+                                   size_t offset, uint64_t operand, uint64_t compare)
+{
+    void *word = peer->direct + offset;
+    uint64_t old = 0;
+    if (width == 4) {
+        uint32_t old32 = 0;
+        GK__SHM_RMW(uint32_t, word, op, operand, compare, old32);
+        old = old32;
+    } else {
+        GK__SHM_RMW(uint64_t, word, op, operand, compare, old);
+    }
     return old;
 }
 
-/*
- * A mapped peer's published collective call (mem/segment.h: coll_now), and
- * the mismatch it found: non-zero with *pe_p and *call_p set, or 0. For
- * the slow path of a wait; 0 for a peer that is not mapped.
- */
-uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer);
-/* The kind of the peer's call number `seq`, if its history still holds it
- * (mem/segment.h: coll_kinds; the caller checks the peer's coll_now
- * before and after). */
-unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq);
-int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p);
+/* The wake-up check after a write to the peer's [lo, hi): a full fence,
+ * then a look at its sleepers. */
+static inline void gk__shm_notify(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    gk__wake_notify(&gk__shm_header(peer)->wake, lo, hi);
+}
+
+/* The same right after a seq_cst read-modify-write, which is the fence. */
+static inline void gk__shm_notify_after_rmw(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, lo, hi);
+}
+
+/* An owed wake-up paid after a full fence the caller made: the sleepers
+ * looked at, and those watching [lo, hi) woken. */
+static inline void gk__shm_pay_wake(struct gk__net_peer *peer, uint64_t lo, uint64_t hi)
+{
+    if (gk__shm_sleepers(peer))
+        gk__wake_if_watching(&gk__shm_header(peer)->wake, lo, hi);
+}
 
 /* Makes `peer` this PE itself, on its own segment. */
 void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg);
@@ -117,12 +185,5 @@ void gk__shm_peer_detach(struct gk__net_peer *peer);
 /* Turns an attached peer into one reached only through the transport
  * table (gk__shm_indirect_transport). */
 void gk__shm_peer_hide(struct gk__net_peer *peer);
-
-/* Whether the peer's wake-up word says a PE sleeps there (the cheap test
- * before a look at who watches what). */
-static inline int gk__shm_sleepers(const struct gk__net_peer *peer)
-{
-    return atomic_load_explicit(&gk__shm_header(peer)->wake.sleepers, memory_order_acquire) != 0;
-}
 
 #endif /* GK_NET_SHM_H */

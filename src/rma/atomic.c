@@ -1,11 +1,11 @@
 /*
  * atomic.c: the atomic memory operations of gasket.h, for i32, u32, i64 and
  * u64. Each public function checks its arguments and hands the word's
- * segment offset to gk__xfer_amo (core/xfer.h), which picks the transport's
+ * segment offset to gk__path_amo (core/path.h), which picks the transport's
  * way; signed types travel as their two's-complement bits.
  */
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 static inline int atomic_apply(const char *op_name, int pe, const void *addr,
                                size_t width, enum gk__amo_op op, uint64_t operand,
@@ -15,8 +15,8 @@ static inline int atomic_apply(const char *op_name, int pe, const void *addr,
     int status = gk__rt_check_word(op_name, pe, addr, width, &offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    gk__rt_flush_wakes(); /* an atomic may be a poll: see gk__xfer_get */
-    return gk__xfer_amo(pe, op, width, offset, operand, compare, old_p);
+    gk__path_flush_wakes(); /* an atomic may be a poll: see gk__path_get */
+    return gk__path_amo(pe, op, width, offset, operand, compare, old_p);
 }
 
 /* A fetching operation: the old value goes to *old_p. */

@@ -6,23 +6,23 @@
  * non-blocking forms are the blocking ones and their handles are born
  * complete (GK_HANDLE_NULL); fence is a release fence (no instruction on
  * x86) and quiet one full fence plus the wake-up checks that puts owe
- * (core/xfer.h). On a network transport the non-blocking forms leave
+ * (core/path.h). On a network transport the non-blocking forms leave
  * their buffers to the transport until quiet or the handle completes.
  */
 #include "base/log.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 static inline int rma_put(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
 {
-    return gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_DEFER_WAKE);
+    return gk__path_put(op, pe, dst, src, nbytes, GK__PATH_DEFER_WAKE);
 }
 
 static inline int rma_get(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
 {
-    return gk__xfer_get(op, pe, dst, src, nbytes);
+    return gk__path_get(op, pe, dst, src, nbytes);
 }
 
 int gk_put(int pe, void *dst, const void *src, size_t nbytes)
@@ -37,13 +37,13 @@ int gk_get(int pe, void *dst, const void *src, size_t nbytes)
 
 int gk_put_nbi(int pe, void *dst, const void *src, size_t nbytes)
 {
-    return gk__xfer_put_src("gk_put_nbi", pe, dst, src, nbytes, GK__XFER_DEFER_WAKE,
-                            GK__XFER_SRC_HELD);
+    return gk__path_put_src("gk_put_nbi", pe, dst, src, nbytes, GK__PATH_DEFER_WAKE,
+                            GK__PATH_SRC_HELD);
 }
 
 int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes)
 {
-    return gk__xfer_get_dst("gk_get_nbi", pe, dst, src, nbytes, GK__XFER_DST_AT_QUIET);
+    return gk__path_get_dst("gk_get_nbi", pe, dst, src, nbytes, GK__PATH_DST_AT_QUIET);
 }
 
 /*
@@ -56,7 +56,7 @@ int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes)
 
 static gk_handle_t rma_handle_for(int pe)
 {
-    if (GK__LIKELY(gk__rt.peers[pe].direct != NULL))
+    if (GK__LIKELY(gk__path_mapped(pe)))
         return GK_HANDLE_NULL;
     return (gk_handle_t){(RMA_HANDLE_PEER_TAG << 32) | (uint32_t)pe};
 }
@@ -65,8 +65,8 @@ int gk_put_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *ha
 {
     if (GK__UNLIKELY(handle_p == NULL))
         return gk__rt_report_null("gk_put_nb", "handle_p", 1);
-    int status = gk__xfer_put_src("gk_put_nb", pe, dst, src, nbytes, GK__XFER_DEFER_WAKE,
-                                  GK__XFER_SRC_HELD);
+    int status = gk__path_put_src("gk_put_nb", pe, dst, src, nbytes, GK__PATH_DEFER_WAKE,
+                                  GK__PATH_SRC_HELD);
     if (status == GK_OK)
         *handle_p = rma_handle_for(pe);
     return status;
@@ -76,7 +76,7 @@ int gk_get_nb(int pe, void *dst, const void *src, size_t nbytes, gk_handle_t *ha
 {
     if (GK__UNLIKELY(handle_p == NULL))
         return gk__rt_report_null("gk_get_nb", "handle_p", 1);
-    int status = gk__xfer_get_dst("gk_get_nb", pe, dst, src, nbytes, GK__XFER_DST_AT_QUIET);
+    int status = gk__path_get_dst("gk_get_nb", pe, dst, src, nbytes, GK__PATH_DST_AT_QUIET);
     if (status == GK_OK)
         *handle_p = rma_handle_for(pe);
     return status;
@@ -92,7 +92,7 @@ static int rma_check_handle(const char *op, const gk_handle_t *handle, int *pe_p
         return GK_OK;
     uint32_t pe = (uint32_t)handle->opaque;
     if (handle->opaque >> 32 == RMA_HANDLE_PEER_TAG && pe < (uint32_t)gk__rt.n_pes &&
-        gk__rt.peers[pe].direct == NULL) {
+        !gk__path_mapped((int)pe)) {
         *pe_p = (int)pe;
         return GK_OK;
     }
@@ -108,8 +108,7 @@ static int rma_complete_handle(const char *op, gk_handle_t *handle)
     int pe = -1;
     int status = rma_check_handle(op, handle, &pe);
     if (status == GK_OK && pe >= 0) {
-        struct gk__net_peer *peer = &gk__rt.peers[pe];
-        status = peer->transport->flush(peer);
+        status = gk__path_flush(pe);
     }
     if (status == GK_OK)
         *handle = GK_HANDLE_NULL;
@@ -141,13 +140,13 @@ int gk_handle_wait_all(gk_handle_t *handles, size_t count)
 
 int gk_quiet(void)
 {
-    return gk__rt_quiet();
+    return gk__path_quiet();
 }
 
 /* Ordering only: the owed wake-ups wait for the flag that usually follows. */
 int gk_fence(void)
 {
-    return gk__rt_fence();
+    return gk__path_fence();
 }
 
 /*
@@ -162,22 +161,12 @@ int gk_fence(void)
                                        sizeof(value), &offset);                \
         if (GK__UNLIKELY(status != GK_OK))                                     \
             return status;                                                     \
-        struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
-        if (GK__LIKELY(peer->direct != NULL)) {                                \
-            __atomic_store_n((uint##bits##_t *)(peer->direct + offset),        \
-                             value, __ATOMIC_RELAXED);                         \
-        } else {                                                               \
-            status = peer->transport->put(peer, offset, &value, sizeof(value)); \
-            if (GK__UNLIKELY(status != GK_OK))                                 \
-                return status;                                                 \
-        }                                                                      \
-        gk__rt_notify_with_debt(peer, pe, offset, offset + sizeof(value));     \
-        return GK_OK;                                                          \
+        return gk__path_store(pe, offset, value, sizeof(value));               \
     }                                                                          \
     int gk_get_u##bits(int pe, const uint##bits##_t *src,                      \
                        uint##bits##_t *value_p)                                \
     {                                                                          \
-        gk__rt_flush_wakes(); /* a get in a loop is a poll */             \
+        gk__path_flush_wakes(); /* a get in a loop is a poll */             \
         size_t offset = 0;                                                     \
         int status = gk__rt_check_word("gk_get_u" #bits, pe, src,              \
                                        sizeof(*value_p), &offset);             \
@@ -186,14 +175,11 @@ int gk_fence(void)
         status = gk__rt_check_local("gk_get_u" #bits, "value_p", value_p, 1);  \
         if (GK__UNLIKELY(status != GK_OK))                                     \
             return status;                                                     \
-        struct gk__net_peer *peer = &gk__rt.peers[pe];                         \
-        if (GK__LIKELY(peer->direct != NULL)) {                                \
-            *value_p = __atomic_load_n(                                        \
-                (const uint##bits##_t *)(peer->direct + offset),               \
-                __ATOMIC_RELAXED);                                             \
-            return GK_OK;                                                      \
-        }                                                                      \
-        return peer->transport->get(peer, value_p, offset, sizeof(*value_p));  \
+        uint64_t value = 0;                                                    \
+        status = gk__path_load(pe, offset, sizeof(*value_p), &value);          \
+        if (GK__LIKELY(status == GK_OK))                                       \
+            *value_p = (uint##bits##_t)value;                                  \
+        return status;                                                         \
     }
 
 RMA_VALUE_OPS(8)

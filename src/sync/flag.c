@@ -4,7 +4,7 @@
 #include "sync/flag.h"
 
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 int gk__flag_add_u64(const char *op, int pe, uint64_t *word, uint64_t value)
 {
@@ -12,6 +12,6 @@ int gk__flag_add_u64(const char *op, int pe, uint64_t *word, uint64_t value)
     int status = gk__rt_check_word(op, pe, word, sizeof(*word), &offset);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    gk__rt_flush_wakes(); /* as gk_atomic_add_u64 does: its wait may be a poll */
-    return gk__xfer_flag64(pe, GK__AMO_FETCH_ADD, offset, value);
+    gk__path_flush_wakes(); /* as gk_atomic_add_u64 does: its wait may be a poll */
+    return gk__path_flag64(pe, GK__AMO_FETCH_ADD, offset, value);
 }

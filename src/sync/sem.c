@@ -62,7 +62,7 @@
 #include "base/wait.h"
 #include "core/coll_check.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 #define SEM_TAG 0xaULL
 #define SEM_CELL_MAGIC 0x53454d41ULL /* "SEMA" */
@@ -194,8 +194,7 @@ static int sem_decode_handle(const char *op, gk_sem_t sem, struct sem_ref *ref)
 /* The stamp check on a mapped owner's cell. */
 static int sem_check_mapped(const char *op, gk_sem_t sem, struct sem_ref *ref)
 {
-    struct sem_cell *cell =
-        (struct sem_cell *)(gk__rt.peers[ref->pe].direct + ref->offset);
+    struct sem_cell *cell = (struct sem_cell *)(void *)gk__path_addr(ref->pe, ref->offset);
     ref->cell = cell;
     uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
     if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | ref->generation)))
@@ -209,8 +208,8 @@ static int sem_check_remote(const char *op, gk_sem_t sem, struct sem_ref *ref)
     __attribute__((noinline));
 static int sem_check_remote(const char *op, gk_sem_t sem, struct sem_ref *ref)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
-    int status = peer->transport->get(peer, &ref->head, ref->offset, sizeof(ref->head));
+    int status =
+        gk__path_get_at(op, ref->pe, &ref->head, ref->offset, sizeof(ref->head), GK__PATH_DST_NOW);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     if (GK__UNLIKELY(ref->head.stamp != (SEM_STAMP_LIVE | ref->generation)))
@@ -224,7 +223,7 @@ static int sem_decode(const char *op, gk_sem_t sem, struct sem_ref *ref)
     int status = sem_decode_handle(op, sem, ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    if (GK__UNLIKELY(gk__rt.peers[ref->pe].direct == NULL))
+    if (GK__UNLIKELY(!gk__path_mapped(ref->pe)))
         return sem_check_remote(op, sem, ref);
     return sem_check_mapped(op, sem, ref);
 }
@@ -303,7 +302,7 @@ static int sem_check_n(const char *op, uint64_t n)
 /* The post itself, with CPU atomics on a cell mapped here, and the
  * owner's wake-up check: GK_OK, or GK_ERR_RANGE with *value_p the value
  * that left no room (the caller explains). */
-static int sem_cell_post(struct gk__net_peer *owner, struct sem_cell *cell, size_t offset,
+static int sem_cell_post(int owner, struct sem_cell *cell, size_t offset,
                          uint64_t n, uint64_t *value_p)
 {
     if (cell->flags & GK_SEM_BOOLEAN) {
@@ -326,7 +325,7 @@ static int sem_cell_post(struct gk__net_peer *owner, struct sem_cell *cell, size
                 break;
         }
     }
-    gk__wake_notify_after_rmw(&gk__shm_header(owner)->wake, offset, offset + sizeof(uint64_t));
+    gk__path_notify_rmw(owner, offset, offset + sizeof(uint64_t));
     return GK_OK;
 }
 
@@ -337,10 +336,9 @@ static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     uint64_t value = 0;
-    status = sem_cell_post(&gk__rt.peers[ref->pe], ref->cell, ref->offset, n, &value);
+    status = sem_cell_post(ref->pe, ref->cell, ref->offset, n, &value);
     if (GK__UNLIKELY(status != GK_OK))
         return sem_check_room(op, ref, n, value);
-    gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
     return GK_OK;
 }
 
@@ -355,7 +353,6 @@ static int sem_post_mapped(const char *op, const struct sem_ref *ref, uint64_t n
 static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes,
                         struct gk__net_rop_answer *answer)
 {
-    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], dst = (size_t)args[3];
     if (offset % GK__SEG_POOL_CELL_SIZE != 0 ||
         !gk__rt_own_bytes(GK__SEG_POOL_OFFSET, offset, sizeof(struct sem_cell)) ||
@@ -365,7 +362,7 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
                   offset, dst, nbytes);
         return GK_ERR_UNSUPPORTED;
     }
-    struct sem_cell *cell = (struct sem_cell *)(me->direct + offset);
+    struct sem_cell *cell = (struct sem_cell *)(void *)gk__rt_own(offset);
     uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_acquire);
     if (GK__UNLIKELY(stamp != (SEM_STAMP_LIVE | args[1]))) {
         answer->result = stamp;
@@ -381,8 +378,8 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
         }
     }
     if (nbytes > 0)
-        memcpy(me->direct + dst, payload, nbytes);
-    return sem_cell_post(me, cell, offset, n, &answer->result);
+        memcpy(gk__rt_own(dst), payload, nbytes);
+    return sem_cell_post(gk__rt.my_pe, cell, offset, n, &answer->result);
 }
 
 __attribute__((constructor)) static void sem_register_rop(void)
@@ -396,10 +393,9 @@ __attribute__((constructor)) static void sem_register_rop(void)
 static int sem_post_by_rop(const char *op, gk_sem_t sem, const struct sem_ref *ref,
                            size_t dst_offset, const void *src, size_t nbytes, uint64_t n)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
     uint64_t args[GK__NET_ROP_ARGS] = {ref->offset, ref->generation, n, dst_offset};
     struct gk__net_rop_answer answer = {0};
-    int status = peer->transport->rop(peer, GK__NET_ROP_SEM_POST, args, src, nbytes, &answer);
+    int status = gk__path_rop(ref->pe, GK__NET_ROP_SEM_POST, args, src, nbytes, &answer);
     if (GK__UNLIKELY(status == GK_ERR_INVALID_ARG))
         return sem_report_stale(op, sem, ref, answer.result);
     if (GK__UNLIKELY(status == GK_ERR_RANGE))
@@ -420,7 +416,7 @@ static int sem_remote_start(const char *op, const struct sem_ref *ref, uint64_t 
 {
     uint64_t value = ref->head.count;
     if (!sem_room(n, value)) {
-        int status = gk__xfer_atomic64(ref->pe, GK__AMO_FETCH, ref->offset, 0, 0, &value);
+        int status = gk__path_atomic64(ref->pe, GK__AMO_FETCH, ref->offset, 0, 0, &value);
         if (status != GK_OK)
             return status;
     }
@@ -435,14 +431,13 @@ static int sem_remote_start(const char *op, const struct sem_ref *ref, uint64_t 
 static int sem_post_remote(const char *op, const struct sem_ref *ref, uint64_t n,
                            uint64_t value)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[ref->pe];
     uint64_t old = 0;
     int status;
     if (ref->head.flags & GK_SEM_BOOLEAN) {
-        status = gk__xfer_atomic64(ref->pe, GK__AMO_SWAP, ref->offset, 1, 0, &old);
+        status = gk__path_atomic64(ref->pe, GK__AMO_SWAP, ref->offset, 1, 0, &old);
     } else {
         for (;;) {
-            status = gk__xfer_atomic64(ref->pe, GK__AMO_CSWAP, ref->offset, value + n,
+            status = gk__path_atomic64(ref->pe, GK__AMO_CSWAP, ref->offset, value + n,
                                        value, &old);
             if (status != GK_OK || old == value)
                 break;
@@ -454,8 +449,8 @@ static int sem_post_remote(const char *op, const struct sem_ref *ref, uint64_t n
     }
     if (status != GK_OK)
         return status;
-    status = peer->transport->wake(peer, ref->offset, ref->offset + sizeof(uint64_t));
-    gk__rt_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
+    status = gk__path_notify(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
+    gk__path_wake_done(ref->pe, ref->offset, ref->offset + sizeof(uint64_t));
     return status;
 }
 
@@ -464,7 +459,7 @@ static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref 
 static int sem_post_remote_checked(const char *op, gk_sem_t sem, struct sem_ref *ref,
                                    uint64_t n)
 {
-    if (gk__rt.peers[ref->pe].transport->rop != NULL) {
+    if (gk__path_rop_max(ref->pe) != 0) {
         int status = sem_check_n(op, n);
         return status == GK_OK ? sem_post_by_rop(op, sem, ref, GK__SEG_HEAP_OFFSET, NULL, 0, n)
                                : status;
@@ -485,7 +480,7 @@ static int sem_post(const char *op, gk_sem_t sem, uint64_t n)
     int status = sem_decode_handle(op, sem, &ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    if (GK__UNLIKELY(gk__rt.peers[ref.pe].direct == NULL))
+    if (GK__UNLIKELY(!gk__path_mapped(ref.pe)))
         return sem_post_remote_checked(op, sem, &ref, n);
     status = sem_check_mapped(op, sem, &ref);
     return status == GK_OK ? sem_post_mapped(op, &ref, n) : status;
@@ -521,8 +516,8 @@ static int sem_put_signal_remote(const char *op, int pe, void *dst, const void *
                                  size_t nbytes, gk_sem_t sem, struct sem_ref *ref,
                                  uint64_t n)
 {
-    const struct gk__net_transport *transport = gk__rt.peers[pe].transport;
-    if (transport->rop != NULL && nbytes <= transport->rop_max) {
+    size_t rop_max = gk__path_rop_max(pe);
+    if (rop_max != 0 && nbytes <= rop_max) {
         int status = sem_check_signal(op, ref, pe, n);
         size_t offset = 0;
         if (status == GK_OK)
@@ -539,9 +534,9 @@ static int sem_put_signal_remote(const char *op, int pe, void *dst, const void *
     if (status == GK_OK && !(ref->head.flags & GK_SEM_BOOLEAN))
         status = sem_remote_start(op, ref, n, &value);
     if (status == GK_OK)
-        status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+        status = gk__path_put(op, pe, dst, src, nbytes, GK__PATH_NO_WAKE);
     if (status == GK_OK)
-        status = gk__rt.peers[pe].transport->fence();
+        status = gk__path_fence_peer(pe);
     return status == GK_OK ? sem_post_remote(op, ref, n, value) : status;
 }
 
@@ -552,7 +547,7 @@ static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
     int status = sem_decode_handle(op, sem, &ref);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
-    if (GK__UNLIKELY(gk__rt.peers[ref.pe].direct == NULL))
+    if (GK__UNLIKELY(!gk__path_mapped(ref.pe)))
         return sem_put_signal_remote(op, pe, dst, src, nbytes, sem, &ref, n);
     status = sem_check_mapped(op, sem, &ref);
     if (GK__UNLIKELY(status != GK_OK))
@@ -571,7 +566,7 @@ static int sem_put_signal(const char *op, int pe, void *dst, const void *src,
     }
     /* The post's read-modify-write orders the copy before the signal and
      * does the wake-up, so the copy needs no wake-up check of its own. */
-    status = gk__xfer_put(op, pe, dst, src, nbytes, GK__XFER_NO_WAKE);
+    status = gk__path_put(op, pe, dst, src, nbytes, GK__PATH_NO_WAKE);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     return sem_post_mapped(op, &ref, n);
@@ -668,7 +663,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
     while (!sem_take(ref.cell, n)) {
         if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
             return gk__progress_report_in_handler(op);
-        gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
+        gk__path_flush_wakes(); /* before we block, wake whoever we owe */
         status = gk__wait_for(&gk__rt.my_seg.header->wake, ref.offset, sem_available, &arg);
         if (status != GK_OK)
             return status;
@@ -679,7 +674,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
 static int sem_try(const char *op, gk_sem_t sem, uint64_t n, int *taken_p)
 {
     struct sem_ref ref = {0};
-    gk__rt_flush_wakes(); /* a try in a loop is a wait */
+    gk__path_flush_wakes(); /* a try in a loop is a wait */
     if (GK__UNLIKELY(taken_p == NULL))
         return gk__rt_report_null(op, "taken_p", 1);
     int status = sem_consumer_ref(op, sem, n, &ref);
@@ -713,12 +708,12 @@ int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
     struct sem_ref ref = {0};
     if (value_p == NULL)
         return gk__rt_report_null("gk_sem_value", "value_p", 1);
-    gk__rt_flush_wakes(); /* a value read in a loop is a wait */
+    gk__path_flush_wakes(); /* a value read in a loop is a wait */
     int status = sem_decode("gk_sem_value", sem, &ref);
     if (status != GK_OK)
         return status;
     if (ref.cell == NULL) /* an atomic read of the word, not the get's copy */
-        return gk__xfer_atomic64(ref.pe, GK__AMO_FETCH, ref.offset, 0, 0, value_p);
+        return gk__path_atomic64(ref.pe, GK__AMO_FETCH, ref.offset, 0, 0, value_p);
     *value_p = atomic_load_explicit(&ref.cell->count, memory_order_acquire);
     return GK_OK;
 }

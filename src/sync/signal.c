@@ -15,7 +15,7 @@
 
 #include "base/log.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 #include "sync/wait_until.h"
 
 /*
@@ -29,7 +29,6 @@
 static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
                       struct gk__net_rop_answer *answer)
 {
-    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t dst = (size_t)args[0], sig = (size_t)args[1];
     if (!gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, dst, nbytes) || sig % sizeof(uint64_t) != 0 ||
         !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, sig, sizeof(uint64_t)) ||
@@ -40,10 +39,10 @@ static int signal_rop(const uint64_t *args, const void *payload, size_t nbytes,
         return GK_ERR_UNSUPPORTED;
     }
     if (nbytes > 0)
-        memcpy(me->direct + dst, payload, nbytes);
+        memcpy(gk__rt_own(dst), payload, nbytes);
     /* Our own mapping's atomic: the read-modify-write and its wake-up check. */
-    return me->transport->atomic(me, (enum gk__amo_op)args[2], sizeof(uint64_t), sig, args[3],
-                                 0, &answer->result);
+    return gk__path_amo(gk__rt.my_pe, (enum gk__amo_op)args[2], sizeof(uint64_t), sig, args[3],
+                        0, &answer->result);
 }
 
 __attribute__((constructor)) static void signal_register_rop(void)
@@ -62,17 +61,16 @@ static int signal_put_remote(const char *op, int pe, size_t offset, const void *
                              size_t nbytes, enum gk__amo_op amo, size_t sig_offset,
                              uint64_t signal)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->transport->rop != NULL && nbytes <= peer->transport->rop_max) {
+    size_t rop_max = gk__path_rop_max(pe);
+    if (rop_max != 0 && nbytes <= rop_max) {
         uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal};
-        return peer->transport->rop_post(peer, GK__NET_ROP_SIGNAL, args, src, nbytes,
-                                         GK__NET_POST_QUIET);
+        return gk__path_rop_post(pe, GK__NET_ROP_SIGNAL, args, src, nbytes, GK__NET_POST_QUIET);
     }
-    int status = nbytes != 0 ? peer->transport->put(peer, offset, src, nbytes) : GK_OK;
+    int status = gk__path_put_at(op, pe, offset, src, nbytes, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
     if (status == GK_OK)
-        status = peer->transport->fence();
+        status = gk__path_fence_peer(pe);
     if (status == GK_OK)
-        status = gk__xfer_notify64(pe, amo, sig_offset, signal, 0, NULL);
+        status = gk__path_notify64(pe, amo, sig_offset, signal, 0, NULL);
     return status;
 }
 
@@ -94,14 +92,14 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
     if (GK__UNLIKELY(status != GK_OK))
         return status;
     enum gk__amo_op amo = sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD;
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__UNLIKELY(peer->direct == NULL))
+    if (GK__UNLIKELY(!gk__path_mapped(pe)))
         return signal_put_remote(op, pe, offset, src, nbytes, amo, sig_offset, signal);
     /* The signal's read-modify-write orders the copy before it and makes
      * the wake-up check, so the copy owes none. */
-    if (nbytes != 0)
-        gk__shm_copy_to(peer, offset, src, nbytes);
-    return peer->transport->atomic(peer, amo, 8, sig_offset, signal, 0, NULL);
+    status = gk__path_put_at(op, pe, offset, src, nbytes, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
+    if (GK__LIKELY(status == GK_OK))
+        status = gk__path_amo(pe, amo, 8, sig_offset, signal, 0, NULL);
+    return status;
 }
 
 int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
@@ -121,7 +119,7 @@ int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
 int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p)
 {
     size_t offset = 0;
-    gk__rt_flush_wakes(); /* a fetch in a loop is a wait */
+    gk__path_flush_wakes(); /* a fetch in a loop is a wait */
     int status = gk__rt_check_word("gk_signal_fetch", gk__rt.my_pe, sig_addr,
                                    sizeof(uint64_t), &offset);
     if (status == GK_OK && value_p == NULL)

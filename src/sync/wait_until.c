@@ -11,6 +11,7 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/path.h"
 
 struct wait_cond {
     const void *ivar;
@@ -97,14 +98,14 @@ static int wait_until(const char *op, const struct wait_cond *c)
         return GK_OK;
     if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
         return gk__progress_report_in_handler(op);
-    gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
+    gk__path_flush_wakes(); /* before we block, wake whoever we owe */
     return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, c);
 }
 
 static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
 {
     size_t offset;
-    gk__rt_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
+    gk__path_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
     gk__wait_progress();  /* and serve active messages, as a wait does */
     int status = wait_check(op, c, &offset);
     if (status == GK_OK && satisfied_p == NULL)
@@ -140,7 +141,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
         int status = wait_check("gk_wait_until_" #T, &c, &offset);             \
         if (GK__UNLIKELY(status != GK_OK))                                     \
             return status;                                                     \
-        gk__rt_flush_wakes(); /* we may block: wake whoever we owe first */    \
+        gk__path_flush_wakes(); /* we may block: wake whoever we owe first */    \
         unsigned spins = gk__wait_policy.spin_count;                           \
         switch (cmp) {                                                         \
         case GK_CMP_EQ: WAIT_SPIN(ctype, ==)                                   \
@@ -282,7 +283,7 @@ static int array_wait_all(const char *op, const struct wait_array *a)
             continue;
         if (GK__UNLIKELY(gk__in_handler))
             return gk__progress_report_in_handler(op);
-        gk__rt_flush_wakes(); /* before we block, wake whoever we owe */
+        gk__path_flush_wakes(); /* before we block, wake whoever we owe */
         status = gk__wait_for(&gk__rt.my_seg.header->wake, offset + i * a->width,
                               wait_cond_holds, &c);
     }
@@ -312,7 +313,7 @@ static int array_wait_one_of(const char *op, const struct wait_array *a, const v
         watch = GK__WAKE_WATCH_ANY;
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     return gk__wait_for(&gk__rt.my_seg.header->wake, watch, holds, a);
 }
 
@@ -321,7 +322,7 @@ static int array_test(const char *op, const struct wait_array *a, const void *ou
                       const char *out_name, int some)
 {
     size_t offset;
-    gk__rt_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
+    gk__path_flush_wakes(); /* a test in a loop is a wait: pay owed wake-ups */
     gk__wait_progress();  /* and serve active messages, as a wait does */
     return array_check(op, a, out, out_name, some, &offset);
 }
@@ -415,12 +416,12 @@ int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg)
         return GK_OK;
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     return gk__wait_for(&gk__rt.my_seg.header->wake, GK__WAKE_WATCH_ANY, pred, arg);
 }
 
 void gk__wait_test_settle(void)
 {
-    gk__rt_flush_wakes();
+    gk__path_flush_wakes();
     gk__wait_progress();
 }

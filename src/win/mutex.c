@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "core/runtime.h"
+#include "core/path.h"
 #include "win/rwlock.h"
 #include "win/win.h"
 
@@ -95,10 +96,10 @@ int gk_lock_clear(gk_lock_t *lock)
     }
     /* What was done under the lock completes first (as gk_quiet()); the
      * release is a seq_cst RMW, which orders it on mapped peers. */
-    status = gk__rt_complete_before_rmw();
+    status = gk__path_complete_before_rmw();
     if (status == GK_OK)
         status = gk__rwlock_release(&site, GK__RWLOCK_EXCLUSIVE);
-    gk__rt_flush_wakes_fenced();
+    gk__path_flush_wakes_fenced();
     gk__win_mutex_released(held);
     return status;
 }

@@ -101,7 +101,7 @@
 #include "base/wait.h"
 #include "core/progress.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 #define FIELD_T GK__RWLOCK_FIELD_T
 #define FIELD_H GK__RWLOCK_FIELD_H
@@ -126,9 +126,8 @@ word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired
         *old_p = expected;
         return GK_OK;
     }
-    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
-    return peer->transport->atomic(peer, GK__AMO_CSWAP, 8, site->word_offset, desired,
-                                   expected, old_p);
+    return gk__path_atomic(site->owner_pe, GK__AMO_CSWAP, 8, site->word_offset, desired,
+                           expected, old_p);
 }
 
 __attribute__((always_inline)) static inline int
@@ -139,9 +138,8 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
         *old_p = atomic_fetch_add_explicit(word, delta, memory_order_seq_cst);
         return GK_OK;
     }
-    struct gk__net_peer *peer = &gk__rt.peers[site->owner_pe];
-    return peer->transport->atomic(peer, GK__AMO_FETCH_ADD, 8, site->word_offset,
-                                   delta, 0, old_p);
+    return gk__path_atomic(site->owner_pe, GK__AMO_FETCH_ADD, 8, site->word_offset, delta, 0,
+                           old_p);
 }
 
 /*
@@ -164,15 +162,11 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
  */
 static int notify_word(int pe, size_t offset, uint64_t value)
 {
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->direct != NULL)) {
-        __atomic_exchange_n((uint64_t *)(peer->direct + offset), value, __ATOMIC_SEQ_CST);
-        gk__wake_notify_after_rmw(&gk__shm_header(peer)->wake, offset, offset + sizeof(value));
-        return GK_OK;
-    }
-    int status = peer->transport->fence();
+    if (GK__LIKELY(gk__path_mapped(pe))) /* an exchange and its wake-up check */
+        return gk__path_amo(pe, GK__AMO_SWAP, sizeof(value), offset, value, 0, NULL);
+    int status = gk__path_fence_peer(pe);
     if (status == GK_OK)
-        status = gk__xfer_notify64(pe, GK__AMO_FETCH_ADD, offset, value, 0, NULL);
+        status = gk__path_notify64(pe, GK__AMO_FETCH_ADD, offset, value, 0, NULL);
     return status;
 }
 
@@ -195,8 +189,8 @@ static int u64_nonzero(const void *word)
  * waits), then sleeps. */
 static int wait_local_unspun(const void *word, unsigned extra_yields)
 {
-    size_t offset = (size_t)((const char *)word - gk__rt.peers[gk__rt.my_pe].direct);
-    struct gk__wake *wake = &gk__shm_header(&gk__rt.peers[gk__rt.my_pe])->wake;
+    size_t offset = (size_t)((const char *)word - gk__rt_own(0));
+    struct gk__wake *wake = &gk__rt.my_seg.header->wake;
     return gk__wait_for_spun(wake, offset, u64_nonzero, word, extra_yields, 1);
 }
 
@@ -281,7 +275,7 @@ static void tell_next_in_line(const struct gk__rwlock_site *site,
     uint64_t next = atomic_load_explicit(&node->next, memory_order_relaxed);
     if (next == 0)
         return;
-    char *base = gk__rt.peers[(next & FIELD_MASK) - 1].direct;
+    char *base = gk__path_addr((int)(next & FIELD_MASK) - 1, 0);
     if (base != NULL) /* (a node's PEs are all mapped) */
         atomic_store_explicit((_Atomic uint64_t *)(base + site->node_offset +
                                                    offsetof(struct gk__rwlock_node,

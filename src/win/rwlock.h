@@ -13,6 +13,7 @@
 
 #include "base/prefetch.h"
 #include "core/runtime.h"
+#include "core/path.h"
 
 /* The largest PE count the lock word can name (16-bit fields, PE + 1). */
 #define GK__RWLOCK_MAX_PES 65535
@@ -107,14 +108,13 @@ static inline uint64_t gk__rwlock_sole_writer_word(uint64_t h, uint64_t me)
 /* My queue node for this lock, in my own segment. */
 static inline struct gk__rwlock_node *gk__rwlock_my_node(const struct gk__rwlock_site *site)
 {
-    return (struct gk__rwlock_node *)(gk__rt.peers[gk__rt.my_pe].direct + site->node_offset);
+    return (struct gk__rwlock_node *)(void *)gk__rt_own(site->node_offset);
 }
 
 /* The lock word, where the owner's segment is mapped here; else NULL. */
 static inline _Atomic uint64_t *gk__rwlock_word(const struct gk__rwlock_site *site)
 {
-    char *base = gk__rt.peers[site->owner_pe].direct;
-    return base != NULL ? (_Atomic uint64_t *)(base + site->word_offset) : NULL;
+    return (_Atomic uint64_t *)(void *)gk__path_addr(site->owner_pe, site->word_offset);
 }
 
 /*
@@ -140,7 +140,7 @@ static inline void gk__rwlock_prefetch_node(const struct gk__rwlock_site *site,
     uint64_t pe = pe_plus_one - 1; /* 0 (no guess) becomes ~0 */
     if (pe >= (uint64_t)gk__rt.n_pes)
         return;
-    const char *base = gk__rt.peers[pe].direct;
+    const char *base = gk__path_addr((int)pe, 0);
     if (base != NULL)
         gk__prefetch_for_write(base + site->node_offset + field);
 }

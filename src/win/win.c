@@ -15,7 +15,7 @@
 #include "base/log.h"
 #include "core/coll_check.h"
 #include "core/progress.h"
-#include "core/xfer.h"
+#include "core/path.h"
 #include "dtype/flat.h"
 #include "win/win.h"
 
@@ -411,8 +411,8 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, 0);
     (void)addr;
-    return gk__xfer_put_at("gk_win_put", pe, gk__win_seg_at(win, pe, disp), src, nbytes,
-                           GK__XFER_DEFER_WAKE, GK__XFER_SRC_FREE);
+    return gk__path_put_at("gk_win_put", pe, gk__win_seg_at(win, pe, disp), src, nbytes,
+                           GK__PATH_DEFER_WAKE, GK__PATH_SRC_FREE);
 }
 
 int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
@@ -427,8 +427,8 @@ int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, 0);
     (void)addr;
-    return gk__xfer_get_at("gk_win_get", pe, dst, gk__win_seg_at(win, pe, disp), nbytes,
-                           GK__XFER_DST_NOW);
+    return gk__path_get_at("gk_win_get", pe, dst, gk__win_seg_at(win, pe, disp), nbytes,
+                           GK__PATH_DST_NOW);
 }
 
 /*
@@ -575,13 +575,13 @@ int gk_win_unlock(gk_win_t *win, int pe)
     } else {
         /* Everything done under the lock completes before the release; the
          * release is a seq_cst RMW, which orders it on mapped peers. */
-        status = gk__rt_complete_before_rmw();
+        status = gk__path_complete_before_rmw();
         struct gk__rwlock_site site = win_site(op, win, pe);
         if (status == GK_OK)
             status = gk__rwlock_release(&site, hold == GK__WIN_HOLD_SHARED
                                                    ? GK__RWLOCK_SHARED
                                                    : GK__RWLOCK_EXCLUSIVE);
-        gk__rt_flush_wakes_fenced();
+        gk__path_flush_wakes_fenced();
     }
     win->hold[pe] = GK__WIN_HOLD_NONE;
     win->holds--;

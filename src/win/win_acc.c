@@ -8,7 +8,7 @@
 #include "base/log.h"
 #include "base/names.h"
 #include "core/acc.h"
-#include "core/xfer.h"
+#include "core/path.h"
 #include "dtype/flat.h"
 #include "win/win.h"
 
@@ -60,12 +60,12 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
     if (((uintptr_t)addr & (width - 1)) != 0)
         return gk__rt_report_align(op_call, pe, addr, width);
     size_t offset = gk__win_seg_at(win, pe, disp);
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (peer->direct != NULL && result == NULL) { /* CPU atomics, one wake-up check */
-        gk__acc_blocks_mapped(peer->direct + offset, 0, src, 0, 1, nbytes, dtype, op);
-        return peer->transport->wake(peer, offset, offset + nbytes);
+    char *mapped = gk__path_addr(pe, offset);
+    if (mapped != NULL && result == NULL) { /* CPU atomics, one wake-up check */
+        gk__acc_blocks_mapped(mapped, 0, src, 0, 1, nbytes, dtype, op);
+        return gk__path_notify(pe, offset, offset + nbytes);
     }
-    gk__rt_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
+    gk__path_flush_wakes(); /* we may wait on the answers: pay owed wake-ups */
     for (size_t i = 0; i < count && status == GK_OK; i++) {
         uint64_t operand = op == GK_OP_NO_OP ? 0 : load_bits(src, i, width), old = 0;
         status = gk__acc_element_op(pe, offset + i * width, dtype, op, operand, &old);
@@ -125,12 +125,10 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
     if (status != GK_OK)
         return status;
     size_t offset = gk__win_seg_at(win, pe, disp);
-    gk__rt_flush_wakes();
-    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    gk__path_flush_wakes();
     uint64_t old = 0;
-    status = peer->transport->atomic(peer, GK__AMO_CSWAP, width, offset,
-                                     load_bits(desired, 0, width),
-                                     load_bits(compare, 0, width), &old);
+    status = gk__path_atomic(pe, GK__AMO_CSWAP, width, offset, load_bits(desired, 0, width),
+                             load_bits(compare, 0, width), &old);
     gk__acc_wake_owed(pe, offset, width);
     if (status == GK_OK)
         memcpy(result, &old, width);

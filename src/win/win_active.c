@@ -17,7 +17,7 @@
 #include "base/wait.h"
 #include "core/coll_check.h"
 #include "core/progress.h"
-#include "core/xfer.h"
+#include "core/path.h"
 #include "win/win.h"
 
 static int win_fence(gk_win_t *win, unsigned flags)
@@ -97,7 +97,7 @@ int gk_win_post(gk_win_t *win, const int *pes, int n, unsigned flags)
     size_t posts_at = gk__win_ctrl_seg_offset(win, win->posts_at) +
                       (size_t)gk__rt.my_pe * sizeof(uint64_t);
     for (int i = 0; i < n && status == GK_OK; i++)
-        status = gk__xfer_notify64(pes[i], GK__AMO_FETCH_ADD, posts_at, 1, 0, NULL);
+        status = gk__path_notify64(pes[i], GK__AMO_FETCH_ADD, posts_at, 1, 0, NULL);
     win->completes_expected += (uint64_t)n;
     win->exposure_open = 1;
     return status;
@@ -166,7 +166,7 @@ int gk_win_complete(gk_win_t *win)
     size_t completes = gk__win_ctrl_seg_offset(win, offsetof(struct gk__win_ctrl_head,
                                                              completes));
     for (int i = 0; i < win->access_n && status == GK_OK; i++)
-        status = gk__xfer_notify64(win->access_group[i], GK__AMO_FETCH_ADD, completes, 1,
+        status = gk__path_notify64(win->access_group[i], GK__AMO_FETCH_ADD, completes, 1,
                                    0, NULL);
     win->access_n = -1;
     return status;

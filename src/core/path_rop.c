@@ -1,17 +1,17 @@
 /*
- * xfer_rop.c: an atomic as a remote operation (net.h), fetching, or
+ * path_rop.c: an atomic as a remote operation (net.h), fetching, or
  * posted without a result. The target runs the CPU atomic and its wake-up check through
  * its own mapping of its segment (the shm transport does both in one), so
  * the caller sends no wake-up after it.
  */
 #include "base/log.h"
 #include "core/runtime.h"
-#include "core/xfer.h"
+#include "core/path.h"
 
 /* At the target. args: the word's segment offset, the operation with the
  * width above it (op | width << 8), the operand, the compare value. A
  * refusal is logged here: the caller of a posted one never hears why. */
-static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
+static int path_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
                            struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
@@ -29,12 +29,12 @@ static int xfer_atomic_run(const uint64_t *args, const void *payload, size_t nby
                                  &answer->result);
 }
 
-void gk__xfer_rop_register(void)
+void gk__path_rop_register(void)
 {
-    gk__net_rop_set(GK__NET_ROP_ATOMIC, xfer_atomic_run);
+    gk__net_rop_set(GK__NET_ROP_ATOMIC, path_atomic_run);
 }
 
-int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+int gk__path_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
                         uint64_t operand, uint64_t compare, uint64_t *old_p,
                         enum gk__net_post how)
 {
@@ -51,6 +51,6 @@ int gk__xfer_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_off
         if (status == GK_ERR_UNSUPPORTED)
             gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
     }
-    gk__rt_wake_done(pe, seg_offset, seg_offset + width);
+    gk__path_wake_done(pe, seg_offset, seg_offset + width);
     return status;
 }

@@ -1,0 +1,505 @@
+/*
+ * path.h: the path layer. Every operation a feature makes on a peer (a
+ * put, a get, a value store or load, an atomic, a flag and the wake-up it
+ * owes, an active message, a remote operation) goes through the functions
+ * here, and only here does it become either a copy or CPU atomic on the
+ * peer's segment mapped into this process (net/shm.h's inline forms) or a
+ * call of the peer's transport (net/net.h's table). Which of the two is
+ * chosen by the peer's capability bits (GK__NET_CAP_LOAD_STORE), never by
+ * the feature: rma, sync, coll, win, msg, am and dtype are written once on
+ * this layer, and a transport added under src/net/ reaches them all.
+ *
+ * The mapped forms are inline because they are the fast path (a bounds
+ * check, an address, a copy: DESIGN.md, "Fast path first"); the public
+ * header's inline puts (gasket_inline.h) are the same copies with the same
+ * wake-up rule, gk__inline_defer_wake, which this layer's puts use too.
+ *
+ * Wake-ups. A PE that waits for a word of its own segment sleeps on a
+ * futex (base/wait.h); whoever writes a word that may end such a wait owes
+ * the writer's target a wake-up check (net.h, "Wake-ups"). A plain put
+ * leaves it owed (gk__path_defer_wake): the check needs a full fence, and
+ * a put is usually followed by something that fences and checks anyway (a
+ * flag, a signal, quiet, a barrier). Owed checks are made by gk_quiet, by
+ * any later notifying write to the same PE, and before this PE blocks or
+ * polls a peer (gets, atomic fetches); meanwhile a sleeping target still
+ * wakes on its own within GK_SLEEP_MS. OpenSHMEM promises a put's delivery
+ * only after quiet, so nothing is lost.
+ */
+#ifndef GK_CORE_PATH_H
+#define GK_CORE_PATH_H
+
+#include "core/runtime.h"
+#include "net/shm.h"
+
+/* ---- Which way a peer is reached ---- */
+
+/* Whether pe's segment is mapped here (GK__NET_CAP_LOAD_STORE): loads,
+ * stores and CPU atomics reach it, and every operation on it is complete
+ * when it returns. */
+static inline int gk__path_mapped(int pe)
+{
+    return (gk__rt.peers[pe].caps & GK__NET_CAP_LOAD_STORE) != 0;
+}
+
+/* pe's byte at segment offset seg_offset as an address here, where its
+ * segment is mapped (for algorithms that work on the words themselves:
+ * CPU-atomic accumulates, typed copies, a lock's queue nodes, gk_ptr);
+ * NULL where it is not. A write through it owes the wake-up check of
+ * gk__path_notify (or gk__path_notify_rmw after an atomic). */
+static inline char *gk__path_addr(int pe, size_t seg_offset)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+        return gk__shm_addr(peer, seg_offset);
+    return NULL;
+}
+
+/* Fills, and empties, the state gasket_inline.h's fast paths read (a copy
+ * of what they need from the runtime and the peer table, so the public
+ * header does not depend on internal structures): open while initialized;
+ * n_pes 0 sends every inline call to the library. */
+int gk__path_inline_open(void);
+void gk__path_inline_close(void);
+
+/* The transport's name for pe (logs, gasket-info). */
+static inline const char *gk__path_transport_name(int pe)
+{
+    return gk__rt.peers[pe].transport->name;
+}
+
+/* ---- Wake-ups owed, completion and ordering ---- */
+
+/* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi)
+ * (the rule is gasket_inline.h's, which the inline puts follow too). */
+static inline void gk__path_defer_wake(int pe, uint64_t lo, uint64_t hi)
+{
+    gk__inline_defer_wake(pe, lo, hi);
+}
+
+/*
+ * Notes that PE pe's wake-up check was just made (by a signal, flag or
+ * atomic) for its bytes [lo, hi), right after a full fence or seq_cst RMW.
+ * That check covered only [lo, hi): a sleeper watching a word of the owed
+ * range is checked for now (the fence already orders the owed copies).
+ */
+void gk__path_wake_done_slow(int pe, uint64_t lo, uint64_t hi) __attribute__((noinline));
+static inline void gk__path_wake_done(int pe, uint64_t lo, uint64_t hi)
+{
+    if (GK__UNLIKELY(gk__debt.pe == pe))
+        gk__path_wake_done_slow(pe, lo, hi);
+}
+
+/*
+ * After plain stores to PE pe's bytes [lo, hi) (a flag): its wake-up check,
+ * which also pays what earlier puts to pe owe (the usual payload-then-flag
+ * pattern), in one fence and one look at the sleepers; the range is
+ * widened to cover the owed bytes, so a sleeper watching a word between
+ * them may wake for nothing, and re-checks.
+ */
+static inline void gk__path_notify_with_debt(int pe, uint64_t lo, uint64_t hi)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    struct gk__wake_debt *debt = &gk__debt;
+    if (debt->pe == pe) {
+        if (debt->lo < lo)
+            lo = debt->lo;
+        if (debt->hi > hi)
+            hi = debt->hi;
+        debt->pe = -1;
+    }
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+        gk__shm_notify(peer, lo, hi);
+    else
+        (void)peer->transport->wake(peer, lo, hi);
+}
+
+/*
+ * Makes the owed wake-up checks right after a full fence or seq_cst RMW of
+ * the caller's own (a quiet, a lock release): each owed PE's sleepers.
+ * The usual case inline, one PE owed and nobody asleep there; the slow
+ * path wakes, or walks every PE for a debt to several.
+ */
+void gk__path_flush_wakes_fenced_slow(void) __attribute__((noinline));
+static inline void gk__path_flush_wakes_fenced(void)
+{
+    int pe = gk__debt.pe;
+    if (pe == -1)
+        return;
+    if (pe >= 0) {
+        const struct gk__net_peer *peer = &gk__rt.peers[pe];
+        if ((peer->caps & GK__NET_CAP_LOAD_STORE) && !gk__shm_sleepers(peer)) {
+            gk__debt.pe = -1;
+            return;
+        }
+    }
+    gk__path_flush_wakes_fenced_slow();
+}
+
+/* The same checks where no fence came before: one fence first. */
+static inline void gk__path_flush_wakes(void)
+{
+    if (gk__debt.pe != -1) {
+        atomic_thread_fence(memory_order_seq_cst);
+        gk__path_flush_wakes_fenced();
+    }
+}
+
+/* gk_quiet(): completes this PE's operations, and pays the wake-ups its
+ * puts owe (on mapped peers, one full fence does both). */
+static inline int gk__path_quiet(void)
+{
+    int status = GK_OK;
+    if (GK__UNLIKELY(gk__net_remote))
+        status = gk__net_quiet_all(); /* shm's quiet among them: the fence */
+    else
+        gk__shm_quiet(); /* the full fence the owed wake-up checks need too */
+    gk__path_flush_wakes_fenced();
+    return status;
+}
+
+/* gk_fence(): orders this PE's earlier operations to each peer before its
+ * later ones. */
+static inline int gk__path_fence(void)
+{
+    if (GK__UNLIKELY(gk__net_remote))
+        return gk__net_fence_all();
+    gk__shm_fence();
+    return GK_OK;
+}
+
+/*
+ * Completes this PE's operations before a release that is a seq_cst RMW
+ * (a lock's): on mapped peers they are complete already and the RMW orders
+ * them, so only a network transport has work here. After the RMW, call
+ * gk__path_flush_wakes_fenced() for the wake-ups the puts owe.
+ */
+static inline int gk__path_complete_before_rmw(void)
+{
+    if (GK__LIKELY(!gk__net_remote))
+        return GK_OK;
+    return gk__net_quiet_all();
+}
+
+/* Orders this PE's earlier puts, atomics and messages to pe before its
+ * later ones to pe (a long message's payload before the message). */
+static inline int gk__path_fence_peer(int pe)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__shm_fence();
+        return GK_OK;
+    }
+    return peer->transport->fence();
+}
+
+/* The wake-up check after writes to pe's bytes [lo, hi) made through
+ * gk__path_addr (or a transport's puts): a full fence and a look at a
+ * mapped peer's sleepers, or the transport's wake-up message. */
+static inline int gk__path_notify(int pe, uint64_t lo, uint64_t hi)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__shm_notify(peer, lo, hi);
+        return GK_OK;
+    }
+    return peer->transport->wake(peer, lo, hi);
+}
+
+/* The same right after the caller's own seq_cst CPU atomic on pe's word
+ * [lo, hi), through gk__path_addr: the atomic was the fence. */
+static inline void gk__path_notify_rmw(int pe, uint64_t lo, uint64_t hi)
+{
+    gk__shm_notify_after_rmw(&gk__rt.peers[pe], lo, hi);
+    gk__path_wake_done(pe, lo, hi);
+}
+
+/* ---- Puts and gets ---- */
+
+/* Whether a put leaves its wake-up check owed, or a signal follows. */
+enum gk__path_wake { GK__PATH_DEFER_WAKE, GK__PATH_NO_WAKE };
+
+/* How a put's source may be reused: on return, or after the next quiet. */
+enum gk__path_src { GK__PATH_SRC_FREE, GK__PATH_SRC_HELD };
+
+/* A put to segment offset `offset` of pe, a range the caller checked
+ * (windows: their part's bounds). */
+static inline int gk__path_put_at(const char *op, int pe, size_t offset, const void *src,
+                                  size_t nbytes, enum gk__path_wake wake,
+                                  enum gk__path_src src_use)
+{
+    int status = gk__rt_check_local(op, "src", src, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(nbytes == 0))
+        return GK_OK; /* buffers may be NULL; memcpy must not see them */
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__shm_copy_to(peer, offset, src, nbytes);
+    } else {
+        status = src_use == GK__PATH_SRC_HELD ? peer->transport->put_nbi(peer, offset, src, nbytes)
+                                              : peer->transport->put(peer, offset, src, nbytes);
+        if (GK__UNLIKELY(status != GK_OK))
+            return status;
+    }
+    if (wake == GK__PATH_DEFER_WAKE && nbytes > peer->put_wakes_max)
+        gk__path_defer_wake(pe, offset, offset + nbytes);
+    return GK_OK;
+}
+
+static inline int gk__path_put_src(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__path_wake wake,
+                                   enum gk__path_src src_use)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, dst, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__path_put_at(op, pe, offset, src, nbytes, wake, src_use);
+}
+
+static inline int gk__path_put(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes, enum gk__path_wake wake)
+{
+    return gk__path_put_src(op, pe, dst, src, nbytes, wake, GK__PATH_SRC_FREE);
+}
+
+/* A get complete on return (GK__PATH_DST_NOW) or at the next quiet. */
+enum gk__path_dst { GK__PATH_DST_NOW, GK__PATH_DST_AT_QUIET };
+
+/* A get from segment offset `offset` of pe, a range the caller checked. */
+static inline int gk__path_get_at(const char *op, int pe, void *dst, size_t offset,
+                                  size_t nbytes, enum gk__path_dst dst_use)
+{
+    int status = gk__rt_check_local(op, "dst", dst, nbytes);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    if (GK__UNLIKELY(nbytes == 0))
+        return GK_OK;
+    /* A PE polling a peer with gets may be waiting for an answer to a put
+     * whose wake-up it still owes: pay it now (one branch when none). */
+    gk__path_flush_wakes();
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__shm_get(peer, dst, offset, nbytes);
+        return GK_OK;
+    }
+    return dst_use == GK__PATH_DST_AT_QUIET ? peer->transport->get_nbi(peer, dst, offset, nbytes)
+                                            : peer->transport->get(peer, dst, offset, nbytes);
+}
+
+static inline int gk__path_get_dst(const char *op, int pe, void *dst, const void *src,
+                                   size_t nbytes, enum gk__path_dst dst_use)
+{
+    size_t offset = 0;
+    int status = gk__rt_check_remote(op, pe, src, nbytes, &offset);
+    if (GK__UNLIKELY(status != GK_OK))
+        return status;
+    return gk__path_get_at(op, pe, dst, offset, nbytes, dst_use);
+}
+
+static inline int gk__path_get(const char *op, int pe, void *dst, const void *src,
+                               size_t nbytes)
+{
+    return gk__path_get_dst(op, pe, dst, src, nbytes, GK__PATH_DST_NOW);
+}
+
+/* ---- Single values ---- */
+
+/*
+ * A value put: the low `width` (1, 2, 4 or 8) bytes of value to pe's
+ * naturally aligned word at seg_offset, one store that no reader sees half
+ * done, then the wake-up check, which also pays what earlier puts to pe
+ * owe (the payload-then-flag pattern).
+ */
+static inline int gk__path_store(int pe, size_t seg_offset, uint64_t value, size_t width)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__shm_store(peer, seg_offset, value, width);
+    } else {
+        /* little-endian (net.h): the low bytes come first */
+        int status = peer->transport->put(peer, seg_offset, &value, width);
+        if (GK__UNLIKELY(status != GK_OK))
+            return status;
+    }
+    gk__path_notify_with_debt(pe, seg_offset, seg_offset + width);
+    return GK_OK;
+}
+
+/* A value get of `width` bytes from pe's aligned word at seg_offset into
+ * *value_p (the low bytes of a uint64_t; the rest zero). */
+static inline int gk__path_load(int pe, size_t seg_offset, size_t width, uint64_t *value_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        *value_p = gk__shm_load(peer, seg_offset, width);
+        return GK_OK;
+    }
+    *value_p = 0;
+    return peer->transport->get(peer, value_p, seg_offset, width);
+}
+
+/* ---- Atomics, flags and their wake-ups ---- */
+
+/*
+ * An atomic on pe's segment word and pe's wake-up check for it, as one
+ * remote operation (net.h) of pe's transport, where the transport's
+ * atomic and then its wake-up message would be a round trip and a message
+ * (path_rop.c): with old_p, one round trip; without, one message posted,
+ * owing this PE's quiet what `how` says. For a peer whose transport has
+ * rop.
+ */
+int gk__path_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                        uint64_t operand, uint64_t compare, uint64_t *old_p,
+                        enum gk__net_post how);
+/* Registers the target's side of it (gk_init). */
+void gk__path_rop_register(void);
+
+/* The CPU atomic on a mapped peer's word and, for a write, its wake-up
+ * check (the atomic is the fence the check needs). */
+static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk__amo_op op,
+                                      size_t width, size_t seg_offset, uint64_t operand,
+                                      uint64_t compare, uint64_t *old_p)
+{
+    if (GK__UNLIKELY(width != 4 && width != 8))
+        return GK_ERR_INVALID_ARG;
+    uint64_t old = gk__shm_rmw(peer, op, width, seg_offset, operand, compare);
+    if (op != GK__AMO_FETCH) {
+        gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);
+        gk__path_wake_done(pe, seg_offset, seg_offset + width);
+    }
+    if (old_p != NULL)
+        *old_p = old;
+    return GK_OK;
+}
+
+/*
+ * An atomic of `width` bytes on pe's segment word that may end a wait there
+ * (a user's word, a barrier or collective flag, a semaphore count, a lock
+ * word), then pe's wake-up check for it: on a mapped peer a CPU atomic and
+ * the check; to another, the atomic goes as one remote operation where the
+ * transport has them (without old_p, posted and complete at quiet, as a
+ * put), else the transport's atomic gets its wake-up after it. A
+ * GK__AMO_FETCH writes nothing: no check.
+ */
+static inline int gk__path_amo(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                               uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+        return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
+    if (op == GK__AMO_FETCH)
+        return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    if (peer->transport->rop != NULL)
+        return gk__path_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
+                                   GK__NET_POST_QUIET);
+    int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    if (status == GK_OK)
+        status = peer->transport->wake(peer, seg_offset, seg_offset + width);
+    gk__path_wake_done(pe, seg_offset, seg_offset + width);
+    return status;
+}
+
+/* The same on a 64-bit internal word. */
+static inline int gk__path_notify64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                    uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    return gk__path_amo(pe, op, 8, seg_offset, operand, compare, old_p);
+}
+
+/*
+ * A 64-bit flag of pe's that only pe reads, and waits for before it goes
+ * on (a barrier's, a collective's): gk__path_notify64 without a result,
+ * but to a peer reached through a transport's remote operations it owes
+ * this PE's quiet nothing (net.h, GK__NET_POST_AWAITED): one message, and
+ * no acknowledgement to wait for or to pay. On a mapped peer the atomic is
+ * an exchange: one locked instruction that is both the quiet of earlier
+ * operations and the fence of the wake-up check.
+ */
+static inline int gk__path_flag64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                  uint64_t value)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+        return gk__path_amo_mapped(pe, peer, op, 8, seg_offset, value, 0, NULL);
+    if (peer->transport->rop != NULL)
+        return gk__path_atomic_rop(pe, op, 8, seg_offset, value, 0, NULL,
+                                   GK__NET_POST_AWAITED);
+    return gk__path_amo(pe, op, 8, seg_offset, value, 0, NULL);
+}
+
+/* An atomic of `width` bytes on a word given by its segment offset; to a
+ * peer not mapped here, with no wake-up: for fetches, and for callers that
+ * send their own (a write that may end a wait: gk__path_amo). */
+static inline int gk__path_atomic(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
+                                  uint64_t operand, uint64_t compare, uint64_t *old_p)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+        return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
+    return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+}
+
+/* The same on a 64-bit internal word (semaphores, collective flags). */
+static inline int gk__path_atomic64(int pe, enum gk__amo_op op, size_t seg_offset,
+                                    uint64_t operand, uint64_t compare,
+                                    uint64_t *old_p)
+{
+    return gk__path_atomic(pe, op, 8, seg_offset, operand, compare, old_p);
+}
+
+/* ---- Active messages and remote operations ---- */
+
+/* Whether pe's transport carries a long message's payload of nbytes with
+ * the message itself (am_send_long), so that no put and fence go before. */
+static inline int gk__path_am_carries(int pe, size_t nbytes)
+{
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return !(peer->caps & GK__NET_CAP_LOAD_STORE) && peer->transport->am_send_long != NULL &&
+           nbytes <= peer->transport->am_long_max;
+}
+
+/* The most payload bytes a remote operation (net.h) to pe carries, or 0
+ * where pe's transport runs none (a mapped peer's operations run in place,
+ * through gk__path_addr). */
+static inline size_t gk__path_rop_max(int pe)
+{
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->rop != NULL ? peer->transport->rop_max : 0;
+}
+
+/* Runs remote operation op at pe and waits for its answer (net.h's rop);
+ * only where gk__path_rop_max(pe) is non-zero. */
+static inline int gk__path_rop(int pe, enum gk__net_rop op, const uint64_t *args,
+                               const void *payload, size_t nbytes,
+                               struct gk__net_rop_answer *answer)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->rop(peer, op, args, payload, nbytes, answer);
+}
+
+/* The same one-way (net.h's rop_post), owing this PE's quiet what `how`
+ * says. */
+static inline int gk__path_rop_post(int pe, enum gk__net_rop op, const uint64_t *args,
+                                    const void *payload, size_t nbytes, enum gk__net_post how)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->rop_post(peer, op, args, payload, nbytes, how);
+}
+
+/* Completes every operation this PE issued to pe. */
+static inline int gk__path_flush(int pe)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->flush(peer);
+}
+
+/* Whether pe's transport moves puts and gets as messages the target's
+ * software copies (GK__NET_CAP_RMA_BY_MESSAGES): packing many pieces into
+ * one of them costs no copy a put would not make. */
+static inline int gk__path_rma_by_messages(int pe)
+{
+    return (gk__rt.peers[pe].caps & GK__NET_CAP_RMA_BY_MESSAGES) != 0;
+}
+
+#endif /* GK_CORE_PATH_H */
