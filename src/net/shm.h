@@ -11,6 +11,9 @@
 #include "base/wait.h"
 #include "net/net.h"
 
+/* Its start-up and shut-down (net.c's registry): this PE and the PEs of
+ * its node. */
+extern const struct gk__net_module gk__shm_module;
 extern const struct gk__net_transport gk__shm_transport;
 /* The same on a mapping kept private (GK_NET_INDIRECT, for tests). */
 extern const struct gk__net_transport gk__shm_indirect_transport;
@@ -108,15 +111,6 @@ uint64_t gk__shm_peer_coll_now(const struct gk__net_peer *peer);
 unsigned gk__shm_peer_coll_kind(const struct gk__net_peer *peer, uint64_t seq);
 int gk__shm_peer_coll_clash(const struct gk__net_peer *peer, int *pe_p, uint64_t *call_p);
 
-/* Makes `peer` this PE itself, on its own segment. */
-void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg);
-/* Maps the segment of a PE on this node (attach), or unmaps it. */
-int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
-                        size_t heap_size);
-void gk__shm_peer_detach(struct gk__net_peer *peer);
-/* Turns an attached peer into one reached only through the transport
- * table (gk__shm_indirect_transport). */
-void gk__shm_peer_hide(struct gk__net_peer *peer);
 
 /* Whether the peer's wake-up word says a PE sleeps there (the cheap test
  * before a look at who watches what). */
