@@ -4,9 +4,10 @@
  * Start-up order: configuration, bootstrap (who we are, node map), agree
  * that the node's segments fit in /dev/shm, create our segment (its pages
  * reserved, so a full /dev/shm is an error here, not a SIGBUS later),
- * agree that every PE did, map the segments of the node's PEs, agree
- * again, unlink our segment's name (every mapping keeps it alive; a crash
- * from here on leaves nothing in /dev/shm), final agreement. Each
+ * agree that every PE did, open the transports (net.h: each claims its
+ * peers and all agree; the first maps the segments of the node's PEs and
+ * then unlinks our segment's name, which every mapping keeps alive, so a
+ * crash from there on leaves nothing in /dev/shm), final agreement. Each
  * agreement is an allgather of status codes, so a failure on one PE fails
  * gk_init on all of them instead of leaving them blocked.
  */
@@ -25,10 +26,6 @@
 
 #include "base/log.h"
 #include "base/wait.h"
-#include "net/shm.h"
-#ifdef GK_HAVE_UCX
-#include "net/ucx.h"
-#endif
 
 struct gk__runtime gk__rt = {.my_pe = -1};
 
@@ -131,75 +128,28 @@ static void rt_set_wait_policy(void)
 static void rt_detach_peers(void)
 {
     gk__path_inline_close();
-#ifdef GK_HAVE_UCX
-    gk__ucx_close(); /* after a failed start-up; gk_finalize closed it already */
-#endif
-    for (int pe = 0; gk__rt.peers != NULL && pe < gk__rt.boot.size; pe++) {
-        if (pe != gk__rt.boot.rank)
-            gk__shm_peer_detach(&gk__rt.peers[pe]);
-    }
+    gk__net_close_all(); /* after a failed start-up; gk_finalize closed them already */
+    gk__net_release_all(gk__rt.peers, gk__rt.boot.size);
     free(gk__rt.peers);
     gk__rt.peers = NULL;
 }
 
+/* The peer table, and every transport's claim on its peers (net.h). */
 static int rt_attach_peers(void)
 {
     struct gk__boot *boot = &gk__rt.boot;
+    int status = GK_OK;
     gk__rt.peers = calloc((size_t)boot->size, sizeof(*gk__rt.peers));
     if (gk__rt.peers == NULL) {
         gk__error("out of memory for the table of %d PEs", boot->size);
-        return GK_ERR_NOMEM;
+        status = GK_ERR_NOMEM;
     }
-    gk__net_reset();
-    gk__shm_peer_self(&gk__rt.peers[boot->rank], &gk__rt.my_seg);
-    gk__net_use(&gk__shm_transport);
-    for (int pe = 0; pe < boot->size; pe++) {
-        if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank] ||
-            gk__rt.config.net_force_ucx)
-            continue;
-        int status = gk__shm_peer_attach(&gk__rt.peers[pe], boot->job_key, pe,
-                                         gk__rt.heap_size);
-        if (status != GK_OK)
-            return status;
-        if (gk__rt.config.net_indirect) {
-            gk__shm_peer_hide(&gk__rt.peers[pe]);
-            gk__net_use(&gk__shm_indirect_transport);
-        }
-    }
-    return GK_OK;
-}
-
-/*
- * The peers no mapping reaches go to UCX. Its start-up is collective, so
- * every PE opens it as soon as any PE has such a peer: the job spans
- * nodes (every PE has the whole node map, so all agree) or
- * GK_NET_FORCE_UCX asks for it.
- */
-static int rt_attach_remote(void)
-{
-    struct gk__boot *boot = &gk__rt.boot;
-    int spans = gk__rt.config.net_force_ucx && boot->size > 1;
-    for (int pe = 0; pe < boot->size && !spans; pe++)
-        spans = boot->node_id[pe] != boot->node_id[0];
-    if (!spans)
-        return GK_OK;
-#ifdef GK_HAVE_UCX
-    int status = gk__ucx_open(boot, &gk__rt.my_seg, gk__rt.peers, boot->rank, &gk__rt.config);
-    for (int pe = 0; status == GK_OK && pe < boot->size; pe++)
-        gk__net_use(gk__rt.peers[pe].transport);
-    return status;
-#else
-    for (int pe = 0; pe < boot->size; pe++) {
-        if (gk__rt.peers[pe].transport == NULL) {
-            gk__error("PE %d is %s, and this gasket was built without UCX, its network "
-                      "transport",
-                      pe, gk__rt.config.net_force_ucx ? "to be reached through UCX (GK_NET_FORCE_UCX)"
-                                                     : "on another node");
-            return GK_ERR_UNREACHABLE;
-        }
-    }
-    return GK_OK;
-#endif
+    struct gk__net_start start = {.boot = boot,
+                                  .my_seg = &gk__rt.my_seg,
+                                  .peers = gk__rt.peers,
+                                  .config = &gk__rt.config,
+                                  .agree = rt_agree};
+    return gk__net_open_all(&start, status);
 }
 
 int gk_init(void)
@@ -254,13 +204,9 @@ int gk__rt_init(const char *op)
     status = rt_agree(gk__progress_init_inbox(gk__rt.my_seg.base, boot->size));
     if (status != GK_OK)
         goto err_destroy_seg;
-    status = rt_agree(rt_attach_peers());
-    /* Every PE of the node has mapped our segment (or given up): the name
-     * has served its purpose. */
-    gk__seg_unlink(boot->job_key, boot->rank);
-    if (status != GK_OK)
-        goto err_detach_peers;
-    status = rt_agree(rt_attach_remote());
+    /* Agreed, and our segment's name unlinked once the node's PEs have
+     * mapped it (net.h, "Start-up"). */
+    status = rt_attach_peers();
     if (status != GK_OK)
         goto err_detach_peers;
     status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size - gk__rt.local_size);
@@ -383,9 +329,7 @@ int gk_finalize(void)
         gk__coll_leave();
     }
     gk__progress_stop();
-#ifdef GK_HAVE_UCX
-    gk__ucx_close(); /* collective, before the bootstrap lets go */
-#endif
+    gk__net_close_all(); /* collective, before the bootstrap lets go */
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)
         status = boot_status;

@@ -1,10 +1,32 @@
 /*
- * net.c: the set of transports this PE uses (net.h), and the operations
- * that go to each of them.
+ * net.c: the registry of transports (net.h, struct gk__net_module), their
+ * opening and closing, the set of transports this PE uses, and the
+ * operations that go to each of them.
  */
 #include "net/net.h"
 
+#include "base/config.h"
+#include "base/log.h"
+#include "boot/boot.h"
 #include "gasket.h"
+#include "net/shm.h"
+#ifdef GK_HAVE_UCX
+#include "net/ucx.h"
+#endif
+
+/*
+ * The transports, in the order they claim peers: shm first (this PE
+ * itself, and the PEs of this node whose segments it maps), then the
+ * network for the rest. A new transport is a file of src/net/ and one
+ * line here.
+ */
+static const struct gk__net_module *const net_modules[] = {
+    &gk__shm_module,
+#ifdef GK_HAVE_UCX
+    &gk__ucx_module,
+#endif
+};
+#define NET_N_MODULES (sizeof(net_modules) / sizeof(net_modules[0]))
 
 const struct gk__net_transport *gk__net_used[GK__NET_MAX_TRANSPORTS];
 int gk__net_n_used;
@@ -13,41 +35,140 @@ _Atomic uint64_t gk__net_am_sent;
 _Atomic uint64_t gk__net_am_landed;
 _Atomic uint64_t gk__net_am_waiting;
 static gk__net_rop_fn net_rops[GK__NET_ROPS];
+/* For each transport in gk__net_used, the capability bits all of its
+ * peers share. */
+static unsigned net_used_caps[GK__NET_MAX_TRANSPORTS];
+/* Some transport in use has only GK__NET_CAP_DONE_ON_RETURN peers: its
+ * fence and quiet are this PE's memory fence. */
+static int net_any_done;
 
-void gk__net_use(const struct gk__net_transport *transport)
+static void net_use(const struct gk__net_peer *peer)
 {
-    for (int i = 0; i < gk__net_n_used; i++)
-        if (gk__net_used[i] == transport)
+    int i = 0;
+    while (i < gk__net_n_used && gk__net_used[i] != peer->transport)
+        i++;
+    if (i == gk__net_n_used) {
+        if (i == GK__NET_MAX_TRANSPORTS)
             return;
-    if (gk__net_n_used < GK__NET_MAX_TRANSPORTS)
-        gk__net_used[gk__net_n_used++] = transport;
+        gk__net_used[gk__net_n_used++] = peer->transport;
+        net_used_caps[i] = peer->caps;
+    }
+    net_used_caps[i] &= peer->caps;
     /* Only a transport whose operations need driving has progress. */
-    if (transport->progress != NULL)
+    if (peer->transport->progress != NULL)
         gk__net_remote = 1;
 }
 
-void gk__net_reset(void)
+static void net_reset(void)
 {
     gk__net_n_used = 0;
     gk__net_remote = 0;
+    net_any_done = 0;
     atomic_store(&gk__net_am_sent, 0);
     atomic_store(&gk__net_am_landed, 0);
     atomic_store(&gk__net_am_waiting, 0);
 }
 
+/* A peer that no transport claimed: UCX, where it is built, claims every
+ * peer that shm leaves, so only a gasket without it should get here. */
+static int net_unreachable(const struct gk__net_start *start, int pe)
+{
+#ifdef GK_HAVE_UCX
+    (void)start;
+    gk__error("PE %d: no transport of this gasket reaches it", pe);
+#else
+    gk__error("PE %d is %s, and this gasket was built without UCX, its network transport",
+              pe, start->config->net_force_ucx ? "to be reached through UCX (GK_NET_FORCE_UCX)"
+                                               : "on another node");
+#endif
+    return GK_ERR_UNREACHABLE;
+}
+
+/*
+ * Takes the transports of the peers claimed so far into use, refusing one
+ * whose atomics are not CPU atomics at the target (net.h, "Atomicity
+ * domain"); after the last module, every peer must have been claimed.
+ */
+static int net_check_peers(const struct gk__net_start *start, int last)
+{
+    for (int pe = 0; pe < start->boot->size; pe++) {
+        const struct gk__net_peer *peer = &start->peers[pe];
+        if (peer->transport == NULL) {
+            if (last)
+                return net_unreachable(start, pe);
+            continue;
+        }
+        if (!(peer->caps & GK__NET_CAP_CPU_ATOMICS)) {
+            gk__error("PE %d: the %s transport's atomics are not CPU atomics at the target, "
+                      "so they would not be atomic with the CPU atomics gasket uses on the "
+                      "same words",
+                      pe, peer->transport->name);
+            return GK_ERR_UNSUPPORTED;
+        }
+        net_use(peer);
+    }
+    return GK_OK;
+}
+
+int gk__net_open_all(const struct gk__net_start *start, int status)
+{
+    net_reset();
+    for (size_t i = 0; i < NET_N_MODULES; i++) {
+        const struct gk__net_module *module = net_modules[i];
+        if (status == GK_OK)
+            status = module->open(start);
+        if (status == GK_OK)
+            status = net_check_peers(start, i == NET_N_MODULES - 1);
+        status = start->agree(status);
+        if (module->opened != NULL)
+            module->opened(start, status);
+        if (status != GK_OK)
+            break;
+    }
+    for (int i = 0; i < gk__net_n_used; i++)
+        if (net_used_caps[i] & GK__NET_CAP_DONE_ON_RETURN)
+            net_any_done = 1;
+    return status;
+}
+
+void gk__net_close_all(void)
+{
+    for (size_t i = NET_N_MODULES; i-- > 0;)
+        if (net_modules[i]->close != NULL)
+            net_modules[i]->close();
+}
+
+void gk__net_release_all(struct gk__net_peer *peers, int n_pes)
+{
+    for (size_t i = NET_N_MODULES; i-- > 0;)
+        if (net_modules[i]->release != NULL)
+            net_modules[i]->release(peers, n_pes);
+}
+
+/*
+ * A transport that completes everything on return needs only this PE's
+ * memory fence for its fence and quiet (net.h): one serves them all, and
+ * only the others are asked.
+ */
 int gk__net_fence_all(void)
 {
     int status = GK_OK;
+    if (net_any_done)
+        atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < gk__net_n_used && status == GK_OK; i++)
-        status = gk__net_used[i]->fence();
+        if (!(net_used_caps[i] & GK__NET_CAP_DONE_ON_RETURN))
+            status = gk__net_used[i]->fence();
     return status;
 }
 
 int gk__net_quiet_all(void)
 {
     int status = GK_OK;
+    if (net_any_done)
+        atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < gk__net_n_used && status == GK_OK; i++)
-        status = gk__net_used[i]->quiet();
+        if (!(net_used_caps[i] & GK__NET_CAP_DONE_ON_RETURN))
+            status = gk__net_used[i]->quiet();
     return status;
 }
 

@@ -17,7 +17,9 @@
  * then its flag), whatever paths the transport gives them. A transport
  * whose peers carry
  * GK__NET_CAP_DONE_ON_RETURN completes everything before returning, so its
- * fence and quiet are memory fences.
+ * fence and quiet are memory fences: gk__net_fence_all and
+ * gk__net_quiet_all make one for all such transports instead of calling
+ * theirs.
  *
  * Wake-ups. A PE that waits for a word of its segment sleeps on its own
  * futex (base/wait.h). After a write that may end such a wait (a signal,
@@ -32,7 +34,14 @@
  * atomics, barrier and collective flags) are also updated here with CPU
  * atomics. That is sound only while every transport's atomics are CPU
  * atomics at the target: GK__NET_CAP_CPU_ATOMICS. The ucx transport asks
- * UCX for that (its atomic mode "cpu") and refuses to start otherwise.
+ * UCX for that (its atomic mode "cpu"), and gk__net_open_all refuses to
+ * start with a peer whose transport does not set the bit.
+ *
+ * Start-up. Each transport registers one struct gk__net_module in net.c's
+ * table; gk__net_open_all opens them in the table's order, and each claims
+ * the peers it reaches that no earlier one claimed (shm: the PEs of this
+ * node, whose segments it maps; ucx: the rest). Nothing above net/ names
+ * a transport.
  */
 #ifndef GK_NET_NET_H
 #define GK_NET_NET_H
@@ -42,6 +51,9 @@
 #include <stdint.h>
 
 #include "mem/segment.h"
+
+struct gk__boot;
+struct gk__config;
 
 /* Atomic operations a transport performs on a remote word. */
 enum gk__amo_op {
@@ -58,12 +70,15 @@ enum gk__amo_op {
 /* What a peer's transport can do; features pick their path by these. */
 enum gk__net_cap {
     /* The peer's segment is mapped here at peer->direct: loads, stores
-     * and CPU atomics reach it (the inline fast paths). */
+     * and CPU atomics reach it (the path layer's mapped fast path). */
     GK__NET_CAP_LOAD_STORE = 1u << 0,
     /* The transport's atomics are CPU atomics at the target, so the target
-     * may update the same words with its own CPU atomics. */
+     * may update the same words with its own CPU atomics. Required of
+     * every peer (gk__net_open_all). */
     GK__NET_CAP_CPU_ATOMICS = 1u << 1,
-    /* Every operation is complete when it returns. */
+    /* Every operation is complete when it returns; where all of a
+     * transport's peers say so, its fence and quiet are a memory fence
+     * (gk__net_fence_all, gk__net_quiet_all). */
     GK__NET_CAP_DONE_ON_RETURN = 1u << 2,
     /* The transport's puts and gets to this peer are messages that the
      * target's software copies (UCX over TCP), not remote memory access:
@@ -255,15 +270,65 @@ struct gk__net_peer {
     size_t put_wakes_max;
 };
 
-static inline int gk__net_mapped(const struct gk__net_peer *peer)
-{
-    return peer->direct != NULL;
-}
+/* What a transport's open is given (struct gk__net_module). */
+struct gk__net_start {
+    struct gk__boot *boot;
+    struct gk__seg *my_seg; /* this PE's segment, its inbox ready */
+    /* One per PE, zeroed by the caller; a transport claims a peer by
+     * setting its transport (and caps, priv, ...). */
+    struct gk__net_peer *peers;
+    const struct gk__config *config;
+    /* The runtime's agreement: every PE contributes its status, all get
+     * the first error (an allgather, so every PE must call it). */
+    int (*agree)(int status);
+};
 
 /*
- * The transports in use by this PE, each once (at most two today); the
- * runtime adds each transport it assigns to a peer. Fence, quiet and
- * progress of the whole PE go to each of them.
+ * A transport's start-up and shut-down, one entry of net.c's registry.
+ * Every PE calls each entry's open, in the registry's order, and then the
+ * runtime's agreement; open may be collective over the bootstrap (every PE
+ * calls it whatever happened to it) and fail on every PE together.
+ */
+struct gk__net_module {
+    const char *name;
+    /* Claims the peers this transport reaches among those no earlier
+     * module claimed; peers[boot->rank] is claimed by the first. A failure
+     * leaves what it claimed for release (or close) to undo. */
+    int (*open)(const struct gk__net_start *start);
+    /* Optional: every PE has returned from open and agreed (status: the
+     * agreed outcome). shm lets go of its segment's name here: every PE of
+     * the node has mapped it, or given up. */
+    void (*opened)(const struct gk__net_start *start, int status);
+    /* Optional: the collective shut-down, after the job's last barrier and
+     * before the bootstrap lets go, on every PE. Harmless when not open or
+     * closed already (a failed start-up's cleanup calls it again). */
+    void (*close)(void);
+    /* Optional: lets go of the peers it claimed and still holds, on this
+     * PE alone, once nothing reads their mappings any more. */
+    void (*release)(struct gk__net_peer *peers, int n_pes);
+};
+
+/*
+ * Opens every registered transport, in order, each followed by the
+ * runtime's agreement, until one fails on any PE; then every peer must be
+ * claimed, with GK__NET_CAP_CPU_ATOMICS. status: this PE's start-up so
+ * far; where it is an error, this PE opens nothing but still takes part
+ * in the first agreement, so the others fail with it instead of waiting.
+ * Returns the agreed status; a failure leaves the cleanup to
+ * gk__net_close_all and gk__net_release_all, as after a success.
+ */
+int gk__net_open_all(const struct gk__net_start *start, int status);
+/* Every transport's collective close (struct gk__net_module), in reverse
+ * order. */
+void gk__net_close_all(void);
+/* Every transport's release of its peers, in reverse order; after it the
+ * peer table may be freed. */
+void gk__net_release_all(struct gk__net_peer *peers, int n_pes);
+
+/*
+ * The transports in use by this PE, each once (at most two today);
+ * gk__net_open_all adds each transport it finds at a peer. Fence, quiet
+ * and progress of the whole PE go to each of them.
  */
 #define GK__NET_MAX_TRANSPORTS 4
 extern const struct gk__net_transport *gk__net_used[GK__NET_MAX_TRANSPORTS];
@@ -282,8 +347,6 @@ extern _Atomic uint64_t gk__net_am_sent;
 extern _Atomic uint64_t gk__net_am_landed;
 extern _Atomic uint64_t gk__net_am_waiting;
 
-void gk__net_use(const struct gk__net_transport *transport);
-void gk__net_reset(void);
 int gk__net_fence_all(void);
 int gk__net_quiet_all(void);
 /* Progress of every transport but shm (which needs none). */

@@ -6,13 +6,15 @@
 
 #include <stdlib.h>
 
+#include "base/config.h"
+#include "boot/boot.h"
 #include "gasket.h"
 #include "net/shm_ring.h"
 
 /*
  * The table's operations reach the peer through its mapping as kept in
  * their own state (struct shm_peer), not through peer->direct: so they
- * serve a hidden peer (gk__shm_peer_hide) as they serve a mapped one.
+ * serve a hidden peer (shm_peer_hide) as they serve a mapped one.
  */
 struct shm_peer {
     /* Our mapping of the peer's segment, to undo; for this PE itself, the
@@ -150,7 +152,9 @@ const struct gk__net_transport gk__shm_indirect_transport = {
     .progress = shm_ind_progress,
 };
 
-void gk__shm_peer_hide(struct gk__net_peer *peer)
+/* Turns an attached peer into one reached only through the transport
+ * table (GK_NET_INDIRECT). */
+static void shm_peer_hide(struct gk__net_peer *peer)
 {
     peer->direct = NULL;
     peer->caps = GK__NET_CAP_CPU_ATOMICS | GK__NET_CAP_DONE_ON_RETURN;
@@ -160,19 +164,22 @@ void gk__shm_peer_hide(struct gk__net_peer *peer)
 static const unsigned shm_caps =
     GK__NET_CAP_LOAD_STORE | GK__NET_CAP_CPU_ATOMICS | GK__NET_CAP_DONE_ON_RETURN;
 
-void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg)
+/* This PE itself, on the runtime's own segment: each gk_init maps a new
+ * one, whose inbox starts empty. */
+static struct shm_peer shm_self;
+
+static void shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg)
 {
-    /* Each gk_init maps a new segment, whose inbox starts empty. */
-    static struct shm_peer self;
-    self = (struct shm_peer){.seg = *my_seg};
+    shm_self = (struct shm_peer){.seg = *my_seg};
     peer->direct = my_seg->base;
     peer->caps = shm_caps;
     peer->transport = &gk__shm_transport;
-    peer->priv = &self;
+    peer->priv = &shm_self;
 }
 
-int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
-                        size_t heap_size)
+/* Maps the segment of a PE on this node. */
+static int shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
+                           size_t heap_size)
 {
     struct shm_peer *sp = calloc(1, sizeof(*sp));
     if (sp == NULL)
@@ -189,7 +196,7 @@ int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
     return GK_OK;
 }
 
-void gk__shm_peer_detach(struct gk__net_peer *peer)
+static void shm_peer_detach(struct gk__net_peer *peer)
 {
     if (peer->transport != &gk__shm_transport && peer->transport != &gk__shm_indirect_transport)
         return;
@@ -202,3 +209,50 @@ void gk__shm_peer_detach(struct gk__net_peer *peer)
     peer->transport = NULL;
     peer->priv = NULL;
 }
+
+/*
+ * Claims this PE and every PE of its node, mapping their segments, unless
+ * GK_NET_FORCE_UCX leaves them to the network; GK_NET_INDIRECT hides the
+ * mappings behind the transport table.
+ */
+static int shm_open(const struct gk__net_start *start)
+{
+    struct gk__boot *boot = start->boot;
+    const struct gk__config *config = start->config;
+    shm_peer_self(&start->peers[boot->rank], start->my_seg);
+    for (int pe = 0; pe < boot->size; pe++) {
+        if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank] ||
+            config->net_force_ucx)
+            continue;
+        int status = shm_peer_attach(&start->peers[pe], boot->job_key, pe,
+                                     start->my_seg->header->heap_size);
+        if (status != GK_OK)
+            return status;
+        if (config->net_indirect)
+            shm_peer_hide(&start->peers[pe]);
+    }
+    return GK_OK;
+}
+
+/* Every PE of the node has mapped our segment (or given up): the name has
+ * served its purpose, and a crash from here on leaves nothing in /dev/shm. */
+static void shm_opened(const struct gk__net_start *start, int status)
+{
+    (void)status;
+    gk__seg_unlink(start->boot->job_key, start->boot->rank);
+}
+
+/* The mappings of the others; our own segment is the runtime's to undo. */
+static void shm_release(struct gk__net_peer *peers, int n_pes)
+{
+    for (int pe = 0; peers != NULL && pe < n_pes; pe++)
+        if (peers[pe].priv != &shm_self)
+            shm_peer_detach(&peers[pe]);
+}
+
+const struct gk__net_module gk__shm_module = {
+    .name = "shm",
+    .open = shm_open,
+    .opened = shm_opened,
+    .release = shm_release,
+};

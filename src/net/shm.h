@@ -11,6 +11,9 @@
 #include "base/wait.h"
 #include "net/net.h"
 
+/* Its start-up and shut-down (net.c's registry): this PE and the PEs of
+ * its node. */
+extern const struct gk__net_module gk__shm_module;
 extern const struct gk__net_transport gk__shm_transport;
 /* The same on a mapping kept private (GK_NET_INDIRECT, for tests). */
 extern const struct gk__net_transport gk__shm_indirect_transport;
@@ -176,14 +179,5 @@ static inline void gk__shm_pay_wake(struct gk__net_peer *peer, uint64_t lo, uint
         gk__wake_if_watching(&gk__shm_header(peer)->wake, lo, hi);
 }
 
-/* Makes `peer` this PE itself, on its own segment. */
-void gk__shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg);
-/* Maps the segment of a PE on this node (attach), or unmaps it. */
-int gk__shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
-                        size_t heap_size);
-void gk__shm_peer_detach(struct gk__net_peer *peer);
-/* Turns an attached peer into one reached only through the transport
- * table (gk__shm_indirect_transport). */
-void gk__shm_peer_hide(struct gk__net_peer *peer);
 
 #endif /* GK_NET_SHM_H */

@@ -5,7 +5,7 @@
  * worker that any thread may drive, registers its whole segment and packs
  * its remote key. Three exchanges over the bootstrap follow, and every PE
  * takes part in all three whatever happened to it, so a failure anywhere
- * fails gk__ucx_open everywhere instead of leaving PEs waiting: the sizes
+ * fails ucx_open everywhere instead of leaving PEs waiting: the sizes
  * of each PE's blob (0: I failed), the blobs (worker address, remote key,
  * segment base), and, after each PE has checked them, the verdicts.
  *
@@ -492,8 +492,16 @@ static void ucx_release(void)
     u->n_remote = 0;
 }
 
-int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk__net_peer *peers,
-                 int my_pe, const struct gk__config *config)
+/*
+ * Collective over all PEs (it uses gk__boot_allgather): creates the UCP
+ * context and worker, registers my_seg, exchanges worker addresses and
+ * remote keys, and claims every peer no other transport did (peers[my_pe]
+ * must be mapped: arriving messages go to its inbox). Starts the progress
+ * thread as config->ucx_progress_thread says. A failure on any PE fails it
+ * on every PE, each having undone its part.
+ */
+static int ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk__net_peer *peers,
+                    int my_pe, const struct gk__config *config)
 {
     struct gk__ucx *u = &gk__ucx;
     *u = (struct gk__ucx){.efd = -1, .boot = boot, .peers = peers, .self = &peers[my_pe],
@@ -568,7 +576,13 @@ int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk_
     return GK_OK;
 }
 
-void gk__ucx_close(void)
+/*
+ * After the job's last barrier, on every PE that opened: completes what is
+ * in flight, stops the progress thread, and releases everything. Collective
+ * (an out-of-band barrier, so that no PE takes another's closing
+ * connection for a failure). Harmless when not open.
+ */
+static void ucx_close(void)
 {
     struct gk__ucx *u = &gk__ucx;
     if (u->worker == NULL)
@@ -593,6 +607,28 @@ void gk__ucx_close(void)
     gk__ucx_transport.quiet();
     ucx_release();
 }
+
+/*
+ * The peers no mapping reaches. UCX's start-up is collective, so every PE
+ * opens it as soon as any PE has such a peer: the job spans nodes (every
+ * PE has the whole node map, so all agree) or GK_NET_FORCE_UCX asks for it.
+ */
+static int ucx_module_open(const struct gk__net_start *start)
+{
+    struct gk__boot *boot = start->boot;
+    int spans = start->config->net_force_ucx && boot->size > 1;
+    for (int pe = 0; pe < boot->size && !spans; pe++)
+        spans = boot->node_id[pe] != boot->node_id[0];
+    if (!spans)
+        return GK_OK;
+    return ucx_open(boot, start->my_seg, start->peers, boot->rank, start->config);
+}
+
+const struct gk__net_module gk__ucx_module = {
+    .name = "ucx",
+    .open = ucx_module_open,
+    .close = ucx_close,
+};
 
 /* ------------------------------------------------------------------------ */
 /* Operations                                                               */

@@ -22,25 +22,10 @@
 #include "net/net.h"
 
 extern const struct gk__net_transport gk__ucx_transport;
+/* Its start-up and shut-down (net.c's registry): every peer no mapping
+ * reaches, opened on every PE as soon as any PE has one. */
+extern const struct gk__net_module gk__ucx_module;
 
-/*
- * Collective over all PEs (it uses gk__boot_allgather, and every PE must
- * call it, whether or not it has peers to reach through UCX): creates the
- * UCP context and worker, registers my_seg, exchanges worker addresses and
- * remote keys, and gives every peer whose transport is NULL to UCX
- * (peers[my_pe] must be mapped: arriving messages go to its inbox).
- * Starts the progress thread as config->ucx_progress_thread says. A
- * failure on any PE fails it on every PE, each having undone its part.
- */
-int gk__ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct gk__net_peer *peers,
-                 int my_pe, const struct gk__config *config);
-/*
- * After the job's last barrier, on every PE that opened: completes what is
- * in flight, stops the progress thread, and releases everything. Collective
- * (an out-of-band barrier, so that no PE takes another's closing
- * connection for a failure). Harmless when not open.
- */
-void gk__ucx_close(void);
 /* UCX's version, "1.13.1" (for gasket-info). */
 const char *gk__ucx_version(void);
 

@@ -154,7 +154,7 @@ struct gk__ucx {
     int n_pes;
     int my_pe;
     int n_remote; /* peers given to UCX */
-    int joined;   /* every PE finished gk__ucx_open: close is collective */
+    int joined;   /* every PE finished ucx_open: close is collective */
     _Atomic int closing; /* connection failures are expected now */
 
     /* Ordering (ucx.c): the epoch counter and the last epoch a quiet

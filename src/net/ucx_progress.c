@@ -7,7 +7,7 @@
  * target's worker must handle, and gasket's active messages and wake-ups
  * arrive the same way. The thread drives the worker until it has nothing
  * to do, then arms it and sleeps in poll() on its event descriptor: no
- * spinning and no timer, so an idle PE costs nothing. gk__ucx_close wakes
+ * spinning and no timer, so an idle PE costs nothing. ucx_close (ucx.c) wakes
  * it with ucp_worker_signal.
  *
  * One thread drives the worker at a time (progress_lock): two drivers
