@@ -9,6 +9,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/progress.h"
+#include "net/shm_inbox.h"
 
 /*
  * The state gasket_inline.h's fast paths read: a copy of what they need
@@ -43,11 +44,8 @@ int gk__path_inline_open(void)
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = path_inline_peers;
     gk__inline.direct = !gk__net_remote;
-    const char *inbox = gk__rt.my_seg.base;
-    gk__inline.inbox_head = (const uint64_t *)&gk__ring_ctl(inbox)->head;
-    gk__inline.inbox_seq = (const char *)&gk__ring_slot(inbox, 0)->seq;
-    gk__inline.inbox_mask = GK__RING_SLOTS - 1;
-    gk__inline.inbox_stride = GK__RING_HEADER_SIZE;
+    gk__inbox_poll_words(gk__rt.my_seg.base, &gk__inline.inbox_head, &gk__inline.inbox_seq,
+                         &gk__inline.inbox_mask, &gk__inline.inbox_stride);
     /* A short inline spin: the library's wait spins on. */
     gk__inline.spin_polls = gk__wait_policy.spin_count < GK__INLINE_WAIT_POLLS
                                 ? gk__wait_policy.spin_count

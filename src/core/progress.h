@@ -7,7 +7,8 @@
  * user's (am/am.c), the ones above belong to gasket's own features (the
  * two-sided messages of msg/), which register them when the library loads.
  * Handlers run with no progress re-entry on their thread, and nothing they
- * send waits: a message to a full inbox is deferred (progress.c).
+ * send waits: a message to a full inbox is held (progress.c, and
+ * net/shm_inbox.c for how).
  */
 #ifndef GK_CORE_PROGRESS_H
 #define GK_CORE_PROGRESS_H
@@ -17,21 +18,14 @@
 
 #include "core/runtime.h"
 #include "gasket.h"
-#include "net/shm_ring.h"
+#include "net/shm_inbox.h"
 
 #define GK__AM_INTERNAL_HANDLERS 16
 #define GK__AM_TABLE_SIZE (GK_AM_MAX_HANDLERS + GK__AM_INTERNAL_HANDLERS)
 /* The first internal index: internal handler k is GK__AM_INTERNAL + k. */
 #define GK__AM_INTERNAL GK_AM_MAX_HANDLERS
 
-/* How many messages a PE may hold for full inboxes before those who send
- * to it wait, and how many messages a sender to a peer reached through a
- * transport may send, at most, between two looks at that count
- * (progress.c's top comment). Tests derive their bounds from these. */
-#define GK__AM_HELD_HIGH 256u
-#define GK__AM_HELD_CHECK_MAX 1024u
-
-/* Message kinds (gk__ring_msg.flags). */
+/* Message kinds (gk__net_am.flags). */
 #define GK__AM_SHORT 0x0u
 #define GK__AM_MEDIUM 0x1u
 #define GK__AM_LONG 0x2u
@@ -91,7 +85,7 @@ int gk__progress(void);
 /* Non-zero when a message waits in this PE's inbox: two loads. */
 static inline int gk__inbox_ready(void)
 {
-    return gk__rt.initialized && gk__ring_ready(gk__rt.my_seg.base);
+    return gk__rt.initialized && gk__inbox_arrived(gk__rt.my_seg.base);
 }
 
 /* Whether a spin loop should call gk__progress now: a message is ready,

@@ -44,8 +44,8 @@ enum { H_SINK, H_FORWARD, H_REPLY_TWICE };
  * was in flight when the sender stopped (an inbox's slots, twice for
  * slack). A sender that reaches the holder through a transport looks at
  * the count only every so many messages, and may send that many more. */
-#define HELD_BOUND_MAPPED (GK__AM_HELD_HIGH + 2 * GK__RING_SLOTS)
-#define HELD_BOUND_TRANSPORT (HELD_BOUND_MAPPED + GK__AM_HELD_CHECK_MAX)
+#define HELD_BOUND_MAPPED (GK__INBOX_HELD_HIGH + 2 * GK__RING_SLOTS)
+#define HELD_BOUND_TRANSPORT (HELD_BOUND_MAPPED + GK__INBOX_HELD_CHECK_MAX)
 
 static _Atomic uint64_t sunk, requests_run;
 static uint64_t held_most;
