@@ -12,7 +12,7 @@
  * those slots only.
  *
  * Each message lands in the receiver's slot [step][parity] with a signal
- * word set to the call's sequence number (gk__rt.reduce_seq; long arrays go
+ * word set to the call's sequence number (allreduce_seq; long arrays go
  * in GK__ALLREDUCE_CHUNK pieces, one sequence number each). Two parities
  * are enough: a PE finishes piece k only after every PE has contributed to
  * it, so when anyone writes a slot for piece k+2, its owner is past piece
@@ -99,6 +99,14 @@ static int reduce_receive(unsigned parity, unsigned step, uint64_t seq,
     return status;
 }
 
+/* The all-reduce's pieces so far: every PE counts the same. */
+static uint64_t allreduce_seq;
+
+void gk__allreduce_reset(void)
+{
+    allreduce_seq = 0;
+}
+
 /* The combining function and its argument. */
 struct reduce_fn {
     gk__allreduce_combine_fn *combine;
@@ -114,7 +122,7 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
     int p2 = 1;
     while (p2 * 2 <= n)
         p2 *= 2;
-    uint64_t seq = ++gk__rt.reduce_seq;
+    uint64_t seq = ++allreduce_seq;
     unsigned parity = (unsigned)(seq & 1);
     _Alignas(64) unsigned char acc[GK__ALLREDUCE_CHUNK];
     const unsigned char *in;
@@ -173,7 +181,7 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
     assert(gk__coll_depth > 0);
     /* After a mismatch no collective step can end; the call that found it
      * has said so (core/coll_check.h). */
-    if (GK__UNLIKELY(gk__rt.coll_broken))
+    if (GK__UNLIKELY(gk__coll_state.broken))
         return GK_ERR_COLL_MISMATCH;
     const struct reduce_fn fn = {combine, arg};
     unsigned char *to = dst;

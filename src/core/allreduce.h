@@ -82,4 +82,7 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
 int gk__allreduce_u64(const char *call, uint64_t *dst, const uint64_t *src, size_t count,
                       gk_op_t op);
 
+/* Starts the count of pieces afresh: at gk_init, before the first one. */
+void gk__allreduce_reset(void);
+
 #endif /* GK_CORE_ALLREDUCE_H */

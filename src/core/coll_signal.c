@@ -13,7 +13,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
                         size_t signal_offset, uint64_t seq)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    uint64_t sender[2] = {gk__rt.coll_word, (uint64_t)gk__rt.my_pe};
+    uint64_t sender[2] = {gk__coll_state.word, (uint64_t)gk__rt.my_pe};
     size_t sender_offset = signal_offset + offsetof(struct gk__coll_line, coll);
     if (GK__LIKELY(peer->direct != NULL)) {
         gk__shm_copy_to(peer, data_offset, src, n);

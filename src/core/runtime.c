@@ -255,6 +255,33 @@ static int rt_attach_remote(void)
 #endif
 }
 
+/* The features' declarations (GK__RT_FEATURE), wherever they were linked
+ * in; weak, so a program that links none has an empty table. */
+extern const struct gk__rt_feature *const __start_gk__rt_features[] __attribute__((weak));
+extern const struct gk__rt_feature *const __stop_gk__rt_features[] __attribute__((weak));
+
+static int rt_features_init(void)
+{
+    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
+         f < __stop_gk__rt_features; f++) {
+        if ((*f)->init != NULL) {
+            int status = (*f)->init();
+            if (status != GK_OK)
+                return status;
+        }
+    }
+    return GK_OK;
+}
+
+static void rt_features_fini(void)
+{
+    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
+         f < __stop_gk__rt_features; f++) {
+        if ((*f)->fini != NULL)
+            (*f)->fini();
+    }
+}
+
 int gk_init(void)
 {
     return gk__rt_init("gk_init");
@@ -321,26 +348,17 @@ int gk__rt_init(const char *op)
         status = gk__heap_alloc_init(&gk__rt.local_alloc, gk__rt.local_size);
     if (status != GK_OK)
         goto err_detach_peers;
-    gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
     /* Every PE learns whether every PE got this far. */
-    status = rt_agree(gk__rt.bcast_consumed_seen ? GK_OK : GK_ERR_NOMEM);
+    status = rt_agree(rt_features_init());
     if (status != GK_OK)
         goto err_fini_heap;
 
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
-    gk__rt.barrier_epoch = 0;
     gk__debt.pe = -1;
-    gk__rt.bcast_seq = 0;
-    gk__rt.reduce_seq = 0;
-    gk__rt.xchg_seq = 0;
-    gk__rt.coll_seq = 0;
-    gk__rt.coll_word = 0;
-    gk__rt.coll_broken = 0;
-    gk__rt.coll_check_seq = 0;
-    gk__rt.coll_check_next = 0;
-    for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
-        atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
+    gk__barrier_reset();
+    gk__allreduce_reset();
+    gk__coll_check_reset();
     gk__rt.initialized = 1;
     rt_inline_open();
     status = rt_agree(gk__progress_start());
@@ -357,8 +375,7 @@ int gk__rt_init(const char *op)
     return GK_OK;
 
 err_fini_heap:
-    free(gk__rt.bcast_consumed_seen);
-    gk__rt.bcast_consumed_seen = NULL;
+    rt_features_fini();
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
     if (gk__rt.local_size > 0)
         gk__heap_alloc_fini(&gk__rt.local_alloc);
@@ -449,8 +466,7 @@ int gk_finalize(void)
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
     if (gk__rt.local_size > 0)
         gk__heap_alloc_fini(&gk__rt.local_alloc);
-    free(gk__rt.bcast_consumed_seen);
-    gk__rt.bcast_consumed_seen = NULL;
+    rt_features_fini();
     rt_detach_peers();
     gk__seg_detach(&gk__rt.my_seg);
     gk__rt.heap = NULL;
@@ -491,39 +507,6 @@ void gk_abort(int exit_code, const char *why)
     _exit(gk__boot_abort_status(exit_code));
 }
 
-
-int gk__rt_pool_take(size_t *seg_offset_p)
-{
-    for (size_t word = 0; word < GK__SEG_POOL_CELLS / 64; word++) {
-        uint64_t used = atomic_load_explicit(&gk__rt.pool_used[word], memory_order_relaxed);
-        while (used != UINT64_MAX) {
-            uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
-            /* Another thread may take the same bit: the CAS decides. It
-             * acquires what the cell's last owner left (its generation). */
-            if (atomic_compare_exchange_weak_explicit(&gk__rt.pool_used[word], &used,
-                                                      used | bit, memory_order_acquire,
-                                                      memory_order_relaxed)) {
-                *seg_offset_p = GK__SEG_POOL_OFFSET +
-                                (word * 64 + (size_t)__builtin_ctzll(bit)) *
-                                    GK__SEG_POOL_CELL_SIZE;
-                return GK_OK;
-            }
-        }
-    }
-    return GK_ERR_NOMEM;
-}
-
-int gk__rt_pool_give(size_t seg_offset)
-{
-    size_t cell = (seg_offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
-    if (seg_offset < GK__SEG_POOL_OFFSET || cell >= GK__SEG_POOL_CELLS ||
-        (seg_offset - GK__SEG_POOL_OFFSET) % GK__SEG_POOL_CELL_SIZE != 0)
-        return GK_ERR_INVALID_ARG;
-    uint64_t bit = (uint64_t)1 << (cell % 64);
-    uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
-                                             memory_order_release);
-    return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
-}
 
 __thread struct gk__wake_debt gk__debt = {.pe = -1};
 

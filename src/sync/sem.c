@@ -732,6 +732,55 @@ int gk_sem_owner(gk_sem_t sem)
 
 /* ---- allocation ---- */
 
+/* Which cells of my segment's pool are handed out (atomic: threads
+ * allocate semaphores concurrently). */
+static _Atomic uint64_t sem_pool_used[GK__SEG_POOL_CELLS / 64];
+
+static int sem_pool_init(void)
+{
+    for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
+        atomic_store_explicit(&sem_pool_used[w], 0, memory_order_relaxed);
+    return GK_OK;
+}
+
+GK__RT_FEATURE(sem_feature, .name = "semaphore pool", .init = sem_pool_init);
+
+/* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
+ * What the cell's last owner wrote before giving it back is visible. */
+static int sem_pool_take(size_t *seg_offset_p)
+{
+    for (size_t word = 0; word < GK__SEG_POOL_CELLS / 64; word++) {
+        uint64_t used = atomic_load_explicit(&sem_pool_used[word], memory_order_relaxed);
+        while (used != UINT64_MAX) {
+            uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
+            /* Another thread may take the same bit: the CAS decides. It
+             * acquires what the cell's last owner left (its generation). */
+            if (atomic_compare_exchange_weak_explicit(&sem_pool_used[word], &used,
+                                                      used | bit, memory_order_acquire,
+                                                      memory_order_relaxed)) {
+                *seg_offset_p = GK__SEG_POOL_OFFSET +
+                                (word * 64 + (size_t)__builtin_ctzll(bit)) *
+                                    GK__SEG_POOL_CELL_SIZE;
+                return GK_OK;
+            }
+        }
+    }
+    return GK_ERR_NOMEM;
+}
+
+/* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
+static int sem_pool_give(size_t seg_offset)
+{
+    size_t cell = (seg_offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
+    if (seg_offset < GK__SEG_POOL_OFFSET || cell >= GK__SEG_POOL_CELLS ||
+        (seg_offset - GK__SEG_POOL_OFFSET) % GK__SEG_POOL_CELL_SIZE != 0)
+        return GK_ERR_INVALID_ARG;
+    uint64_t bit = (uint64_t)1 << (cell % 64);
+    uint64_t was = atomic_fetch_and_explicit(&sem_pool_used[cell / 64], ~bit,
+                                             memory_order_release);
+    return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
+}
+
 int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
 {
     uint32_t normal;
@@ -743,7 +792,7 @@ int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
     if (status != GK_OK)
         return status;
     size_t offset;
-    if (gk__rt_pool_take(&offset) != GK_OK) {
+    if (sem_pool_take(&offset) != GK_OK) {
         gk__error("gk_sem_alloc: this PE already owns %d semaphores from gk_sem_alloc, "
                   "the most it may; free some, or use gk_sem_alloc_all",
                   GK__SEG_POOL_CELLS);
@@ -781,7 +830,7 @@ int gk_sem_free(gk_sem_t sem)
     if (status != GK_OK)
         return status;
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_POOL_GEN_MASK);
-    return gk__rt_pool_give(ref.offset);
+    return sem_pool_give(ref.offset);
 }
 
 static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
