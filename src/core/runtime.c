@@ -48,8 +48,8 @@ int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
     gk__error("%s on PE %d out of bounds: address %p + %zu bytes is outside the "
               "symmetric heap [%p, %p) (GK_HEAP_SIZE=%zu)",
               op, pe, addr, n, (void *)gk__rt.heap,
-              (void *)(gk__rt.heap + gk__rt.heap_size - gk__rt.local_size),
-              gk__rt.heap_size - gk__rt.local_size);
+              (void *)(gk__rt.heap + gk__rt.heap_span - gk__rt.local_size),
+              gk__rt.heap_span - gk__rt.local_size);
     return GK_ERR_RANGE;
 }
 
@@ -148,7 +148,7 @@ static void rt_inline_open(void)
                                  : NULL;
     }
     gk__inline.heap = (uintptr_t)gk__rt.heap;
-    gk__inline.heap_size = gk__rt.heap_size - gk__rt.local_size;
+    gk__inline.sym_size = gk__rt.heap_span - gk__rt.local_size;
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = rt_inline_peers;
     gk__inline.direct = !gk__net_remote;
@@ -211,7 +211,7 @@ static int rt_attach_peers(void)
             gk__rt.config.net_force_ucx)
             continue;
         int status = gk__shm_peer_attach(&gk__rt.peers[pe], boot->job_key, pe,
-                                         gk__rt.heap_size);
+                                         gk__rt.heap_span);
         if (status != GK_OK)
             return status;
         if (gk__rt.config.net_indirect) {
@@ -311,19 +311,19 @@ int gk__rt_init(const char *op)
     struct gk__boot *boot = &gk__rt.boot;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     gk__rt.local_size = (gk__rt.config.alloc_mem_size + page - 1) & ~(page - 1);
-    gk__rt.heap_size = ((gk__rt.config.heap_size + page - 1) & ~(page - 1)) + gk__rt.local_size;
+    gk__rt.heap_span = ((gk__rt.config.heap_request + page - 1) & ~(page - 1)) + gk__rt.local_size;
     rt_set_wait_policy();
     struct gk__seg_data data = {NULL, 0};
     if (gk__rt.config.symmetric_data)
         gk__seg_find_data(&data);
     gk__seg_set_data(&data); /* every segment's size: before any is made */
     /* Before any PE reserves its segment, so that all see the same space. */
-    status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size, boot->size));
+    status = rt_agree(gk__seg_check_space(gk__rt.heap_span, boot->node_size, boot->size));
     if (status != GK_OK)
         goto err_destroy_seg;
 
     status = rt_agree(gk__seg_create(boot->job_key, boot->rank, boot->size,
-                                     gk__rt.heap_size, &gk__rt.my_seg));
+                                     gk__rt.heap_span, &gk__rt.my_seg));
     if (status != GK_OK)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;
@@ -343,7 +343,7 @@ int gk__rt_init(const char *op)
     status = rt_agree(rt_attach_remote());
     if (status != GK_OK)
         goto err_detach_peers;
-    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size - gk__rt.local_size);
+    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_span - gk__rt.local_size);
     if (status == GK_OK && gk__rt.local_size > 0)
         status = gk__heap_alloc_init(&gk__rt.local_alloc, gk__rt.local_size);
     if (status != GK_OK)
@@ -370,7 +370,7 @@ int gk__rt_init(const char *op)
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
               gk__wait_oversubscribed() ? " (oversubscribed)" : "");
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
-             boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
+             boot->rank, boot->size, boot->node_size, gk__rt.heap_span,
              boot->ops->name);
     return GK_OK;
 
@@ -472,7 +472,7 @@ int gk_finalize(void)
     gk__rt.heap = NULL;
     gk__rt.data = NULL;
     gk__rt.data_size = 0;
-    gk__rt.heap_size = 0;
+    gk__rt.heap_span = 0;
     gk__boot_fini(&gk__rt.boot);
     return status;
 }

@@ -30,7 +30,7 @@ struct gk__runtime {
     struct gk__boot boot;
     struct gk__seg my_seg;
     char *heap;       /* my symmetric heap */
-    size_t heap_size; /* bytes usable in every PE's heap, the local area included */
+    size_t heap_span; /* bytes usable in every PE's heap, the local area included */
     /* The local area: the last local_size bytes of the heap's range, which
      * gk_alloc_mem hands out without collective calls (local_alloc, its
      * offsets from the area's start); the symmetric allocator never
@@ -124,7 +124,7 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    size_t sym = gk__rt.heap_size - gk__rt.local_size; /* the local area is no one's symmetric memory */
+    size_t sym = gk__rt.heap_span - gk__rt.local_size; /* the local area is no one's symmetric memory */
     if (GK__UNLIKELY(offset > sym || n > sym - offset)) {
         /* Moving nothing touches nothing: any address will do. */
         if (n == 0) {
@@ -151,7 +151,7 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
  */
 static inline int gk__rt_own_bytes(size_t from, size_t offset, size_t n)
 {
-    size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_span;
     if (offset >= from && offset <= end && n <= end - offset)
         return 1;
     /* The program's globals, where they are symmetric (after the heap). */

@@ -181,7 +181,7 @@ static int sem_decode_handle(const char *op, gk_sem_t sem, struct sem_ref *ref)
         offset = sem_pool_region.offset + (size_t)index * SEM_POOL_CELL_SIZE;
     }
     size_t end = offset - GK__SEG_HEAP_OFFSET + sizeof(struct sem_cell);
-    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || (collective && end > gk__rt.heap_size))) {
+    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || (collective && end > gk__rt.heap_span))) {
         gk__error("%s: %#llx is not a semaphore handle", op, (unsigned long long)bits);
         return GK_ERR_INVALID_ARG;
     }
