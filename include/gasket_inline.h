@@ -63,7 +63,7 @@ struct gk__inline_peer {
 
 struct gk__inline_state {
     uintptr_t heap;            /* this PE's symmetric heap */
-    size_t heap_size;          /* bytes in every PE's heap */
+    size_t sym_size;          /* bytes in every PE's heap */
     size_t heap_seg_offset;    /* where a heap starts in its segment */
     unsigned n_pes;            /* 0 outside gk_init..gk_finalize */
     int direct;                /* every peer mapped: operations complete on return */
@@ -211,10 +211,10 @@ static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbyt
 {
     const struct gk__inline_state *s = &gk__inline;
     size_t off = (size_t)((uintptr_t)dst - s->heap);
-    /* n_pes is 0 outside init, so the heap_size arithmetic is never
+    /* n_pes is 0 outside init, so the sym_size arithmetic is never
      * reached then; nbytes - 1 wraps for 0, which the library handles. */
     if (GK__INLINE_LIKELY((unsigned)pe < s->n_pes && nbytes - 1 < GK__INLINE_PUT_MAX &&
-                          off <= s->heap_size - nbytes && src != NULL)) {
+                          off <= s->sym_size - nbytes && src != NULL)) {
         char *base = s->peers[pe].seg_base;
         if (GK__INLINE_LIKELY(base != NULL)) {
             /* The library's mapped put (src/core/path.h) is these two
@@ -255,7 +255,7 @@ static inline int gk__put_nbi_inline(int pe, void *dst, const void *src, size_t 
         size_t off = (size_t)((uintptr_t)dst - s->heap);                       \
         int owed = debt->pe;                                                   \
         if (GK__INLINE_LIKELY((unsigned)pe < s->n_pes &&                       \
-                              off <= s->heap_size - sizeof(value) &&           \
+                              off <= s->sym_size - sizeof(value) &&           \
                               ((uintptr_t)dst & (sizeof(value) - 1)) == 0 &&   \
                               (owed == -1 || owed == pe) &&                    \
                               s->peers[pe].seg_base != NULL)) {                \
@@ -323,7 +323,7 @@ static inline int gk__quiet_inline(void)
     {                                                                          \
         const struct gk__inline_state *s = &gk__inline;                        \
         size_t off = (size_t)((uintptr_t)ivar - s->heap);                      \
-        if (GK__INLINE_LIKELY(s->n_pes != 0 && off <= s->heap_size - sizeof(value) && \
+        if (GK__INLINE_LIKELY(s->n_pes != 0 && off <= s->sym_size - sizeof(value) && \
                               ((uintptr_t)ivar & (sizeof(value) - 1)) == 0 &&  \
                               (unsigned)cmp <= GK_CMP_LE)) {                   \
             unsigned polls = s->spin_polls;                                    \

@@ -172,7 +172,7 @@ int gk__config_load(struct gk__config *cfg, char *const *env)
     GK_CONFIG_TABLE(GK__CONFIG_LOAD)
 #undef GK__CONFIG_LOAD
 
-    if (cfg->heap_size == 0) {
+    if (cfg->heap_request == 0) {
         gk__error("GK_HEAP_SIZE=0 is not valid: the heap needs at least one byte");
         return GK_ERR_CONFIG;
     }

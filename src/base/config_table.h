@@ -11,7 +11,7 @@
 #define GK_BASE_CONFIG_TABLE_H
 
 #define GK_CONFIG_TABLE(X)                                                     \
-    X(HEAP_SIZE, size, heap_size, "256M",                                      \
+    X(HEAP_SIZE, size, heap_request, "256M",                                   \
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
       "/dev/shm at start-up, with about 2 MiB for the runtime")                \
     X(ALLOC_MEM_SIZE, size, alloc_mem_size, "0",                               \

@@ -3,8 +3,8 @@
  *
  * PEs are renumbered so the root is 0 (v = (pe - root) mod n); PE v's
  * children are v*radix+1 .. v*radix+radix. The message travels in chunks of
- * COLL_BCAST_CHUNK bytes; every PE numbers chunks the same way (gk__rt.
- * bcast_seq counts them across calls), and chunk s travels through slot
+ * COLL_BCAST_CHUNK bytes; every PE numbers chunks the same way (bcast_seq
+ * counts them across calls), and chunk s travels through slot
  * s mod COLL_BCAST_SLOTS of each PE's scratch by a signaling put whose
  * signal is s. A PE forwards a chunk to its children as soon as it has it,
  * so chunks pipeline down the tree.
@@ -19,6 +19,7 @@
  * parent reads a child's word about once every that many chunks, and waits
  * only when the child lags that far behind.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -27,14 +28,39 @@
 #include "core/coll_check.h"
 #include "core/progress.h"
 
+/* The broadcast's chunks so far: every PE counts the same. */
+static uint64_t bcast_seq;
+/* The last bcast_consumed value read from each PE (a lower bound, as it
+ * only grows), so a parent reads a child's word only when it must. */
+static uint64_t *bcast_consumed_seen;
+
+static int bcast_init(void)
+{
+    bcast_seq = 0;
+    bcast_consumed_seen = calloc((size_t)gk__rt.boot.size, sizeof(uint64_t));
+    if (bcast_consumed_seen == NULL) {
+        gk__error("out of memory for the broadcast's table of %d PEs", gk__rt.boot.size);
+        return GK_ERR_NOMEM;
+    }
+    return GK_OK;
+}
+
+static void bcast_fini(void)
+{
+    free(bcast_consumed_seen);
+    bcast_consumed_seen = NULL;
+}
+
+GK__RT_FEATURE(bcast_feature, .name = "bcast", .init = bcast_init, .fini = bcast_fini);
+
 /* Waits until PE pe has finished with chunk `seq` (no wait when seq == 0).
  * What we read last time often proves it already: then no remote read. */
 static int bcast_wait_consumed(int pe, uint64_t seq)
 {
-    if (seq == 0 || gk__rt.bcast_consumed_seen[pe] >= seq)
+    if (seq == 0 || bcast_consumed_seen[pe] >= seq)
         return GK_OK;
     return gk__coll_wait_peer_reached(pe, GK__COLL_OFFSET(bcast_consumed.value), seq,
-                                      &gk__rt.bcast_consumed_seen[pe]);
+                                      &bcast_consumed_seen[pe]);
 }
 
 static int bcast_check(const char *op, const void *dst, const void *src, size_t nbytes,
@@ -82,7 +108,7 @@ static int bcast_run(void *dst, const void *src, size_t nbytes, int root, int ra
 
     for (size_t offset = 0; offset < nbytes; offset += COLL_BCAST_CHUNK) {
         size_t len = nbytes - offset < COLL_BCAST_CHUNK ? nbytes - offset : COLL_BCAST_CHUNK;
-        uint64_t seq = ++gk__rt.bcast_seq;
+        uint64_t seq = ++bcast_seq;
         unsigned slot = (unsigned)(seq % COLL_BCAST_SLOTS);
         const unsigned char *data;
         if (v == 0) {

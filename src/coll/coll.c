@@ -9,6 +9,12 @@
 #include "base/wait.h"
 #include "core/path.h"
 
+/* The collectives' scratch in every segment (coll.h). Aligned to 64 KiB:
+ * the layout's rule (mem/seg_region.h) then puts it at 64 KiB, where it
+ * has always been. */
+GK__SEG_REGION(gk__coll_region, .name = "collectives", .size = GK__COLL_SCRATCH_SIZE,
+               .align = (size_t)64 * 1024);
+
 /* A peer's word read through its transport: a load when it is mapped, a
  * get otherwise (the last value read is kept in `seen`). */
 struct peer_word_wait {

@@ -1,8 +1,8 @@
 /*
  * coll.h: what the collectives of coll/ share: the layout of the scratch
- * region each PE's segment keeps for the collectives (mem/segment.h:
- * GK__SEG_COLL_OFFSET; the all-reduce's part is core's, core/allreduce.h,
- * at GK__SEG_REDUCE_OFFSET), and the helpers of the broadcast and the
+ * region each PE's segment keeps for the collectives (gk__coll_region, a
+ * region of the segment, mem/seg_region.h; the all-reduce's part is
+ * core's, core/allreduce.h), and the helpers of the broadcast and the
  * exchanges.
  * Their messages travel by core's signaling put (core/coll_signal.h).
  *
@@ -44,18 +44,21 @@ struct gk__coll_scratch {
     _Alignas(64) unsigned char xchg_slot[COLL_XCHG_SLOTS][COLL_XCHG_CHUNK];
 };
 
+/* The scratch's region of the segment (coll.c): whole pages. */
+#define GK__COLL_SCRATCH_SIZE ((size_t)644 * 1024)
 _Static_assert((sizeof(struct gk__coll_scratch) + 4095) / 4096 * 4096 ==
-                   GK__SEG_COLL_SIZE,
+                   GK__COLL_SCRATCH_SIZE,
                "the collectives' scratch is its part of the segment");
+extern struct gk__seg_region gk__coll_region;
 
 /* My own scratch. */
 static inline struct gk__coll_scratch *gk__coll_mine(void)
 {
-    return (struct gk__coll_scratch *)(gk__rt.my_seg.base + GK__SEG_COLL_OFFSET);
+    return (struct gk__coll_scratch *)(gk__rt.my_seg.base + gk__coll_region.offset);
 }
 
 /* The segment offset of a field of the scratch. */
-#define GK__COLL_OFFSET(field) (GK__SEG_COLL_OFFSET + offsetof(struct gk__coll_scratch, field))
+#define GK__COLL_OFFSET(field) (gk__coll_region.offset + offsetof(struct gk__coll_scratch, field))
 
 /* An argument every PE must pass alike: its plural for messages, and this
  * PE's value. */

@@ -4,7 +4,7 @@
  *
  * Both run in steps. In each step every PE sends one chunk to one PE and
  * receives one chunk from one PE (never itself). Every PE numbers the
- * steps alike: gk__rt.xchg_seq counts them across calls, and as the PEs
+ * steps alike: xchg_seq counts them across calls, and as the PEs
  * have agreed on nbytes first, a call has the same number of steps on
  * every PE. Step s's chunk goes into slot s mod COLL_XCHG_SLOTS of its
  * receiver by a signaling put whose signal is s; the receiver copies it
@@ -37,6 +37,17 @@
 #include "core/progress.h"
 
 /* Waits until PE pe has finished with step `seq` (no wait when seq is 0). */
+/* The chunks through the exchange slots so far: every PE counts the same. */
+static uint64_t xchg_seq;
+
+static int xchg_init(void)
+{
+    xchg_seq = 0;
+    return GK_OK;
+}
+
+GK__RT_FEATURE(xchg_feature, .name = "exchange", .init = xchg_init);
+
 static int xchg_wait_consumed(int pe, uint64_t seq)
 {
     if (seq == 0)
@@ -48,7 +59,7 @@ static int xchg_wait_consumed(int pe, uint64_t seq)
  * from whichever PE sends us this step. */
 static int xchg_step(int to, const void *data, void *out, size_t len)
 {
-    uint64_t seq = ++gk__rt.xchg_seq;
+    uint64_t seq = ++xchg_seq;
     unsigned slot = (unsigned)(seq % COLL_XCHG_SLOTS);
     struct gk__coll_scratch *mine = gk__coll_mine();
     int status = xchg_wait_consumed(to, seq > COLL_XCHG_SLOTS ? seq - COLL_XCHG_SLOTS : 0);

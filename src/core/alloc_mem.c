@@ -22,7 +22,7 @@ static pthread_mutex_t local_lock = PTHREAD_MUTEX_INITIALIZER;
  * does not lie in it. */
 static int local_offset(const void *ptr, size_t *offset_p)
 {
-    size_t sym = gk__rt.heap_size - gk__rt.local_size;
+    size_t sym = gk__rt.heap_span - gk__rt.local_size;
     uintptr_t at = (uintptr_t)ptr, lo = (uintptr_t)gk__rt.heap + sym;
     if (gk__rt.local_size == 0 || at < lo || at - lo >= gk__rt.local_size)
         return 0;
@@ -65,7 +65,7 @@ int gk_alloc_mem(size_t size, unsigned hints, size_t alignment, void **ptr_p)
         pthread_mutex_lock(&local_lock);
         status = gk__heap_alloc_take(&gk__rt.local_alloc, size, alignment, &offset);
         pthread_mutex_unlock(&local_lock);
-        char *ptr = gk__rt.heap + (gk__rt.heap_size - gk__rt.local_size) + offset;
+        char *ptr = gk__rt.heap + (gk__rt.heap_span - gk__rt.local_size) + offset;
         if (status == GK_OK && (uintptr_t)ptr % alignment == 0) {
             *ptr_p = ptr;
             return GK_OK;

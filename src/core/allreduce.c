@@ -8,11 +8,11 @@
  * both partners compute the same bits and every PE ends with
  * bitwise-identical results. Finally PE i < n - p2 sends the result to
  * i + p2 (step FOLD_OUT). The fold steps come first, so a job uses steps
- * 0 .. gk__seg_reduce_steps(n) - 1 and no other: the segment reserves
+ * 0 .. gk__allreduce_steps(n) - 1 and no other: the segment reserves
  * those slots only.
  *
  * Each message lands in the receiver's slot [step][parity] with a signal
- * word set to the call's sequence number (gk__rt.reduce_seq; long arrays go
+ * word set to the call's sequence number (allreduce_seq; long arrays go
  * in GK__ALLREDUCE_CHUNK pieces, one sequence number each). Two parities
  * are enough: a PE finishes piece k only after every PE has contributed to
  * it, so when anyone writes a slot for piece k+2, its owner is past piece
@@ -52,8 +52,16 @@ _Static_assert(STEP_ROUND_0 + 32 == GK__ALLREDUCE_STEPS, "a slot for each step")
 #define STATE_HASH_MASK (GK__ALLREDUCE_MISMATCH - 1)
 _Static_assert(GK__ALLREDUCE_WRONG < (1u << STATE_BITS), "the state fits its bits");
 
+/* The bytes of the region a job of n_pes PEs touches: the steps it uses. */
+static size_t allreduce_used(int n_pes)
+{
+    return GK__ALLREDUCE_SLOTS_AT + (size_t)gk__allreduce_steps(n_pes) * GK__ALLREDUCE_STEP_SIZE;
+}
+static GK__SEG_REGION(allreduce_region, .name = "all-reduce", .size = GK__ALLREDUCE_SIZE,
+                      .align = 4096, .used = allreduce_used);
+
 #define SCRATCH_OFFSET(field)                                                            \
-    (GK__SEG_REDUCE_OFFSET + offsetof(struct gk__allreduce_scratch, field))
+    (allreduce_region.offset + offsetof(struct gk__allreduce_scratch, field))
 
 uint32_t gk__allreduce_hash(size_t count, gk_dtype_t dtype, gk_op_t op, int64_t root)
 {
@@ -80,7 +88,7 @@ static uint32_t state_combine(uint32_t mine, uint32_t theirs)
 static int reduce_send(int pe, unsigned parity, unsigned step, const void *data,
                        size_t bytes, uint64_t seq, uint32_t state)
 {
-    assert((int)step < gk__seg_reduce_steps(gk__rt.n_pes)); /* a reserved slot */
+    assert((int)step < gk__allreduce_steps(gk__rt.n_pes)); /* a reserved slot */
     return gk__coll_put_signal(pe, SCRATCH_OFFSET(slot[step][parity]), data, bytes,
                                SCRATCH_OFFSET(signal[step][parity].value),
                                seq << STATE_BITS | state);
@@ -90,13 +98,21 @@ static int reduce_receive(unsigned parity, unsigned step, uint64_t seq,
                           const unsigned char **data_p, uint32_t *state_p)
 {
     struct gk__allreduce_scratch *mine =
-        (struct gk__allreduce_scratch *)(gk__rt.my_seg.base + GK__SEG_REDUCE_OFFSET);
+        (struct gk__allreduce_scratch *)(gk__rt.my_seg.base + allreduce_region.offset);
     _Atomic uint64_t *signal = &mine->signal[step][parity].value;
     int status = gk__coll_wait_signal(signal, seq << STATE_BITS);
     *data_p = mine->slot[step][parity];
     *state_p = (uint32_t)(atomic_load_explicit(signal, memory_order_acquire) &
                           ((1u << STATE_BITS) - 1));
     return status;
+}
+
+/* The all-reduce's pieces so far: every PE counts the same. */
+static uint64_t allreduce_seq;
+
+void gk__allreduce_reset(void)
+{
+    allreduce_seq = 0;
 }
 
 /* The combining function and its argument. */
@@ -114,7 +130,7 @@ static int reduce_piece(unsigned char *dst, const unsigned char *src, size_t cou
     int p2 = 1;
     while (p2 * 2 <= n)
         p2 *= 2;
-    uint64_t seq = ++gk__rt.reduce_seq;
+    uint64_t seq = ++allreduce_seq;
     unsigned parity = (unsigned)(seq & 1);
     _Alignas(64) unsigned char acc[GK__ALLREDUCE_CHUNK];
     const unsigned char *in;
@@ -173,7 +189,7 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
     assert(gk__coll_depth > 0);
     /* After a mismatch no collective step can end; the call that found it
      * has said so (core/coll_check.h). */
-    if (GK__UNLIKELY(gk__rt.coll_broken))
+    if (GK__UNLIKELY(gk__coll_state.broken))
         return GK_ERR_COLL_MISMATCH;
     const struct reduce_fn fn = {combine, arg};
     unsigned char *to = dst;

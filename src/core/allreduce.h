@@ -15,26 +15,40 @@
 #include "gasket.h"
 #include "mem/segment.h"
 
-#define GK__ALLREDUCE_STEPS GK__SEG_REDUCE_STEPS /* fold-in, fold-out, 32 rounds */
+#define GK__ALLREDUCE_STEPS 34 /* fold-in, fold-out, 32 doubling rounds */
 #define GK__ALLREDUCE_CHUNK ((size_t)4096)
+/* Its region of the segment (allreduce.c): the signal lines, then each
+ * step's slots, both parities, in whole pages. */
+#define GK__ALLREDUCE_SLOTS_AT ((size_t)8192)
+#define GK__ALLREDUCE_STEP_SIZE ((size_t)8192)
+#define GK__ALLREDUCE_SIZE (GK__ALLREDUCE_SLOTS_AT + GK__ALLREDUCE_STEPS * GK__ALLREDUCE_STEP_SIZE)
+
+/* The all-reduce steps a job of n_pes PEs uses: the fold-in and fold-out,
+ * and a doubling round for each bit of the largest power of two <= n_pes. */
+static inline int gk__allreduce_steps(int n_pes)
+{
+    int steps = 2;
+    for (long long p2 = 2; p2 <= n_pes; p2 *= 2)
+        steps++;
+    return steps;
+}
 
 /*
- * The all-reduce's part of the segment (mem/segment.h:
- * GK__SEG_REDUCE_OFFSET): a signal line for each step and parity, then a
+ * The all-reduce's part of the segment (its region, allreduce.c): a signal line for each step and parity, then a
  * slot for each. The slots go by step, so the steps a job uses
- * (gk__seg_reduce_steps: the fold steps first, then the rounds) are one
+ * (gk__allreduce_steps: the fold steps first, then the rounds) are one
  * prefix, which is all the segment reserves.
  */
 struct gk__allreduce_scratch {
     struct gk__coll_line signal[GK__ALLREDUCE_STEPS][2];
     _Alignas(4096) unsigned char slot[GK__ALLREDUCE_STEPS][2][GK__ALLREDUCE_CHUNK];
 };
-_Static_assert(offsetof(struct gk__allreduce_scratch, slot) == GK__SEG_REDUCE_SLOTS_AT,
+_Static_assert(offsetof(struct gk__allreduce_scratch, slot) == GK__ALLREDUCE_SLOTS_AT,
                "the slots are where the segment reserves them");
 _Static_assert(sizeof(((struct gk__allreduce_scratch *)0)->slot[0]) ==
-                   GK__SEG_REDUCE_STEP_SIZE,
+                   GK__ALLREDUCE_STEP_SIZE,
                "a step's slots");
-_Static_assert(sizeof(struct gk__allreduce_scratch) == GK__SEG_REDUCE_SIZE,
+_Static_assert(sizeof(struct gk__allreduce_scratch) == GK__ALLREDUCE_SIZE,
                "the all-reduce's part of the segment");
 
 /*
@@ -81,5 +95,8 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
  */
 int gk__allreduce_u64(const char *call, uint64_t *dst, const uint64_t *src, size_t count,
                       gk_op_t op);
+
+/* Starts the count of pieces afresh: at gk_init, before the first one. */
+void gk__allreduce_reset(void);
 
 #endif /* GK_CORE_ALLREDUCE_H */

@@ -62,15 +62,23 @@ static int barrier_signal(int pe, int round, uint64_t mark)
     return gk__path_flag64(pe, GK__AMO_SET, offset, mark);
 }
 
+/* The barriers this PE has entered: every PE counts the same. */
+static uint64_t barrier_epoch;
+
+void gk__barrier_reset(void)
+{
+    barrier_epoch = 0;
+}
+
 int gk__barrier(void)
 {
     assert(gk__coll_depth > 0);
     /* After a mismatch no barrier can end; the call that found it has
      * said so (core/coll_check.h). */
-    if (GK__UNLIKELY(gk__rt.coll_broken))
+    if (GK__UNLIKELY(gk__coll_state.broken))
         return GK_ERR_COLL_MISMATCH;
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
-    uint64_t epoch = ++gk__rt.barrier_epoch;
+    uint64_t epoch = ++barrier_epoch;
     uint64_t least = epoch << BARRIER_EPOCH_SHIFT, mark = least | gk__coll_tag16();
     /* Quiet: owed wake-ups are checked here; the ordering of earlier
      * stores comes from the first round's exchange, a full fence. */

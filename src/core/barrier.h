@@ -12,4 +12,7 @@
  */
 int gk__barrier(void);
 
+/* Starts the count of barriers afresh: at gk_init, before the first one. */
+void gk__barrier_reset(void);
+
 #endif /* GK_CORE_BARRIER_H */

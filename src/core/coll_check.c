@@ -13,6 +13,12 @@
 #include "core/path.h"
 
 _Thread_local unsigned gk__coll_depth;
+struct gk__coll_check_state gk__coll_state;
+
+void gk__coll_check_reset(void)
+{
+    gk__coll_state = (struct gk__coll_check_state){0};
+}
 
 static const char *const coll_names[GK__COLL_KINDS] = {
     [GK__COLL_NONE] = "no collective",
@@ -35,7 +41,7 @@ static unsigned coll_class(unsigned kind)
 /* A call number from its low `bits` bits (8 or 32): the one nearest ours. */
 static uint64_t coll_full_seq(uint64_t low, unsigned bits)
 {
-    uint64_t mine = gk__rt.coll_seq, mask = ((uint64_t)1 << bits) - 1;
+    uint64_t mine = gk__coll_state.seq, mask = ((uint64_t)1 << bits) - 1;
     uint64_t ahead = (low - mine) & mask;
     return ahead <= mask / 2 ? mine + ahead : mine - (mask + 1 - ahead);
 }
@@ -63,11 +69,11 @@ static unsigned long long coll_seq_of(uint64_t call)
  */
 static void coll_record(int finder, uint64_t finder_call, int other, uint64_t other_call)
 {
-    gk__rt.coll_broken = 1;
-    gk__rt.coll_clash_pe[0] = finder;
-    gk__rt.coll_clash_call[0] = finder_call & GK__COLL_CALL_MASK;
-    gk__rt.coll_clash_pe[1] = other;
-    gk__rt.coll_clash_call[1] = other_call & GK__COLL_CALL_MASK;
+    gk__coll_state.broken = 1;
+    gk__coll_state.clash_pe[0] = finder;
+    gk__coll_state.clash_call[0] = finder_call & GK__COLL_CALL_MASK;
+    gk__coll_state.clash_pe[1] = other;
+    gk__coll_state.clash_call[1] = other_call & GK__COLL_CALL_MASK;
     if (finder != gk__rt.my_pe)
         return;
     struct gk__seg_header *header = gk__rt.my_seg.header;
@@ -84,17 +90,17 @@ static void coll_record(int finder, uint64_t finder_call, int other, uint64_t ot
  */
 static int coll_mismatch(int pe, uint64_t theirs, uint64_t now)
 {
-    uint64_t mine = gk__rt.coll_word;
+    uint64_t mine = gk__coll_state.word;
     unsigned kind = (unsigned)(theirs & 0xff);
     if (now != 0)
         gk__error("collective mismatch: this PE is in %s (collective #%llu) while PE %d "
                   "called %s as its collective #%llu (it is in collective #%llu now)",
-                  gk__coll_name(mine & 0xff), (unsigned long long)gk__rt.coll_seq, pe,
+                  gk__coll_name(mine & 0xff), (unsigned long long)gk__coll_state.seq, pe,
                   gk__coll_name(kind), coll_seq_of(theirs), (unsigned long long)now);
     else
         gk__error("collective mismatch: this PE is in %s (collective #%llu) while PE %d "
                   "is in %s (collective #%llu)",
-                  gk__coll_name(mine & 0xff), (unsigned long long)gk__rt.coll_seq, pe,
+                  gk__coll_name(mine & 0xff), (unsigned long long)gk__coll_state.seq, pe,
                   gk__coll_name(kind), coll_seq_of(theirs));
     coll_record(gk__rt.my_pe, mine, pe, theirs);
     return GK_ERR_COLL_MISMATCH;
@@ -103,7 +109,7 @@ static int coll_mismatch(int pe, uint64_t theirs, uint64_t now)
 /* PE pe sent call (seq, kind) into this PE's current collective. */
 static int coll_check_call(int pe, uint64_t seq, unsigned kind)
 {
-    if (seq == gk__rt.coll_seq && coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
+    if (seq == gk__coll_state.seq && coll_class(kind) == coll_class(gk__coll_state.word & 0xff))
         return GK_OK;
     return coll_mismatch(pe, coll_call(seq, kind), 0);
 }
@@ -122,8 +128,8 @@ int gk__coll_enter_broken(enum gk__coll_kind kind)
 {
     if (gk__coll_depth > 0)
         return GK_ERR_COLL_MISMATCH; /* the outermost call has said it */
-    uint64_t *call = gk__rt.coll_clash_call;
-    int *pe = gk__rt.coll_clash_pe;
+    uint64_t *call = gk__coll_state.clash_call;
+    int *pe = gk__coll_state.clash_pe;
     gk__error("%s: not run: the PEs' collective calls went out of step earlier (PE %d in "
               "%s, collective #%llu; PE %d in %s, collective #%llu), so every collective "
               "fails%s",
@@ -193,7 +199,7 @@ static int coll_peer_clash(int pe, int *pe_p, uint64_t *call_p)
  */
 static int coll_check_peer(int pe, uint64_t word)
 {
-    uint64_t seq = coll_word_seq(word), mine = gk__rt.coll_seq;
+    uint64_t seq = coll_word_seq(word), mine = gk__coll_state.seq;
     if (word == 0 || seq < mine || seq - mine >= GK__SEG_COLL_HISTORY)
         return GK_OK;
     unsigned kind = (unsigned)(word & 0xff);
@@ -208,7 +214,7 @@ static int coll_check_peer(int pe, uint64_t word)
         if (coll_word_seq(now) - mine >= GK__SEG_COLL_HISTORY)
             return GK_OK;
     }
-    if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__rt.coll_word & 0xff))
+    if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__coll_state.word & 0xff))
         return GK_OK;
     return coll_mismatch(pe, coll_call(mine, kind), seq == mine ? 0 : seq);
 }
@@ -228,16 +234,16 @@ static int coll_learn_clash(int pe, int other, uint64_t theirs)
         gk__error("collective mismatch found by PE %d: it is in %s (collective "
                   "#%llu) while this PE is in %s (collective #%llu)",
                   pe, gk__coll_name(finder & 0xff), coll_seq_of(finder),
-                  gk__coll_name(gk__rt.coll_word & 0xff),
-                  (unsigned long long)gk__rt.coll_seq);
+                  gk__coll_name(gk__coll_state.word & 0xff),
+                  (unsigned long long)gk__coll_state.seq);
     else
         gk__error("collective mismatch found by PE %d: it is in %s (collective "
                   "#%llu) while PE %d is in %s (collective #%llu); this PE is in %s "
                   "(collective #%llu)",
                   pe, gk__coll_name(finder & 0xff), coll_seq_of(finder), other,
                   gk__coll_name(theirs & 0xff), coll_seq_of(theirs),
-                  gk__coll_name(gk__rt.coll_word & 0xff),
-                  (unsigned long long)gk__rt.coll_seq);
+                  gk__coll_name(gk__coll_state.word & 0xff),
+                  (unsigned long long)gk__coll_state.seq);
     coll_record(pe, finder, other, theirs);
     return GK_ERR_COLL_MISMATCH;
 }
@@ -266,26 +272,26 @@ static int coll_learn_clash(int pe, int other, uint64_t theirs)
 static int coll_look_due(void)
 {
     uint64_t now = gk__now_ns();
-    if (gk__rt.coll_check_seq != gk__rt.coll_seq) {
-        gk__rt.coll_check_seq = gk__rt.coll_seq;
-        gk__rt.coll_check_since = now;
+    if (gk__coll_state.check_seq != gk__coll_state.seq) {
+        gk__coll_state.check_seq = gk__coll_state.seq;
+        gk__coll_state.check_since = now;
         return 0;
     }
     uint64_t delay_ms = (uint64_t)gk__wait_policy.sleep_ms * COLL_LOOK_SLEEPS;
     if (delay_ms > COLL_LOOK_DELAY_MS)
         delay_ms = COLL_LOOK_DELAY_MS;
-    return now - gk__rt.coll_check_since >= delay_ms * 1000000u;
+    return now - gk__coll_state.check_since >= delay_ms * 1000000u;
 }
 
 int gk__coll_check_peers(void)
 {
-    if (gk__rt.coll_broken)
+    if (gk__coll_state.broken)
         return GK_ERR_COLL_MISMATCH;
     int n = gk__rt.n_pes, me = gk__rt.my_pe;
     if (n < 2 || !coll_look_due())
         return GK_OK;
     /* Batch entry i is PE me + 1 + (first + i) mod (n - 1): every other PE. */
-    int others = n - 1, first = gk__rt.coll_check_next;
+    int others = n - 1, first = gk__coll_state.check_next;
     int count = others < COLL_LOOK_BATCH ? others : COLL_LOOK_BATCH;
     for (int i = 0; i < count; i++) {
         int pe = (me + 1 + (first + i) % others) % n;
@@ -308,6 +314,6 @@ int gk__coll_check_peers(void)
         if (found > 0)
             return coll_learn_clash(pe, other, theirs);
     }
-    gk__rt.coll_check_next = (first + count) % others;
+    gk__coll_state.check_next = (first + count) % others;
     return GK_OK;
 }

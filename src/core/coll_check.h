@@ -94,6 +94,27 @@ _Static_assert(GK__COLL_KINDS <= 256, "a kind is one byte of the call word");
 #define GK__COLL_CALL_MASK 0xffffffff000000ffULL
 
 /* How deep this thread is in collective calls (0: in none). */
+/*
+ * The check's own state, one per process as the collectives are: the
+ * outermost calls made (seq), the word published for the last one, and
+ * the first mismatch found (PE clash_pe[i] in call clash_call[i]; [0] is
+ * the finder); and its slow-path look at the peers: the call that first
+ * looked and when (monotonic ns), and where the next batch of peers starts.
+ */
+struct gk__coll_check_state {
+    uint64_t seq;
+    uint64_t word;
+    int broken;
+    int clash_pe[2];
+    uint64_t clash_call[2];
+    uint64_t check_seq;
+    uint64_t check_since;
+    int check_next;
+};
+extern struct gk__coll_check_state gk__coll_state;
+/* Starts the count afresh: at gk_init, before the first collective call. */
+void gk__coll_check_reset(void);
+
 extern _Thread_local unsigned gk__coll_depth __attribute__((tls_model("initial-exec")));
 
 /* A collective entered after a mismatch: logs (outermost only), fails. */
@@ -113,14 +134,14 @@ static inline int gk__coll_may_enter(void)
  */
 static inline int gk__coll_enter(enum gk__coll_kind kind)
 {
-    if (GK__UNLIKELY(gk__rt.coll_broken))
+    if (GK__UNLIKELY(gk__coll_state.broken))
         return gk__coll_enter_broken(kind);
     if (gk__coll_depth++ == 0) {
-        uint64_t word = ++gk__rt.coll_seq << 32 | (gk__rt.coll_word << 8 & 0xffffff00u) |
+        uint64_t word = ++gk__coll_state.seq << 32 | (gk__coll_state.word << 8 & 0xffffff00u) |
                         (uint64_t)kind;
-        gk__rt.coll_word = word;
+        gk__coll_state.word = word;
         struct gk__seg_header *mine = gk__rt.my_seg.header;
-        atomic_store_explicit(&mine->coll_kinds[gk__rt.coll_seq % GK__SEG_COLL_HISTORY],
+        atomic_store_explicit(&mine->coll_kinds[gk__coll_state.seq % GK__SEG_COLL_HISTORY],
                               (uint8_t)kind, memory_order_relaxed);
         atomic_store_explicit(&mine->coll_now, word, memory_order_release);
     }
@@ -152,7 +173,7 @@ static inline void gk__coll_leave(void)
 /* The low 16 bits of this PE's call (number mod 256, kind): the barrier's. */
 static inline uint64_t gk__coll_tag16(void)
 {
-    uint64_t word = gk__rt.coll_word;
+    uint64_t word = gk__coll_state.word;
     return (word >> 24 & 0xff00) | (word & 0xff);
 }
 
@@ -167,7 +188,7 @@ int gk__coll_check_word(int pe, uint64_t word) __attribute__((cold, noinline));
 
 static inline int gk__coll_check_sent(int pe, uint64_t word)
 {
-    if (GK__LIKELY(((word ^ gk__rt.coll_word) & GK__COLL_CALL_MASK) == 0))
+    if (GK__LIKELY(((word ^ gk__coll_state.word) & GK__COLL_CALL_MASK) == 0))
         return GK_OK;
     return gk__coll_check_word(pe, word);
 }

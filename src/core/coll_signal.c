@@ -12,7 +12,7 @@ int gk__coll_put_signal(int pe, size_t data_offset, const void *src, size_t n,
                         size_t signal_offset, uint64_t seq)
 {
     static const char op[] = "a collective's signaling put";
-    uint64_t sender[2] = {gk__rt.coll_word, (uint64_t)gk__rt.my_pe};
+    uint64_t sender[2] = {gk__coll_state.word, (uint64_t)gk__rt.my_pe};
     size_t sender_offset = signal_offset + offsetof(struct gk__coll_line, coll);
     int status = gk__path_put_at(op, pe, data_offset, src, n, GK__PATH_NO_WAKE,
                                  GK__PATH_SRC_FREE);

@@ -1,7 +1,7 @@
 /*
  * coll_signal.h: the signaling put the collectives' steps are made of (the
  * all-reduce here in core, the broadcast and the exchanges in coll/): data
- * into a peer's collective scratch (mem/segment.h: GK__SEG_COLL_OFFSET),
+ * into a peer's collective scratch (a region of its segment, coll/coll.h),
  * then a signal word with the sender's collective call beside it; and the
  * receiver's wait for that word. Both go through the peer's transport when
  * it is not mapped here (net/net.h).

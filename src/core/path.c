@@ -40,7 +40,7 @@ int gk__path_inline_open(void)
         }
     }
     gk__inline.heap = (uintptr_t)gk__rt.heap;
-    gk__inline.heap_size = gk__rt.heap_size - gk__rt.local_size;
+    gk__inline.sym_size = gk__rt.heap_span - gk__rt.local_size;
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = path_inline_peers;
     gk__inline.direct = !gk__net_remote;

@@ -90,8 +90,8 @@ static void *am_check(const struct gk__net_am *msg, int valid)
     else if (kind == GK__AM_MEDIUM && msg->nbytes > GK__NET_AM_MAX_PAYLOAD)
         why = "its payload is larger than the largest medium payload";
     else if (kind == GK__AM_LONG &&
-             (msg->dst_offset > gk__rt.heap_size ||
-              msg->nbytes > gk__rt.heap_size - msg->dst_offset))
+             (msg->dst_offset > gk__rt.heap_span ||
+              msg->nbytes > gk__rt.heap_span - msg->dst_offset))
         why = "its long payload lies outside the symmetric heap";
     else if (kind > GK__AM_LONG || (msg->flags & ~(GK__AM_KIND_MASK | GK__AM_REPLY)) != 0)
         why = "its kind is unknown";

@@ -45,8 +45,8 @@ int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
     gk__error("%s on PE %d out of bounds: address %p + %zu bytes is outside the "
               "symmetric heap [%p, %p) (GK_HEAP_SIZE=%zu)",
               op, pe, addr, n, (void *)gk__rt.heap,
-              (void *)(gk__rt.heap + gk__rt.heap_size - gk__rt.local_size),
-              gk__rt.heap_size - gk__rt.local_size);
+              (void *)(gk__rt.heap + gk__rt.heap_span - gk__rt.local_size),
+              gk__rt.heap_span - gk__rt.local_size);
     return GK_ERR_RANGE;
 }
 
@@ -152,6 +152,33 @@ static int rt_attach_peers(void)
     return gk__net_open_all(&start, status);
 }
 
+/* The features' declarations (GK__RT_FEATURE), wherever they were linked
+ * in; weak, so a program that links none has an empty table. */
+extern const struct gk__rt_feature *const __start_gk__rt_features[] __attribute__((weak));
+extern const struct gk__rt_feature *const __stop_gk__rt_features[] __attribute__((weak));
+
+static int rt_features_init(void)
+{
+    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
+         f < __stop_gk__rt_features; f++) {
+        if ((*f)->init != NULL) {
+            int status = (*f)->init();
+            if (status != GK_OK)
+                return status;
+        }
+    }
+    return GK_OK;
+}
+
+static void rt_features_fini(void)
+{
+    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
+         f < __stop_gk__rt_features; f++) {
+        if ((*f)->fini != NULL)
+            (*f)->fini();
+    }
+}
+
 int gk_init(void)
 {
     return gk__rt_init("gk_init");
@@ -181,19 +208,19 @@ int gk__rt_init(const char *op)
     struct gk__boot *boot = &gk__rt.boot;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     gk__rt.local_size = (gk__rt.config.alloc_mem_size + page - 1) & ~(page - 1);
-    gk__rt.heap_size = ((gk__rt.config.heap_size + page - 1) & ~(page - 1)) + gk__rt.local_size;
+    gk__rt.heap_span = ((gk__rt.config.heap_request + page - 1) & ~(page - 1)) + gk__rt.local_size;
     rt_set_wait_policy();
     struct gk__seg_data data = {NULL, 0};
     if (gk__rt.config.symmetric_data)
         gk__seg_find_data(&data);
     gk__seg_set_data(&data); /* every segment's size: before any is made */
     /* Before any PE reserves its segment, so that all see the same space. */
-    status = rt_agree(gk__seg_check_space(gk__rt.heap_size, boot->node_size, boot->size));
+    status = rt_agree(gk__seg_check_space(gk__rt.heap_span, boot->node_size, boot->size));
     if (status != GK_OK)
         goto err_destroy_seg;
 
     status = rt_agree(gk__seg_create(boot->job_key, boot->rank, boot->size,
-                                     gk__rt.heap_size, &gk__rt.my_seg));
+                                     gk__rt.heap_span, &gk__rt.my_seg));
     if (status != GK_OK)
         goto err_destroy_seg;
     gk__rt.heap = gk__rt.my_seg.heap;
@@ -209,31 +236,22 @@ int gk__rt_init(const char *op)
     status = rt_attach_peers();
     if (status != GK_OK)
         goto err_detach_peers;
-    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_size - gk__rt.local_size);
+    status = gk__heap_alloc_init(&gk__rt.heap_alloc, gk__rt.heap_span - gk__rt.local_size);
     if (status == GK_OK && gk__rt.local_size > 0)
         status = gk__heap_alloc_init(&gk__rt.local_alloc, gk__rt.local_size);
     if (status != GK_OK)
         goto err_detach_peers;
-    gk__rt.bcast_consumed_seen = calloc((size_t)boot->size, sizeof(uint64_t));
     /* Every PE learns whether every PE got this far. */
-    status = rt_agree(gk__rt.bcast_consumed_seen ? GK_OK : GK_ERR_NOMEM);
+    status = rt_agree(rt_features_init());
     if (status != GK_OK)
         goto err_fini_heap;
 
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
-    gk__rt.barrier_epoch = 0;
     gk__debt.pe = -1;
-    gk__rt.bcast_seq = 0;
-    gk__rt.reduce_seq = 0;
-    gk__rt.xchg_seq = 0;
-    gk__rt.coll_seq = 0;
-    gk__rt.coll_word = 0;
-    gk__rt.coll_broken = 0;
-    gk__rt.coll_check_seq = 0;
-    gk__rt.coll_check_next = 0;
-    for (size_t w = 0; w < GK__SEG_POOL_CELLS / 64; w++)
-        atomic_store_explicit(&gk__rt.pool_used[w], 0, memory_order_relaxed);
+    gk__barrier_reset();
+    gk__allreduce_reset();
+    gk__coll_check_reset();
     gk__rt.initialized = 1;
     status = gk__path_inline_open();
     status = rt_agree(status == GK_OK ? gk__progress_start() : status);
@@ -245,13 +263,12 @@ int gk__rt_init(const char *op)
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
               gk__wait_oversubscribed() ? " (oversubscribed)" : "");
     gk__info("initialized: PE %d of %d, %d on this node, heap %zu bytes, boot %s",
-             boot->rank, boot->size, boot->node_size, gk__rt.heap_size,
+             boot->rank, boot->size, boot->node_size, gk__rt.heap_span,
              boot->ops->name);
     return GK_OK;
 
 err_fini_heap:
-    free(gk__rt.bcast_consumed_seen);
-    gk__rt.bcast_consumed_seen = NULL;
+    rt_features_fini();
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
     if (gk__rt.local_size > 0)
         gk__heap_alloc_fini(&gk__rt.local_alloc);
@@ -340,14 +357,13 @@ int gk_finalize(void)
     gk__heap_alloc_fini(&gk__rt.heap_alloc);
     if (gk__rt.local_size > 0)
         gk__heap_alloc_fini(&gk__rt.local_alloc);
-    free(gk__rt.bcast_consumed_seen);
-    gk__rt.bcast_consumed_seen = NULL;
+    rt_features_fini();
     rt_detach_peers();
     gk__seg_detach(&gk__rt.my_seg);
     gk__rt.heap = NULL;
     gk__rt.data = NULL;
     gk__rt.data_size = 0;
-    gk__rt.heap_size = 0;
+    gk__rt.heap_span = 0;
     gk__boot_fini(&gk__rt.boot);
     return status;
 }
@@ -380,38 +396,4 @@ void gk_abort(int exit_code, const char *why)
         }
     }
     _exit(gk__boot_abort_status(exit_code));
-}
-
-
-int gk__rt_pool_take(size_t *seg_offset_p)
-{
-    for (size_t word = 0; word < GK__SEG_POOL_CELLS / 64; word++) {
-        uint64_t used = atomic_load_explicit(&gk__rt.pool_used[word], memory_order_relaxed);
-        while (used != UINT64_MAX) {
-            uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
-            /* Another thread may take the same bit: the CAS decides. It
-             * acquires what the cell's last owner left (its generation). */
-            if (atomic_compare_exchange_weak_explicit(&gk__rt.pool_used[word], &used,
-                                                      used | bit, memory_order_acquire,
-                                                      memory_order_relaxed)) {
-                *seg_offset_p = GK__SEG_POOL_OFFSET +
-                                (word * 64 + (size_t)__builtin_ctzll(bit)) *
-                                    GK__SEG_POOL_CELL_SIZE;
-                return GK_OK;
-            }
-        }
-    }
-    return GK_ERR_NOMEM;
-}
-
-int gk__rt_pool_give(size_t seg_offset)
-{
-    size_t cell = (seg_offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
-    if (seg_offset < GK__SEG_POOL_OFFSET || cell >= GK__SEG_POOL_CELLS ||
-        (seg_offset - GK__SEG_POOL_OFFSET) % GK__SEG_POOL_CELL_SIZE != 0)
-        return GK_ERR_INVALID_ARG;
-    uint64_t bit = (uint64_t)1 << (cell % 64);
-    uint64_t was = atomic_fetch_and_explicit(&gk__rt.pool_used[cell / 64], ~bit,
-                                             memory_order_release);
-    return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
 }

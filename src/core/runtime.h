@@ -29,7 +29,7 @@ struct gk__runtime {
     struct gk__boot boot;
     struct gk__seg my_seg;
     char *heap;       /* my symmetric heap */
-    size_t heap_size; /* bytes usable in every PE's heap, the local area included */
+    size_t heap_span; /* bytes usable in every PE's heap, the local area included */
     /* The local area: the last local_size bytes of the heap's range, which
      * gk_alloc_mem hands out without collective calls (local_alloc, its
      * offsets from the area's start); the symmetric allocator never
@@ -44,35 +44,10 @@ struct gk__runtime {
     size_t data_seg_offset;
     struct gk__net_peer *peers; /* n_pes entries; peers[my_pe] maps my_seg */
     struct gk__heap_alloc heap_alloc;
-    uint64_t barrier_epoch;
-    /* Sequence numbers of the collectives (coll/, and core/allreduce.c for
-     * reduce_seq): every PE counts the same. */
-    uint64_t bcast_seq;
-    uint64_t reduce_seq;
-    uint64_t xchg_seq; /* chunks through the exchange slots (collect, all-to-all) */
-    /* The last bcast_consumed value read from each PE (a lower bound, as it
-     * only grows), so a parent reads a child's word only when it must. */
-    uint64_t *bcast_consumed_seen;
-    /* Which cells of my segment's pool (mem/segment.h) are handed out
-     * (atomic: threads allocate semaphores concurrently). */
-    _Atomic uint64_t pool_used[GK__SEG_POOL_CELLS / 64];
     int thread_level; /* GK_THREAD_*, from gk_init_thread() */
     /* Several threads may run gasket calls at once (GK_THREAD_MULTIPLE or
      * a progress thread): shared state must then be locked. */
     int threaded;
-    /* The collective-call check (core/coll_check.h): the outermost calls
-     * made, the word published for the last one, and the first mismatch
-     * found (PE clash_pe[i] in call clash_call[i]; [0] is the finder). */
-    uint64_t coll_seq;
-    uint64_t coll_word;
-    int coll_broken;
-    int coll_clash_pe[2];
-    uint64_t coll_clash_call[2];
-    /* Its slow-path look at the peers: the call that first looked and when
-     * (monotonic ns), and where the next batch of peers starts. */
-    uint64_t coll_check_seq;
-    uint64_t coll_check_since;
-    int coll_check_next;
 };
 
 /* gk_init() as `op` (gk_init, gk_init_thread) names it in its messages. */
@@ -80,12 +55,6 @@ int gk__rt_init(const char *op);
 
 /* The wake-up debt of plain puts (struct gk__wake_debt, gk__debt) is
  * declared in gasket_inline.h: the inline puts keep it too. */
-
-/* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
- * What the cell's last owner wrote before giving it back is visible. */
-int gk__rt_pool_take(size_t *seg_offset_p);
-/* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
-int gk__rt_pool_give(size_t seg_offset);
 
 extern struct gk__runtime gk__rt;
 
@@ -103,6 +72,28 @@ int gk__rt_agree(const char *op, int local_status);
  * with a message instead of hanging there. NULL when there is none.
  */
 extern int (*gk__rt_finalize_check)(void);
+
+/*
+ * A feature above core with state of its own to set up at gk_init and let
+ * go at gk_finalize declares so with GK__RT_FEATURE; core runs every such
+ * declaration without naming the feature (core never calls up). init runs
+ * once the segments are mapped and the heap is set up, before the first
+ * call can be made, and returns GK_OK or an error it has logged (gk_init
+ * fails on every PE then); fini runs at gk_finalize and after a gk_init
+ * that failed past init, and must cope with an init that never ran or
+ * failed. Either may be NULL. The declarations sit in a section of their
+ * own (gk__rt_features), so a program linked statically declares the
+ * features it links in.
+ */
+struct gk__rt_feature {
+    const char *name;
+    int (*init)(void);
+    void (*fini)(void);
+};
+#define GK__RT_FEATURE(var, ...)                                                         \
+    static const struct gk__rt_feature var = {__VA_ARGS__};                              \
+    static const struct gk__rt_feature *const var##_entry_                               \
+        __attribute__((used, section("gk__rt_features"))) = &var
 
 /*
  * Set by msg/: at gk_finalize, once every message has arrived, logs each
@@ -132,7 +123,7 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    size_t sym = gk__rt.heap_size - gk__rt.local_size; /* the local area is no one's symmetric memory */
+    size_t sym = gk__rt.heap_span - gk__rt.local_size; /* the local area is no one's symmetric memory */
     if (GK__UNLIKELY(offset > sym || n > sym - offset)) {
         /* Moving nothing touches nothing: any address will do. */
         if (n == 0) {
@@ -159,7 +150,7 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
  */
 static inline int gk__rt_own_bytes(size_t from, size_t offset, size_t n)
 {
-    size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+    size_t end = GK__SEG_HEAP_OFFSET + gk__rt.heap_span;
     if (offset >= from && offset <= end && n <= end - offset)
         return 1;
     /* The program's globals, where they are symmetric (after the heap). */

@@ -100,8 +100,8 @@ static void symheap_report_exhausted(const char *op, size_t size)
     gk__error("%s: out of symmetric heap: asked for %zu bytes, %zu of %zu bytes "
               "free, largest free block %zu; raise GK_HEAP_SIZE (now %zu)",
               op, size, gk__heap_alloc_free_bytes(&gk__rt.heap_alloc),
-              gk__rt.heap_size - gk__rt.local_size, gk__heap_alloc_largest_free(&gk__rt.heap_alloc),
-              gk__rt.config.heap_size);
+              gk__rt.heap_span - gk__rt.local_size, gk__heap_alloc_largest_free(&gk__rt.heap_alloc),
+              gk__rt.config.heap_request);
 }
 
 /*
@@ -165,7 +165,7 @@ static int symheap_offset(const char *op, const void *ptr, size_t *offset_p)
 {
     size_t offset = (size_t)((uintptr_t)ptr - (uintptr_t)gk__rt.heap);
     size_t size;
-    if (offset >= gk__rt.heap_size ||
+    if (offset >= gk__rt.heap_span ||
         gk__heap_alloc_block_size(&gk__rt.heap_alloc, offset, &size) != GK_OK) {
         gk__error("%s: %p is not a block of the symmetric heap", op, ptr);
         return GK_ERR_INVALID_ARG;
@@ -270,7 +270,7 @@ void *gk_realloc(void *ptr, size_t size)
 
 size_t gk_heap_size(void)
 {
-    return gk__rt.heap_size - gk__rt.local_size;
+    return gk__rt.heap_span - gk__rt.local_size;
 }
 
 size_t gk_heap_free(void)
@@ -285,7 +285,7 @@ void *gk_ptr(const void *addr, int pe)
     if (!gk__path_mapped(pe))
         return NULL;
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    if (offset < gk__rt.heap_size - gk__rt.local_size) /* not the local area: not symmetric */
+    if (offset < gk__rt.heap_span - gk__rt.local_size) /* not the local area: not symmetric */
         return gk__path_addr(pe, GK__SEG_HEAP_OFFSET + offset);
     size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
     if (in_data < gk__rt.data_size)

@@ -123,20 +123,22 @@ static unsigned long long seg_fs_free(int fd)
 
 int gk__seg_used_ranges(int n_pes, struct gk__seg_range ranges[GK__SEG_RANGES])
 {
-    size_t reduce = GK__SEG_REDUCE_SLOTS_AT +
-                    (size_t)gk__seg_reduce_steps(n_pes) * GK__SEG_REDUCE_STEP_SIZE;
-    struct gk__seg_range used[GK__SEG_RANGES] = {
-        {0, GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE},
-        {GK__SEG_COLL_OFFSET, GK__SEG_COLL_SIZE},
-        {GK__SEG_REDUCE_OFFSET, reduce},
-        {GK__SEG_INBOX_OFFSET, gk__seg_inbox_used(n_pes)},
-        {GK__SEG_PIPE_OFFSET, GK__SEG_PIPE_SIZE},
-    };
-    for (int i = 0; i < GK__SEG_RANGES; i++) {
-        ranges[i].offset = used[i].offset;
-        ranges[i].len = SEG_PAGE_UP(used[i].len);
+    /* The regions come by offset; the header before them all, the inbox
+     * where it falls among them. */
+    int n = 0, count = gk__seg_region_count(), inbox = 0;
+    ranges[n++] = (struct gk__seg_range){0, SEG_PAGE_UP(sizeof(struct gk__seg_header))};
+    for (int i = 0; i <= count; i++) {
+        const struct gk__seg_region *r = i < count ? gk__seg_region_at(i) : NULL;
+        if (!inbox && (r == NULL || r->offset > GK__SEG_INBOX_OFFSET)) {
+            ranges[n++] = (struct gk__seg_range){GK__SEG_INBOX_OFFSET,
+                                                 SEG_PAGE_UP(gk__seg_inbox_used(n_pes))};
+            inbox = 1;
+        }
+        if (r != NULL)
+            ranges[n++] = (struct gk__seg_range){
+                r->offset, SEG_PAGE_UP(r->used != NULL ? r->used(n_pes) : r->size)};
     }
-    return GK__SEG_RANGES;
+    return n;
 }
 
 size_t gk__seg_area_bytes(int n_pes)
@@ -313,6 +315,7 @@ int gk__seg_create(const char *job_key, int pe, int n_pes, size_t heap_size,
     h->heap_size = heap_size;
     h->total_size = size;
     h->data_size = seg_data.size;
+    h->layout = gk__seg_layout_digest();
     __atomic_store_n(&h->magic, GK__SEG_MAGIC, __ATOMIC_RELEASE);
     gk__debug("created segment %s: %zu bytes (heap %zu, %zu reserved before it) at %p",
               name, size, heap_size, gk__seg_area_bytes(n_pes), (void *)seg->base);
@@ -355,12 +358,14 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
     memset(&h, 0, sizeof(h)); /* reported as zeros if the read fails */
     if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != GK__SEG_MAGIC ||
         h.version != GK__SEG_VERSION || h.pe != pe || h.heap_size != heap_size ||
-        h.data_size != seg_data.size) {
+        h.data_size != seg_data.size || h.layout != gk__seg_layout_digest()) {
         gk__error("PE %d's segment %s has a bad header (version %u, PE %d, heap %llu, "
-                  "globals %llu bytes where this PE has %zu: do all PEs run the same "
-                  "program?)",
+                  "globals %llu bytes where this PE has %zu, layout %#llx where this PE "
+                  "has %#llx: do all PEs run the same program?)",
                   pe, name, h.version, h.pe, (unsigned long long)h.heap_size,
-                  (unsigned long long)h.data_size, seg_data.size);
+                  (unsigned long long)h.data_size, seg_data.size,
+                  (unsigned long long)h.layout,
+                  (unsigned long long)gk__seg_layout_digest());
         goto err_close;
     }
     if (seg_map(fd, size, seg) != GK_OK) {

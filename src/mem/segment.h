@@ -23,27 +23,22 @@
 #include <stdint.h>
 
 #include "base/wait.h"
+#include "mem/seg_region.h"
 
 #define GK__SEG_MAGIC 0x676b5345474d4e54ULL /* "gkSEGMNT" */
-#define GK__SEG_VERSION 4u
+#define GK__SEG_VERSION 5u
 #define GK__SEG_BARRIER_ROUNDS 32 /* enough for 2^32 PEs */
 /*
  * Segment layout (each part's size is what it uses; the gaps between the
  * parts are holes):
  *   [0, 4 KiB)           struct gk__seg_header
- *   [4 KiB, 36 KiB)      the pool: 512 cells of 64 bytes that this PE hands
- *                        out without collective calls (semaphores)
- *   [64 KiB, 708 KiB)    scratch space of the collectives (coll/coll.h)
- *   [708 KiB, ...)       the all-reduce's signal lines, then its slots step
- *                        by step; a job of n PEs uses the first
- *                        gk__seg_reduce_steps(n) steps (core/allreduce.h)
- *   [1 MiB, ...)         the active-message inbox: a fixed part, then one
+ *   [1 MiB, 2 MiB)       the active-message inbox: a fixed part, then one
  *                        bit per PE of the job (net/shm_ring.h)
- *   [2 MiB, 2 MiB + 772 KiB) the rendezvous pipeline: senders copy large
- *                        two-sided messages in, this PE copies them out
- *                        (msg/rndv_pipe.h)
  *   [4 MiB, ...)         the symmetric heap
- * Each owner pins its part's size here with a _Static_assert.
+ * and in the rest below the heap, the regions features declare
+ * (mem/seg_region.h): the semaphore pool (sync/sem.c), the collectives'
+ * scratch (coll/coll.h), the all-reduce's (core/allreduce.h), the
+ * rendezvous pipeline (msg/rndv_pipe.h).
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
@@ -51,33 +46,11 @@
  * every PE (gk_align), and transparent huge pages can back the heap.
  */
 #define GK__SEG_MAP_ALIGN ((size_t)2 * 1024 * 1024)
-#define GK__SEG_POOL_OFFSET ((size_t)4096)
-#define GK__SEG_POOL_CELL_SIZE ((size_t)64)
-#define GK__SEG_POOL_CELLS 512
-#define GK__SEG_COLL_OFFSET ((size_t)65536)
-#define GK__SEG_COLL_SIZE ((size_t)644 * 1024)
-#define GK__SEG_REDUCE_OFFSET (GK__SEG_COLL_OFFSET + GK__SEG_COLL_SIZE)
-#define GK__SEG_REDUCE_SLOTS_AT ((size_t)8192) /* after the signal lines */
-#define GK__SEG_REDUCE_STEP_SIZE ((size_t)8192) /* a step's slots, both parities */
-#define GK__SEG_REDUCE_STEPS 34 /* fold-in, fold-out, 32 doubling rounds */
-#define GK__SEG_REDUCE_SIZE                                                    \
-    (GK__SEG_REDUCE_SLOTS_AT + GK__SEG_REDUCE_STEPS * GK__SEG_REDUCE_STEP_SIZE)
+#define GK__SEG_HEADER_SIZE ((size_t)4096)
 #define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
 #define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
-#define GK__SEG_PIPE_OFFSET ((size_t)2 * 1024 * 1024)
-#define GK__SEG_PIPE_SIZE ((size_t)(4096 + 3 * 256 * 1024))
 #define GK__SEG_HEAP_OFFSET ((size_t)4 * 1024 * 1024)
-
-/* The all-reduce steps a job of n_pes PEs uses: the fold-in and fold-out,
- * and a doubling round for each bit of the largest power of two <= n_pes. */
-static inline int gk__seg_reduce_steps(int n_pes)
-{
-    int steps = 2;
-    for (long long p2 = 2; p2 <= n_pes; p2 *= 2)
-        steps++;
-    return steps;
-}
 
 /* Bytes of the inbox a job of n_pes PEs uses: its holders' bitmap ends it,
  * in 64-bit words, one bit per PE as far as the room allows. */
@@ -103,6 +76,7 @@ struct gk__seg_header {
     uint64_t heap_size;
     uint64_t total_size;
     uint64_t data_size; /* the program's globals at the segment's end (0: none) */
+    uint64_t layout;    /* gk__seg_layout_digest(): where the regions are */
     /* Woken by peers after they write into this segment (base/wait.h). */
     _Alignas(64) struct gk__wake wake;
     /* Dissemination barrier: round r's flag is written by PE (me - 2^r). */
@@ -124,20 +98,11 @@ struct gk__seg_header {
     _Alignas(64) _Atomic uint8_t coll_kinds[GK__SEG_COLL_HISTORY];
 };
 
-_Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_POOL_OFFSET,
-               "the segment header must fit before the pool");
-_Static_assert(GK__SEG_POOL_OFFSET + GK__SEG_POOL_CELLS * GK__SEG_POOL_CELL_SIZE <=
-                   GK__SEG_COLL_OFFSET,
-               "the pool must fit before the collectives' scratch");
-_Static_assert(GK__SEG_REDUCE_OFFSET + GK__SEG_REDUCE_SIZE <= GK__SEG_INBOX_OFFSET,
-               "the scratch must fit before the inbox");
-_Static_assert(GK__SEG_REDUCE_OFFSET % 4096 == 0 && GK__SEG_REDUCE_STEP_SIZE % 4096 == 0,
-               "the all-reduce's steps are whole pages");
+_Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_HEADER_SIZE,
+               "the segment header fits its page");
 _Static_assert(GK__SEG_INBOX_FIXED % 8 == 0, "the holders' words are aligned");
-_Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_PIPE_OFFSET,
-               "the inbox must fit before the pipeline");
-_Static_assert(GK__SEG_PIPE_OFFSET + GK__SEG_PIPE_SIZE <= GK__SEG_HEAP_OFFSET,
-               "the pipeline must fit before the heap");
+_Static_assert(GK__SEG_INBOX_OFFSET + GK__SEG_INBOX_SIZE <= GK__SEG_HEAP_OFFSET,
+               "the inbox must fit before the heap");
 _Static_assert(GK__SEG_HEAP_OFFSET % GK__SEG_MAP_ALIGN == 0,
                "the heap starts on a mapping boundary");
 _Static_assert(offsetof(struct gk__seg_header, wake) == 64, "layout");
@@ -154,7 +119,8 @@ struct gk__seg_range {
     size_t offset;
     size_t len;
 };
-#define GK__SEG_RANGES 5
+/* The header, the inbox and each declared region (mem/seg_region.h). */
+#define GK__SEG_RANGES (2 + GK__SEG_REGIONS_MAX)
 
 /*
  * The ranges of the runtime's area (below the heap) that a job of n_pes PEs

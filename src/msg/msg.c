@@ -206,10 +206,10 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
     if (n == 0)
         return GK_OK;
     if (in_heap) {
-        if (addr > gk__rt.heap_size || n > gk__rt.heap_size - addr) {
+        if (addr > gk__rt.heap_span || n > gk__rt.heap_span - addr) {
             gk__error("two-sided rendezvous: PE %d announced %zu bytes at heap offset 0x%llx, "
                       "outside its heap of %zu bytes; asking for them in pieces",
-                      source, n, (unsigned long long)addr, gk__rt.heap_size);
+                      source, n, (unsigned long long)addr, gk__rt.heap_span);
             return RNDV_BY_PIECES;
         }
         int status = gk__path_get_at("two-sided rendezvous", source, dst,
@@ -617,7 +617,7 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
         return status;
     }
     size_t offset = (size_t)((uintptr_t)buf - (uintptr_t)gk__rt.heap);
-    int in_heap = offset < gk__rt.heap_size && nbytes <= gk__rt.heap_size - offset;
+    int in_heap = offset < gk__rt.heap_span && nbytes <= gk__rt.heap_span - offset;
     uint64_t args[6] = {(uint64_t)tag,
                         nbytes,
                         (uint64_t)(uintptr_t)req,

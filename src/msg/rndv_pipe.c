@@ -28,11 +28,17 @@ struct pipe_ctl {
 };
 
 /* The slots start on the page after the control block: the segment
- * reserves exactly the control page and the slots (mem/segment.h). */
+ * reserves exactly the control page and the slots (pipe_region). */
 #define PIPE_DATA_AT ((size_t)4096)
 _Static_assert(sizeof(struct pipe_ctl) <= PIPE_DATA_AT, "pipeline control block");
-_Static_assert(PIPE_DATA_AT + GK__PIPE_SLOTS * GK__PIPE_CHUNK_MAX == GK__SEG_PIPE_SIZE,
+#define PIPE_REGION_SIZE ((size_t)(4096 + 3 * 256 * 1024))
+_Static_assert(PIPE_DATA_AT + GK__PIPE_SLOTS * GK__PIPE_CHUNK_MAX == PIPE_REGION_SIZE,
                "the pipeline's slots are its part of the segment");
+/* The pipeline in every segment. Aligned to 2 MiB: the layout's rule
+ * (mem/seg_region.h) then puts it at 2 MiB, after the inbox, where it has
+ * always been. */
+static GK__SEG_REGION(pipe_region, .name = "rendezvous pipeline", .size = PIPE_REGION_SIZE,
+                      .align = (size_t)2 * 1024 * 1024);
 
 /* The claim word: a 24-bit generation, then lo and hi in 20 bits each. */
 #define PIPE_GEN_BITS 24u
@@ -62,12 +68,12 @@ static uint64_t pipe_tag(uint64_t gen, uint64_t fill) { return gen << PIPE_FILL_
 
 static struct pipe_ctl *pipe_ctl(char *seg_base)
 {
-    return (struct pipe_ctl *)(seg_base + GK__SEG_PIPE_OFFSET);
+    return (struct pipe_ctl *)(seg_base + pipe_region.offset);
 }
 
 static char *pipe_slot_data(char *seg_base, uint64_t slot)
 {
-    return seg_base + GK__SEG_PIPE_OFFSET + PIPE_DATA_AT + slot * GK__PIPE_CHUNK_MAX;
+    return seg_base + pipe_region.offset + PIPE_DATA_AT + slot * GK__PIPE_CHUNK_MAX;
 }
 
 /* Chunks of about a quarter of the message, whole pages, within bounds:

@@ -10,7 +10,7 @@
  * has to take part for that, yet a receive must never wait for a sender
  * that computes or sits in MPI (docs/PROGRESS.md). So they share the work.
  *
- * Protocol. Each PE owns one pipeline in its segment (mem/segment.h): a
+ * Protocol. Each PE owns one pipeline in its segment (rndv_pipe.c's region): a
  * claim word, a `drained` counter and GK__PIPE_SLOTS slots of up to
  * GK__PIPE_CHUNK_MAX bytes. For a message of k chunks the receiver sets
  * drained = 0, then claims = (gen, lo 0, hi k) with release, and sends the

@@ -71,6 +71,8 @@
 #define SEM_PE_BITS 19
 /* Pool handles: generation and pool index in the low 40 bits. */
 #define SEM_POOL_INDEX_BITS 9
+#define SEM_POOL_CELLS 512
+#define SEM_POOL_CELL_SIZE ((size_t)64)
 #define SEM_POOL_GEN_MASK 0x7fffffffULL
 /* Collective handles: generation and heap cell index in the low 40 bits. */
 #define SEM_HEAP_INDEX_BITS 34
@@ -78,7 +80,7 @@
 #define SEM_KNOWN_FLAGS                                                        \
     (GK_SEM_INTEGER | GK_SEM_BOOLEAN | GK_SEM_SINGLE_PRODUCER |                \
      GK_SEM_MULTI_PRODUCER | GK_SEM_SINGLE_CONSUMER | GK_SEM_MULTI_CONSUMER)
-_Static_assert(GK__SEG_POOL_CELLS == 1 << SEM_POOL_INDEX_BITS, "pool index bits");
+_Static_assert(SEM_POOL_CELLS == 1 << SEM_POOL_INDEX_BITS, "pool index bits");
 _Static_assert(SEM_POOL_GEN_MASK >> 31 == 0 && SEM_POOL_INDEX_BITS + 31 <= SEM_PE_SHIFT,
                "pool handle bits");
 _Static_assert(SEM_HEAP_INDEX_BITS + 6 <= SEM_PE_SHIFT, "collective handle bits");
@@ -91,7 +93,12 @@ struct sem_cell {
     uint32_t flags; /* normalised: exactly one flag of each pair */
     unsigned char pad[44];
 };
-_Static_assert(sizeof(struct sem_cell) == GK__SEG_POOL_CELL_SIZE, "one pool cell");
+_Static_assert(sizeof(struct sem_cell) == SEM_POOL_CELL_SIZE, "one pool cell");
+
+/* The pool: SEM_POOL_CELLS cells in my segment that gk_sem_alloc hands out
+ * without collective calls. */
+static GK__SEG_REGION(sem_pool_region, .name = "semaphore pool",
+                      .size = SEM_POOL_CELLS * SEM_POOL_CELL_SIZE, .align = 4096);
 
 /* What one get reads of a cell whose owner is not mapped here. */
 struct sem_head {
@@ -125,10 +132,10 @@ static gk_sem_t sem_encode(int pe, size_t offset, int collective, uint32_t gener
     uint64_t low;
     if (collective)
         low = (uint64_t)generation << SEM_HEAP_INDEX_BITS |
-              (offset - GK__SEG_HEAP_OFFSET) / GK__SEG_POOL_CELL_SIZE;
+              (offset - GK__SEG_HEAP_OFFSET) / SEM_POOL_CELL_SIZE;
     else
         low = (uint64_t)generation << SEM_POOL_INDEX_BITS |
-              (offset - GK__SEG_POOL_OFFSET) / GK__SEG_POOL_CELL_SIZE;
+              (offset - sem_pool_region.offset) / SEM_POOL_CELL_SIZE;
     return (gk_sem_t){SEM_TAG << 60 | (uint64_t)collective << 59 |
                       (uint64_t)pe << SEM_PE_SHIFT | low};
 }
@@ -167,14 +174,14 @@ static int sem_decode_handle(const char *op, gk_sem_t sem, struct sem_ref *ref)
     if (collective) {
         uint64_t index = bits & (((uint64_t)1 << SEM_HEAP_INDEX_BITS) - 1);
         generation = (uint32_t)((bits >> SEM_HEAP_INDEX_BITS) & SEM_ALL_GEN_MASK);
-        offset = GK__SEG_HEAP_OFFSET + (size_t)index * GK__SEG_POOL_CELL_SIZE;
+        offset = GK__SEG_HEAP_OFFSET + (size_t)index * SEM_POOL_CELL_SIZE;
     } else {
-        uint64_t index = bits & (GK__SEG_POOL_CELLS - 1);
+        uint64_t index = bits & (SEM_POOL_CELLS - 1);
         generation = (uint32_t)((bits >> SEM_POOL_INDEX_BITS) & SEM_POOL_GEN_MASK);
-        offset = GK__SEG_POOL_OFFSET + (size_t)index * GK__SEG_POOL_CELL_SIZE;
+        offset = sem_pool_region.offset + (size_t)index * SEM_POOL_CELL_SIZE;
     }
     size_t end = offset - GK__SEG_HEAP_OFFSET + sizeof(struct sem_cell);
-    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || (collective && end > gk__rt.heap_size))) {
+    if (GK__UNLIKELY(bits >> 60 != SEM_TAG || (collective && end > gk__rt.heap_span))) {
         gk__error("%s: %#llx is not a semaphore handle", op, (unsigned long long)bits);
         return GK_ERR_INVALID_ARG;
     }
@@ -354,8 +361,8 @@ static int sem_rop_post(const uint64_t *args, const void *payload, size_t nbytes
                         struct gk__net_rop_answer *answer)
 {
     size_t offset = (size_t)args[0], dst = (size_t)args[3];
-    if (offset % GK__SEG_POOL_CELL_SIZE != 0 ||
-        !gk__rt_own_bytes(GK__SEG_POOL_OFFSET, offset, sizeof(struct sem_cell)) ||
+    if (offset % SEM_POOL_CELL_SIZE != 0 ||
+        !gk__rt_own_bytes(sem_pool_region.offset, offset, sizeof(struct sem_cell)) ||
         !gk__rt_own_bytes(GK__SEG_HEAP_OFFSET, dst, nbytes)) {
         gk__error("a semaphore post from the network refused: cell offset %zu or payload "
                   "[%zu, +%zu) lies outside this PE's segment",
@@ -727,6 +734,55 @@ int gk_sem_owner(gk_sem_t sem)
 
 /* ---- allocation ---- */
 
+/* Which cells of my segment's pool are handed out (atomic: threads
+ * allocate semaphores concurrently). */
+static _Atomic uint64_t sem_pool_used[SEM_POOL_CELLS / 64];
+
+static int sem_pool_init(void)
+{
+    for (size_t w = 0; w < SEM_POOL_CELLS / 64; w++)
+        atomic_store_explicit(&sem_pool_used[w], 0, memory_order_relaxed);
+    return GK_OK;
+}
+
+GK__RT_FEATURE(sem_feature, .name = "semaphore pool", .init = sem_pool_init);
+
+/* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
+ * What the cell's last owner wrote before giving it back is visible. */
+static int sem_pool_take(size_t *seg_offset_p)
+{
+    for (size_t word = 0; word < SEM_POOL_CELLS / 64; word++) {
+        uint64_t used = atomic_load_explicit(&sem_pool_used[word], memory_order_relaxed);
+        while (used != UINT64_MAX) {
+            uint64_t bit = (uint64_t)1 << __builtin_ctzll(~used);
+            /* Another thread may take the same bit: the CAS decides. It
+             * acquires what the cell's last owner left (its generation). */
+            if (atomic_compare_exchange_weak_explicit(&sem_pool_used[word], &used,
+                                                      used | bit, memory_order_acquire,
+                                                      memory_order_relaxed)) {
+                *seg_offset_p = sem_pool_region.offset +
+                                (word * 64 + (size_t)__builtin_ctzll(bit)) *
+                                    SEM_POOL_CELL_SIZE;
+                return GK_OK;
+            }
+        }
+    }
+    return GK_ERR_NOMEM;
+}
+
+/* Returns a cell; GK_ERR_INVALID_ARG if it was not handed out. */
+static int sem_pool_give(size_t seg_offset)
+{
+    size_t cell = (seg_offset - sem_pool_region.offset) / SEM_POOL_CELL_SIZE;
+    if (seg_offset < sem_pool_region.offset || cell >= SEM_POOL_CELLS ||
+        (seg_offset - sem_pool_region.offset) % SEM_POOL_CELL_SIZE != 0)
+        return GK_ERR_INVALID_ARG;
+    uint64_t bit = (uint64_t)1 << (cell % 64);
+    uint64_t was = atomic_fetch_and_explicit(&sem_pool_used[cell / 64], ~bit,
+                                             memory_order_release);
+    return (was & bit) != 0 ? GK_OK : GK_ERR_INVALID_ARG;
+}
+
 int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
 {
     uint32_t normal;
@@ -738,10 +794,10 @@ int gk_sem_alloc(unsigned flags, gk_sem_t *sem_p)
     if (status != GK_OK)
         return status;
     size_t offset;
-    if (gk__rt_pool_take(&offset) != GK_OK) {
+    if (sem_pool_take(&offset) != GK_OK) {
         gk__error("gk_sem_alloc: this PE already owns %d semaphores from gk_sem_alloc, "
                   "the most it may; free some, or use gk_sem_alloc_all",
-                  GK__SEG_POOL_CELLS);
+                  SEM_POOL_CELLS);
         return GK_ERR_NOMEM;
     }
     /* A free pool cell's stamp is its next generation. */
@@ -776,7 +832,7 @@ int gk_sem_free(gk_sem_t sem)
     if (status != GK_OK)
         return status;
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_POOL_GEN_MASK);
-    return gk__rt_pool_give(ref.offset);
+    return sem_pool_give(ref.offset);
 }
 
 static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
@@ -790,7 +846,7 @@ static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
     status = gk__rt_agree("gk_sem_alloc_all", status);
     if (status != GK_OK)
         return status;
-    char *block = gk_align(GK__SEG_POOL_CELL_SIZE, sizeof(struct sem_cell));
+    char *block = gk_align(SEM_POOL_CELL_SIZE, sizeof(struct sem_cell));
     if (block == NULL)
         return GK_ERR_NOMEM;
     uint32_t generation = (uint32_t)(sem_all_generations++ & SEM_ALL_GEN_MASK);

@@ -153,7 +153,7 @@ static uint64_t win_part_offset(const char *base, size_t size)
     uintptr_t heap = (uintptr_t)gk__rt.heap, at = (uintptr_t)base;
     if (size == 0)
         return 0;
-    if (at < heap || at - heap > gk__rt.heap_size || size > gk__rt.heap_size - (at - heap))
+    if (at < heap || at - heap > gk__rt.heap_span || size > gk__rt.heap_span - (at - heap))
         return GK__WIN_EMULATED;
     return (uint64_t)(at - heap);
 }

@@ -59,7 +59,7 @@ int main(void)
         for (size_t i = 0; i < sizeof(payload); i++)
             payload[i] = (unsigned char)(i + 5);
         uint64_t arg = 5;
-        uint64_t offsets[2] = {gk__rt.heap_size - 8, UINT64_MAX - 7};
+        uint64_t offsets[2] = {gk__rt.heap_span - 8, UINT64_MAX - 7};
         for (int f = 0; f < 2; f++) {
             struct gk__net_am msg;
             msg.word = gk__net_am_word((uint32_t)me, H_BOOM, 1, GK__AM_LONG);
@@ -77,7 +77,7 @@ int main(void)
         CHECK_EQ(oks, 1);
         CHECK_EQ(gk_capture_count(text, "rejected"), 2);
         CHECK_EQ(gk_capture_count(text, "its long payload lies outside the symmetric heap"), 2);
-        const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
+        const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_span - 8;
         for (int i = 0; i < 8; i++)
             CHECK_EQ(last[i], 0);
     }

@@ -63,7 +63,7 @@ int main(void)
         struct gk__net_peer *peer = &gk__rt.peers[1];
         CHECK_NULL(peer->direct); /* reached through UCX, not mapped */
         CHECK_NOT_NULL(peer->transport->rop);
-        size_t heap_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_size;
+        size_t heap_end = GK__SEG_HEAP_OFFSET + gk__rt.heap_span;
         size_t words_offset = (size_t)((char *)words - gk__rt.heap) + GK__SEG_HEAP_OFFSET;
         unsigned char payload[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
         struct gk__net_rop_answer answer = {0};
@@ -166,7 +166,7 @@ int main(void)
         CHECK_EQ(atomic_load(&gk__ucx.unacked), 0);
         CHECK_EQ(gk_capture_count(text, "came without an endpoint to answer on"), 1);
         CHECK_EQ_U64(words[0], 15); /* the add without its reply flag did not run */
-        const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_size - 8;
+        const unsigned char *last = (const unsigned char *)gk__rt.heap + gk__rt.heap_span - 8;
         for (int i = 0; i < 8; i++)
             CHECK_EQ(last[i], 0);
     }

@@ -182,7 +182,7 @@ GK_TEST(load_defaults_match_the_table)
     char *none[] = {NULL};
     ASSERT_EQ(load(&cfg, none, &log), GK_OK);
     ASSERT_STREQ(log, "");
-    ASSERT_EQ(cfg.heap_size, 256ull << 20);
+    ASSERT_EQ(cfg.heap_request, 256ull << 20);
     ASSERT_EQ(cfg.log_level, GK__LOG_WARN);
     ASSERT_EQ(cfg.spin_count, 2000);
     ASSERT_EQ(cfg.yield_count, 100);
@@ -201,7 +201,7 @@ GK_TEST(load_defaults_match_the_table)
     char *others[] = {"PATH=/bin", "HOME=/root", "GKHEAP_SIZE=1", "gk_log=debug", NULL};
     ASSERT_EQ(load(&cfg, others, &log), GK_OK);
     ASSERT_STREQ(log, "");
-    ASSERT_EQ(cfg.heap_size, 256ull << 20);
+    ASSERT_EQ(cfg.heap_request, 256ull << 20);
 }
 
 GK_TEST(load_overrides_every_variable)
@@ -214,7 +214,7 @@ GK_TEST(load_overrides_every_variable)
         NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
     ASSERT_STREQ(log, "");
-    ASSERT_EQ(cfg.heap_size, 1ull << 30);
+    ASSERT_EQ(cfg.heap_request, 1ull << 30);
     ASSERT_EQ(cfg.log_level, GK__LOG_DEBUG);
     ASSERT_EQ(cfg.spin_count, 5);
     ASSERT_EQ(cfg.yield_count, 0);
@@ -276,7 +276,7 @@ GK_TEST(load_warns_about_unknown_gk_variables)
     const char *log;
     char *env[] = {"GK_FOO=1", "GK_HEAP_SIZ=1G", "GK_HEAP_SIZE=1M", NULL};
     ASSERT_EQ(load(&cfg, env, &log), GK_OK);
-    ASSERT_EQ(cfg.heap_size, 1ull << 20);
+    ASSERT_EQ(cfg.heap_request, 1ull << 20);
     ASSERT_EQ(gk_capture_count(log, "warn"), 2);
     ASSERT_EQ(gk_capture_count(log, "GK_FOO"), 1);
     ASSERT_EQ(gk_capture_count(log, "GK_HEAP_SIZ "), 1);

@@ -29,7 +29,7 @@ static int me, npes;
 static int in_segment(const void *p)
 {
     uintptr_t at = (uintptr_t)p, lo = (uintptr_t)gk__rt.heap;
-    return at >= lo && at - lo < gk__rt.heap_size;
+    return at >= lo && at - lo < gk__rt.heap_span;
 }
 
 static void check_hints(void)
