@@ -253,13 +253,14 @@ static void fetch_try(struct lu *lu, struct fetch *f, int k)
     CHECK(gk_win_lock(lu->win, f->pe, GK_LOCK_SHARED, 0));
     size_t disp = f->array_disp +
                   ((size_t)k * (size_t)lu->nb + (size_t)f->lo) * sizeof(uint64_t);
-    CHECK(gk_win_get(lu->win, f->pe, disp, lu->vers, (size_t)(f->hi - f->lo) * sizeof(uint64_t)));
+    CHECK(gk_win_get(lu->win, f->pe, lu->vers, disp,
+                     (size_t)(f->hi - f->lo) * sizeof(uint64_t)));
     for (int x = f->lo, s = 0; x < f->hi; x += f->stride, s++) {
         if (f->done[s] || lu->vers[x - f->lo] != (uint64_t)k + 1)
             continue;
         double t1 = now();
         size_t bd = f->column ? block_disp(lu, x, k) : block_disp(lu, k, x);
-        CHECK(gk_win_get(lu->win, f->pe, bd, f->dst + (size_t)(x / f->div) * lu->bb,
+        CHECK(gk_win_get(lu->win, f->pe, f->dst + (size_t)(x / f->div) * lu->bb, bd,
                          lu->bb * sizeof(double)));
         data += now() - t1;
         f->done[s] = 1;
@@ -439,8 +440,8 @@ static double check(struct lu *lu)
     CHECK(gk_win_lock_all(lu->win, 0));
     for (int i = 0; i < nb; i++)
         for (int j = 0; j < nb; j++)
-            CHECK(gk_win_get(lu->win, owner(lu, i, j), block_disp(lu, i, j),
-                             f + ((size_t)i * nb + j) * lu->bb, lu->bb * sizeof(double)));
+            CHECK(gk_win_get(lu->win, owner(lu, i, j), f + ((size_t)i * nb + j) * lu->bb,
+                             block_disp(lu, i, j), lu->bb * sizeof(double)));
     CHECK(gk_win_unlock_all(lu->win));
     double local[2], sum[2];
     residual(lu, f, &local[0], &local[1]);

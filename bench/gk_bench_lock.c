@@ -60,14 +60,15 @@ static void lock_epoch(gk_win_t *win, enum lock_kind kind, size_t size)
         bench_check(gk_win_lock(win, 1, kind == LK_XGET ? GK_LOCK_EXCLUSIVE : GK_LOCK_SHARED, 0),
                     "gk_win_lock");
         for (int i = 0; i < (kind == LK_GET8 ? 8 : 1); i++)
-            bench_check(gk_win_get(win, 1, (size_t)i * size, bench_priv + (size_t)i * size,
+            bench_check(gk_win_get(win, 1, bench_priv + (size_t)i * size,
+                                   (size_t)i * size,
                                    size),
                         "gk_win_get");
         bench_check(gk_win_unlock(win, 1), "gk_win_unlock");
         break;
     case LK_ALL_GET:
         bench_check(gk_win_lock_all(win, 0), "gk_win_lock_all");
-        bench_check(gk_win_get(win, 1, 0, bench_priv, size), "gk_win_get");
+        bench_check(gk_win_get(win, 1, bench_priv, 0, size), "gk_win_get");
         bench_check(gk_win_unlock_all(win), "gk_win_unlock_all");
         break;
     }
@@ -130,7 +131,7 @@ void bench_lock_contended(const struct bench_opts *opts, const char *name)
         if (waited > longest)
             longest = waited;
         uint64_t v = 0;
-        bench_check(gk_win_get(win, 0, 0, &v, sizeof(v)), "gk_win_get");
+        bench_check(gk_win_get(win, 0, &v, 0, sizeof(v)), "gk_win_get");
         v++;
         bench_check(gk_win_put(win, 0, 0, &v, sizeof(v)), "gk_win_put");
         bench_check(gk_win_unlock(win, 0), "gk_win_unlock");
@@ -169,7 +170,7 @@ static void overlap_epoch(void *arg, long rounds)
     bench_check(gk_win_lock(c->win, 1, c->is_get ? GK_LOCK_SHARED : GK_LOCK_EXCLUSIVE, 0),
                 "gk_win_lock");
     if (c->is_get)
-        bench_check(gk_win_get(c->win, 1, 0, bench_priv, c->size), "gk_win_get");
+        bench_check(gk_win_get(c->win, 1, bench_priv, 0, c->size), "gk_win_get");
     else
         bench_check(gk_win_put(c->win, 1, 0, bench_priv, c->size), "gk_win_put");
     if (rounds > 0)

@@ -315,7 +315,7 @@ void bench_mt_put_lat(const struct bench_opts *opts, const char *name)
     if (!bench_need_two(name))
         return;
     gk_thread_level_t level = GK_THREAD_SINGLE;
-    bench_check(gk_query_thread(&level), "gk_query_thread");
+    bench_check(gk_thread_query(&level), "gk_thread_query");
     if (level != GK_THREAD_MULTIPLE) {
         if (bench_me == 0)
             printf("# %s needs gk_init_thread(GK_THREAD_MULTIPLE); skipped\n", name);

@@ -14,6 +14,8 @@
  *    error is also logged once, with the details (PE, address, length, the
  *    segment's bounds), at log level "error".
  *  - Output parameters come last, end in _p, and are written only on success.
+ *    A function returns a status or, where it cannot fail, a value; never a
+ *    value that may also be a status (gk_sem_owner() takes *pe_p).
  *  - "pe" is a PE number in [0, gk_n_pes()). "Symmetric address" means an
  *    address inside the calling PE's symmetric heap; it names the same object
  *    on the target PE.
@@ -79,16 +81,46 @@
 extern "C" {
 #endif
 
-#define GASKET_VERSION_MAJOR 0
-#define GASKET_VERSION_MINOR 1
-#define GASKET_VERSION_PATCH 0
+/*
+ * The version of these headers: GK_VERSION_MAJOR, GK_VERSION_MINOR,
+ * GK_VERSION_PATCH and the string GK_VERSION_STRING ("MAJOR.MINOR.PATCH"),
+ * written by the build from the project's version. gk_version() gives the
+ * library's. The GASKET_VERSION_* names are deprecated and will be removed.
+ */
+#include "gasket_version.h"
+#define GASKET_VERSION_MAJOR GK_VERSION_MAJOR
+#define GASKET_VERSION_MINOR GK_VERSION_MINOR
+#define GASKET_VERSION_PATCH GK_VERSION_PATCH
 
 #if defined(__GNUC__)
 #define GK_API __attribute__((visibility("default")))
 #define GK_NORETURN __attribute__((noreturn))
+#define GK__DEPRECATED(msg) __attribute__((deprecated(msg)))
 #else
 #define GK_API
 #define GK_NORETURN
+#define GK__DEPRECATED(msg)
+#endif
+
+/*
+ * GK__INT(x) is x where x has an integer type, and a compile error where it
+ * is a pointer. The calls whose argument order changed check with it the
+ * integer argument that a call in the old order passes a pointer to: in C,
+ * passing a pointer for an integer is only a warning (-Wint-conversion),
+ * and such a call would compile and then fail at run time. C++ rejects
+ * those conversions by itself.
+ */
+#if !defined(__cplusplus) && !defined(GK__BUILDING_LIBRARY)
+#define GK__CHECK_ARGS 1
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define GK__INT(x)                                                             \
+    _Generic((x), _Bool: (x), char: (x), signed char: (x), unsigned char: (x),  \
+             short: (x), unsigned short: (x), int: (x), unsigned: (x),         \
+             long: (x), unsigned long: (x), long long: (x),                    \
+             unsigned long long: (x))
+#else
+#define GK__INT(x) (0 ? (x) : (x) * 1) /* a pointer cannot be multiplied */
+#endif
 #endif
 
 /*
@@ -262,10 +294,21 @@ GK_API void *gk_ptr(const void *addr, int pe);
 #define GK_MEM_SHARED 0x1u
 #define GK_MEM_REGISTERED 0x2u
 #define GK_MEM_PRIVATE 0x4u
-GK_API int gk_alloc_mem(size_t size, unsigned hints, size_t alignment, void **ptr_p);
-/** Frees a block from gk_alloc_mem (NULL: nothing). A window over it must
+GK_API int gk_mem_alloc(size_t size, unsigned hints, size_t alignment, void **ptr_p);
+/** Frees a block from gk_mem_alloc (NULL: nothing). A window over it must
  * be freed first. */
-GK_API int gk_free_mem(void *ptr);
+GK_API int gk_mem_free(void *ptr);
+/** Deprecated names of gk_mem_alloc() and gk_mem_free(), to be removed. */
+GK__DEPRECATED("use gk_mem_alloc")
+static inline int gk_alloc_mem(size_t size, unsigned hints, size_t alignment,
+                               void **ptr_p)
+{
+    return gk_mem_alloc(size, hints, alignment, ptr_p);
+}
+GK__DEPRECATED("use gk_mem_free") static inline int gk_free_mem(void *ptr)
+{
+    return gk_mem_free(ptr);
+}
 
 /* ------------------------------------------------------------------------ */
 /* One-sided data movement (RMA)                                             */
@@ -322,6 +365,9 @@ GK_API int gk_handle_wait(gk_handle_t *handle);
 GK_API int gk_handle_test(gk_handle_t *handle, int *done_p);
 /** gk_handle_wait() on each of `count` handles. */
 GK_API int gk_handle_wait_all(gk_handle_t *handles, size_t count);
+#ifdef GK__CHECK_ARGS
+#define gk_handle_wait_all(handles, count) gk_handle_wait_all(handles, GK__INT(count))
+#endif
 
 /*
  * Value puts and gets of 1, 2, 4 and 8 bytes: `dst`/`src` is a naturally
@@ -360,8 +406,8 @@ GK_API int gk_get_u64(int pe, const uint64_t *src, uint64_t *value_p);
  *
  * Ordering:
  *  - an atomic is ordered after the calling thread's earlier puts to the
- *    same PE (every form: blocking, _nbi, _nb, value puts, the _inline,
- *    _buffered and _bulk puts, and their context forms), with no
+ *    same PE (every form: blocking, _nbi, _nb, value puts, and their context
+ *    forms), with no
  *    gk_fence() between: a PE that sees the atomic's effect (a flag it
  *    waits for) sees the data of those puts. To a PE on another host this
  *    costs the atomic one network round trip when puts to that PE are
@@ -611,8 +657,9 @@ GK_API int gk_sem_alloc_all(unsigned flags, gk_sem_t *sem_p);
 GK_API int gk_sem_free_all(gk_sem_t sem);
 /** The handle of PE `pe`'s member of a collectively allocated semaphore. */
 GK_API int gk_sem_on(gk_sem_t sem, int pe, gk_sem_t *peer_sem_p);
-/** The owner of a semaphore, or a negative status for an invalid handle. */
-GK_API int gk_sem_owner(gk_sem_t sem);
+/** *pe_p = the PE that owns the semaphore. GK_ERR_INVALID_ARG, with a
+ * message, for an invalid or stale handle. */
+GK_API int gk_sem_owner(gk_sem_t sem, int *pe_p);
 
 /*
  * Consumer side, owner only (else GK_ERR_INVALID_ARG). wait blocks until the
@@ -882,7 +929,7 @@ GK_API int gk_win_allocate(size_t size, unsigned flags, void **base_p,
 /**
  * Creates a window over [base, base + size) on every PE; bases and sizes
  * may differ. Collective. A part inside the symmetric heap (gk_malloc(),
- * gk_alloc_mem() with GK_MEM_SHARED) is accessed directly: by its
+ * gk_mem_alloc() with GK_MEM_SHARED) is accessed directly: by its
  * mapping on this node, by the transport's RMA from other hosts. A part
  * anywhere else (malloc, the stack, GK_MEM_PRIVATE) is emulated: other
  * PEs' operations on it travel as active messages that its owner runs
@@ -905,10 +952,18 @@ GK_API int gk_win_free(gk_win_t *win);
 GK_API void *gk_win_base(const gk_win_t *win);
 GK_API size_t gk_win_size(const gk_win_t *win, int pe);
 
-/** Put/get nbytes at byte displacement `disp` of PE pe's part. */
+/**
+ * Put/get nbytes at byte displacement `disp` of PE pe's part: the put
+ * copies from the local `src` to (pe, disp), the get from (pe, disp) to
+ * the local `dst`. Destination first, as gk_put() and gk_get().
+ */
 GK_API int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src,
                       size_t nbytes);
-GK_API int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes);
+GK_API int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes);
+#ifdef GK__CHECK_ARGS
+#define gk_win_get(win, pe, dst, disp, nbytes)                                 \
+    gk_win_get(win, pe, dst, GK__INT(disp), nbytes)
+#endif
 /**
  * target[i] = target[i] op src[i] for `count` elements of `dtype` at `disp`
  * (naturally aligned). op: SUM MIN MAX PROD REPLACE BAND BOR BXOR (bitwise
@@ -1055,15 +1110,26 @@ GK_API size_t gk_am_max_medium(void);
 GK_API int gk_am_request_short(int pe, int handler, const uint64_t *args, int nargs);
 GK_API int gk_am_request_medium(int pe, int handler, const void *payload, size_t nbytes,
                                 const uint64_t *args, int nargs);
-GK_API int gk_am_request_long(int pe, int handler, const void *payload, size_t nbytes,
-                              void *dst, const uint64_t *args, int nargs);
+/** The payload (nbytes at `payload`) lands at the symmetric address `dst`
+ * on pe, then the handler runs there. */
+GK_API int gk_am_request_long(int pe, int handler, void *dst, const void *payload,
+                              size_t nbytes, const uint64_t *args, int nargs);
+#ifdef GK__CHECK_ARGS
+#define gk_am_request_long(pe, handler, dst, payload, nbytes, args, nargs)       \
+    gk_am_request_long(pe, handler, dst, payload, GK__INT(nbytes), args, nargs)
+#endif
 /** Replies, from inside a request handler only, at most once per request. */
 GK_API int gk_am_reply_short(gk_am_token_t *token, int handler, const uint64_t *args,
                              int nargs);
 GK_API int gk_am_reply_medium(gk_am_token_t *token, int handler, const void *payload,
                               size_t nbytes, const uint64_t *args, int nargs);
-GK_API int gk_am_reply_long(gk_am_token_t *token, int handler, const void *payload,
-                            size_t nbytes, void *dst, const uint64_t *args, int nargs);
+GK_API int gk_am_reply_long(gk_am_token_t *token, int handler, void *dst,
+                            const void *payload, size_t nbytes, const uint64_t *args,
+                            int nargs);
+#ifdef GK__CHECK_ARGS
+#define gk_am_reply_long(token, handler, dst, payload, nbytes, args, nargs)      \
+    gk_am_reply_long(token, handler, dst, payload, GK__INT(nbytes), args, nargs)
+#endif
 /** The PE that sent the message a handler is running for. */
 GK_API int gk_am_token_pe(const gk_am_token_t *token);
 
@@ -1128,6 +1194,10 @@ GK_API int gk_request_test(gk_request_t **request, int *done_p,
 /** Waits for all; statuses may be NULL; returns the first error. */
 GK_API int gk_request_wait_all(gk_request_t **requests, size_t count,
                                gk_msg_status_t *statuses);
+#ifdef GK__CHECK_ARGS
+#define gk_request_wait_all(requests, count, statuses)                         \
+    gk_request_wait_all(requests, GK__INT(count), statuses)
+#endif
 /** Blocks until a matching message has arrived; does not receive it. */
 GK_API int gk_probe(int source, int tag, gk_msg_status_t *status_p);
 GK_API int gk_iprobe(int source, int tag, int *found_p, gk_msg_status_t *status_p);
@@ -1154,7 +1224,14 @@ typedef enum gk_thread_level {
 /** gk_init() at thread level `requested`; *provided_p gets the level given
  * (every level is supported, so it is `requested`). */
 GK_API int gk_init_thread(gk_thread_level_t requested, gk_thread_level_t *provided_p);
-GK_API int gk_query_thread(gk_thread_level_t *provided_p);
+/** *provided_p = the thread level gasket was initialized with. */
+GK_API int gk_thread_query(gk_thread_level_t *provided_p);
+/** Deprecated name of gk_thread_query(), to be removed. */
+GK__DEPRECATED("use gk_thread_query")
+static inline int gk_query_thread(gk_thread_level_t *provided_p)
+{
+    return gk_thread_query(provided_p);
+}
 
 /*
  * Contexts (OpenSHMEM-style): independent ordering and completion streams.
@@ -1240,23 +1317,18 @@ GK_API int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem);
 GK_API int gk_ctx_sem_post_n(gk_ctx_t *ctx, gk_sem_t sem, uint64_t n);
 
 /*
- * The seed's extended put interface (GASNet's), for small and bulk data:
- *   gk_put_inline  value-sized data (at most GK_PUT_INLINE_MAX bytes)
- *                  copied at once: src is reusable on return, the data is
- *                  visible at the target after gk_quiet() (on this node at
- *                  once). The fastest path for a few bytes.
- *   gk_put_buffered  any size: src is reusable on return (the library
- *                  copies it, into a bounce buffer on a network); complete
- *                  at the target after gk_quiet().
- *   gk_put_bulk    any size, for large transfers: the library never copies
- *                  src to a buffer of its own; src must not change until
- *                  gk_quiet() (on a network the data is read from it while
- *                  the transfer runs). On this node, a plain copy.
+ * Deprecated: gk_put_inline, gk_put_buffered and gk_put_bulk are gk_put()
+ * under other names (gk_put_inline also refuses more than
+ * GK_PUT_INLINE_MAX bytes), with gk_put()'s completion: `src` may be
+ * reused on return. Call gk_put(); these names will be removed.
  */
 #define GK_PUT_INLINE_MAX 64
-GK_API int gk_put_inline(int pe, void *dst, const void *src, size_t nbytes);
-GK_API int gk_put_buffered(int pe, void *dst, const void *src, size_t nbytes);
-GK_API int gk_put_bulk(int pe, void *dst, const void *src, size_t nbytes);
+GK_API GK__DEPRECATED("use gk_put") int gk_put_inline(int pe, void *dst,
+                                                      const void *src, size_t nbytes);
+GK_API GK__DEPRECATED("use gk_put") int gk_put_buffered(int pe, void *dst,
+                                                        const void *src, size_t nbytes);
+GK_API GK__DEPRECATED("use gk_put") int gk_put_bulk(int pe, void *dst,
+                                                    const void *src, size_t nbytes);
 
 #ifdef __cplusplus
 }

@@ -316,6 +316,10 @@ GK_API int gk_ctx_iget(gk_ctx_t *ctx, int pe, void *dst, const void *src,
  * GK_WIN_STRICT window needs an epoch (GK_ERR_EPOCH). A call that fails
  * its checks moves nothing.
  *
+ * Destination first, as everywhere: the put and the accumulates take the
+ * target (disp, target_count, target_type) before the origin; the get
+ * takes the origin, where the data lands, before the target.
+ *
  * Accumulate: target element = target element op origin element, atomic
  * per element as gk_win_accumulate's, for the ops and base types it takes
  * (INT32, UINT32, INT64, UINT64, FLOAT, DOUBLE). The type signatures must
@@ -339,25 +343,41 @@ GK_API int gk_ctx_iget(gk_ctx_t *ctx, int pe, void *dst, const void *src,
  * paths). Accumulates take gk_accumulate_typed's paths: element by
  * element with atomics, or in chunks the target applies.
  */
-GK_API int gk_win_put_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,
-                            gk_type_t origin_type, size_t disp, size_t target_count,
-                            gk_type_t target_type);
+GK_API int gk_win_put_typed(gk_win_t *win, int pe, size_t disp, size_t target_count,
+                            gk_type_t target_type, const void *origin,
+                            size_t origin_count, gk_type_t origin_type);
 GK_API int gk_win_get_typed(gk_win_t *win, int pe, void *origin, size_t origin_count,
                             gk_type_t origin_type, size_t disp, size_t target_count,
                             gk_type_t target_type);
-GK_API int gk_win_accumulate_typed(gk_win_t *win, int pe, const void *origin,
-                                   size_t origin_count, gk_type_t origin_type, size_t disp,
-                                   size_t target_count, gk_type_t target_type, gk_op_t op);
-GK_API int gk_win_put_typed_nbi(gk_win_t *win, int pe, const void *origin,
-                                size_t origin_count, gk_type_t origin_type, size_t disp,
-                                size_t target_count, gk_type_t target_type);
+GK_API int gk_win_accumulate_typed(gk_win_t *win, int pe, size_t disp,
+                                   size_t target_count, gk_type_t target_type,
+                                   const void *origin, size_t origin_count,
+                                   gk_type_t origin_type, gk_op_t op);
+GK_API int gk_win_put_typed_nbi(gk_win_t *win, int pe, size_t disp, size_t target_count,
+                                gk_type_t target_type, const void *origin,
+                                size_t origin_count, gk_type_t origin_type);
 GK_API int gk_win_get_typed_nbi(gk_win_t *win, int pe, void *origin, size_t origin_count,
                                 gk_type_t origin_type, size_t disp, size_t target_count,
                                 gk_type_t target_type);
-GK_API int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, const void *origin,
-                                       size_t origin_count, gk_type_t origin_type,
-                                       size_t disp, size_t target_count,
-                                       gk_type_t target_type, gk_op_t op);
+GK_API int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, size_t disp,
+                                       size_t target_count, gk_type_t target_type,
+                                       const void *origin, size_t origin_count,
+                                       gk_type_t origin_type, gk_op_t op);
+
+#ifdef GK__CHECK_ARGS
+/* A call in the old order, origin before target, passes a pointer for disp. */
+#define gk_win_put_typed(win, pe, disp, tcount, ttype, origin, ocount, otype)   \
+    gk_win_put_typed(win, pe, GK__INT(disp), tcount, ttype, origin, ocount, otype)
+#define gk_win_put_typed_nbi(win, pe, disp, tcount, ttype, origin, ocount, otype) \
+    gk_win_put_typed_nbi(win, pe, GK__INT(disp), tcount, ttype, origin, ocount, otype)
+#define gk_win_accumulate_typed(win, pe, disp, tcount, ttype, origin, ocount, otype, op) \
+    gk_win_accumulate_typed(win, pe, GK__INT(disp), tcount, ttype, origin, ocount,      \
+                            otype, op)
+#define gk_win_accumulate_typed_nbi(win, pe, disp, tcount, ttype, origin, ocount, otype, \
+                                    op)                                                  \
+    gk_win_accumulate_typed_nbi(win, pe, GK__INT(disp), tcount, ttype, origin, ocount,  \
+                                otype, op)
+#endif
 
 #ifdef __cplusplus
 }

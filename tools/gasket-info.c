@@ -45,9 +45,14 @@ static void print_markdown(void)
 int main(int argc, char **argv)
 {
     if (argc > 1 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-        printf("usage: gasket-info [--markdown]\nPrints gasket's version, build options, "
-               "transports and configuration variables;\n--markdown prints the "
-               "configuration table as docs/CONFIG.md.\n");
+        printf("usage: gasket-info [--markdown | --version]\nPrints gasket's version, "
+               "build options, transports and configuration variables;\n--markdown "
+               "prints the configuration table as docs/CONFIG.md, --version the "
+               "version alone.\n");
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        printf("%s\n", gk_version());
         return 0;
     }
     if (argc > 1 && strcmp(argv[1], "--markdown") == 0) {

@@ -151,8 +151,8 @@ int gk_am_request_medium(int pe, int handler, const void *payload, size_t nbytes
                    nargs, GK__AM_MEDIUM);
 }
 
-int gk_am_request_long(int pe, int handler, const void *payload, size_t nbytes,
-                       void *dst, const uint64_t *args, int nargs)
+int gk_am_request_long(int pe, int handler, void *dst, const void *payload,
+                       size_t nbytes, const uint64_t *args, int nargs)
 {
     return am_send("gk_am_request_long", pe, handler, payload, nbytes, dst, args, nargs,
                    GK__AM_LONG);
@@ -203,8 +203,8 @@ int gk_am_reply_medium(gk_am_token_t *token, int handler, const void *payload,
                     nargs, GK__AM_MEDIUM);
 }
 
-int gk_am_reply_long(gk_am_token_t *token, int handler, const void *payload,
-                     size_t nbytes, void *dst, const uint64_t *args, int nargs)
+int gk_am_reply_long(gk_am_token_t *token, int handler, void *dst,
+                     const void *payload, size_t nbytes, const uint64_t *args, int nargs)
 {
     return am_reply("gk_am_reply_long", token, handler, payload, nbytes, dst, args, nargs,
                     GK__AM_LONG);

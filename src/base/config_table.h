@@ -15,7 +15,7 @@
       "bytes in each PE's symmetric heap (suffixes K, M, G, T); reserved in "  \
       "/dev/shm at start-up, with about 2 MiB for the runtime")                \
     X(ALLOC_MEM_SIZE, size, alloc_mem_size, "0",                               \
-      "bytes after each PE's symmetric heap for gk_alloc_mem's shared and "    \
+      "bytes after each PE's symmetric heap for gk_mem_alloc's shared and "    \
       "registered memory, which each PE allocates alone; windows over it "     \
       "are accessed directly (reserved in /dev/shm with the heap; 0: none, "   \
       "and those hints fail)")                                                 \

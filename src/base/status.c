@@ -18,8 +18,5 @@ const char *gk_strerror(int status)
 
 const char *gk_version(void)
 {
-#define GK__STR2(x) #x
-#define GK__STR(x) GK__STR2(x)
-    return GK__STR(GASKET_VERSION_MAJOR) "." GK__STR(
-        GASKET_VERSION_MINOR) "." GK__STR(GASKET_VERSION_PATCH);
+    return GK_VERSION_STRING;
 }

@@ -1,5 +1,5 @@
 /*
- * alloc_mem.c: gk_alloc_mem and gk_free_mem (gasket.h), memory allocated
+ * alloc_mem.c: gk_mem_alloc and gk_mem_free (gasket.h), memory allocated
  * by one PE alone with hints about its use, as MPI_Alloc_mem's info keys
  * give them: shared (the local area at the end of the heap's range, which
  * the PEs of this node map and the network has registered: a window over
@@ -30,9 +30,9 @@ static int local_offset(const void *ptr, size_t *offset_p)
     return 1;
 }
 
-int gk_alloc_mem(size_t size, unsigned hints, size_t alignment, void **ptr_p)
+int gk_mem_alloc(size_t size, unsigned hints, size_t alignment, void **ptr_p)
 {
-    static const char op[] = "gk_alloc_mem";
+    static const char op[] = "gk_mem_alloc";
     if (!gk__rt.initialized)
         return gk__rt_report_pe(op, 0);
     if (ptr_p == NULL) {
@@ -93,9 +93,9 @@ int gk_alloc_mem(size_t size, unsigned hints, size_t alignment, void **ptr_p)
     return GK_OK;
 }
 
-int gk_free_mem(void *ptr)
+int gk_mem_free(void *ptr)
 {
-    static const char op[] = "gk_free_mem";
+    static const char op[] = "gk_mem_free";
     if (ptr == NULL)
         return GK_OK;
     if (!gk__rt.initialized)
@@ -109,6 +109,6 @@ int gk_free_mem(void *ptr)
     int status = gk__heap_alloc_give(&gk__rt.local_alloc, offset);
     pthread_mutex_unlock(&local_lock);
     if (status != GK_OK)
-        gk__error("%s: %p is not a block from gk_alloc_mem", op, ptr);
+        gk__error("%s: %p is not a block from gk_mem_alloc", op, ptr);
     return status;
 }

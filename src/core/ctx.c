@@ -84,12 +84,12 @@ int gk_init_thread(gk_thread_level_t requested, gk_thread_level_t *provided_p)
     return GK_OK;
 }
 
-int gk_query_thread(gk_thread_level_t *provided_p)
+int gk_thread_query(gk_thread_level_t *provided_p)
 {
     if (!gk__rt.initialized)
-        return gk__rt_report_pe("gk_query_thread", 0);
+        return gk__rt_report_pe("gk_thread_query", 0);
     if (provided_p == NULL) {
-        gk__error("gk_query_thread: provided_p is NULL");
+        gk__error("gk_thread_query: provided_p is NULL");
         return GK_ERR_INVALID_ARG;
     }
     *provided_p = gk__rt.thread_level;

@@ -31,7 +31,7 @@ struct gk__runtime {
     char *heap;       /* my symmetric heap */
     size_t heap_span; /* bytes usable in every PE's heap, the local area included */
     /* The local area: the last local_size bytes of the heap's range, which
-     * gk_alloc_mem hands out without collective calls (local_alloc, its
+     * gk_mem_alloc hands out without collective calls (local_alloc, its
      * offsets from the area's start); the symmetric allocator never
      * reaches it. */
     size_t local_size;

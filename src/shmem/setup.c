@@ -83,7 +83,7 @@ static int setup_init(const char *routine, int requested, int *provided)
     static int at_exit_registered;
     gk_thread_level_t level = GK_THREAD_SINGLE;
     if (gk_initialized()) {
-        SHMEM_CHECK(routine, gk_query_thread(&level));
+        SHMEM_CHECK(routine, gk_thread_query(&level));
     } else {
         setup_symmetric_size();
         /* OpenSHMEM's global and static variables are symmetric (the
@@ -120,7 +120,7 @@ SHMEM_DEFINE(int, init_thread, (int requested, int *provided))
 SHMEM_DEFINE(int, query_thread, (int *provided))
 {
     gk_thread_level_t level;
-    SHMEM_CHECK("shmem_query_thread", gk_query_thread(&level));
+    SHMEM_CHECK("shmem_query_thread", gk_thread_query(&level));
     *provided = (int)level;
     return 0;
 }

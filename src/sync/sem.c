@@ -725,11 +725,17 @@ int gk_sem_value(gk_sem_t sem, uint64_t *value_p)
     return GK_OK;
 }
 
-int gk_sem_owner(gk_sem_t sem)
+int gk_sem_owner(gk_sem_t sem, int *pe_p)
 {
     struct sem_ref ref = {0};
+    if (pe_p == NULL) {
+        gk__error("gk_sem_owner: pe_p is NULL");
+        return GK_ERR_INVALID_ARG;
+    }
     int status = sem_decode("gk_sem_owner", sem, &ref);
-    return status == GK_OK ? ref.pe : status;
+    if (status == GK_OK)
+        *pe_p = ref.pe;
+    return status;
 }
 
 /* ---- allocation ---- */

@@ -415,7 +415,7 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
                            GK__PATH_DEFER_WAKE, GK__PATH_SRC_FREE);
 }
 
-int gk_win_get(gk_win_t *win, int pe, size_t disp, void *dst, size_t nbytes)
+int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes)
 {
     char *addr = NULL;
     int status = gk__win_check_access("gk_win_get", win, pe, disp, nbytes, &addr);

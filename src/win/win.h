@@ -112,7 +112,7 @@ static inline int gk__win_check_access(const char *op, const gk_win_t *win, int 
 /*
  * The segment offset of byte disp of PE pe's direct part: window accesses
  * are checked against the part (gk__win_check_access), which may lie in
- * the local area (gk_alloc_mem), outside the symmetric range that
+ * the local area (gk_mem_alloc), outside the symmetric range that
  * gk__rt_check_remote accepts; so they go to the transport by offset.
  */
 static inline size_t gk__win_seg_at(const gk_win_t *win, int pe, size_t disp)

@@ -1,6 +1,6 @@
 /*
  * win_emul.c: emulated access to window parts that other PEs cannot reach
- * (memory outside the symmetric heap: malloc, the stack, gk_alloc_mem's
+ * (memory outside the symmetric heap: malloc, the stack, gk_mem_alloc's
  * private memory). The origin sends each operation as active messages;
  * the part's owner runs them from its progress engine and answers each.
  * This is the seed's emulated access: any memory works, at the price of

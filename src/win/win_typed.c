@@ -146,17 +146,17 @@ static int win_acc_typed(const char *op, gk_win_t *win, int pe, const void *orig
     return gk__typed_acc(op, pe, &t.target, &t.origin, dtype, acc_op, &t.seg_base);
 }
 
-int gk_win_put_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,
-                     gk_type_t origin_type, size_t disp, size_t target_count,
-                     gk_type_t target_type)
+int gk_win_put_typed(gk_win_t *win, int pe, size_t disp, size_t target_count,
+                     gk_type_t target_type, const void *origin,
+                     size_t origin_count, gk_type_t origin_type)
 {
     return win_put_typed("gk_win_put_typed", win, pe, origin, origin_count, origin_type, disp,
                          target_count, target_type, 0);
 }
 
-int gk_win_put_typed_nbi(gk_win_t *win, int pe, const void *origin, size_t origin_count,
-                         gk_type_t origin_type, size_t disp, size_t target_count,
-                         gk_type_t target_type)
+int gk_win_put_typed_nbi(gk_win_t *win, int pe, size_t disp, size_t target_count,
+                         gk_type_t target_type, const void *origin, size_t origin_count,
+                         gk_type_t origin_type)
 {
     return win_put_typed("gk_win_put_typed_nbi", win, pe, origin, origin_count, origin_type,
                          disp, target_count, target_type, 1);
@@ -178,17 +178,18 @@ int gk_win_get_typed_nbi(gk_win_t *win, int pe, void *origin, size_t origin_coun
                          disp, target_count, target_type, 1);
 }
 
-int gk_win_accumulate_typed(gk_win_t *win, int pe, const void *origin, size_t origin_count,
-                            gk_type_t origin_type, size_t disp, size_t target_count,
-                            gk_type_t target_type, gk_op_t op)
+int gk_win_accumulate_typed(gk_win_t *win, int pe, size_t disp, size_t target_count,
+                            gk_type_t target_type, const void *origin,
+                            size_t origin_count, gk_type_t origin_type, gk_op_t op)
 {
     return win_acc_typed("gk_win_accumulate_typed", win, pe, origin, origin_count,
                          origin_type, disp, target_count, target_type, op, 0);
 }
 
-int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, const void *origin,
-                                size_t origin_count, gk_type_t origin_type, size_t disp,
-                                size_t target_count, gk_type_t target_type, gk_op_t op)
+int gk_win_accumulate_typed_nbi(gk_win_t *win, int pe, size_t disp,
+                                size_t target_count, gk_type_t target_type,
+                                const void *origin, size_t origin_count,
+                                gk_type_t origin_type, gk_op_t op)
 {
     return win_acc_typed("gk_win_accumulate_typed_nbi", win, pe, origin, origin_count,
                          origin_type, disp, target_count, target_type, op, 1);

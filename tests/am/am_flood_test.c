@@ -119,9 +119,9 @@ static void h_request(gk_am_token_t *token, void *payload, size_t nbytes,
          * may have been overwritten by its later requests since). */
         unsigned char echo[LONG_MAX_BYTES];
         stamp(echo, nbytes, seq);
-        CHECK_OK(gk_am_reply_long(token, H_REPLY, echo, nbytes,
-                                  long_reply_area + (size_t)me_ * LONG_MAX_BYTES, args,
-                                  nargs));
+        CHECK_OK(gk_am_reply_long(token, H_REPLY,
+                                  long_reply_area + (size_t)me_ * LONG_MAX_BYTES, echo,
+                                  nbytes, args, nargs));
         break;
     }
     }
@@ -170,8 +170,9 @@ static int send_one(int target, uint64_t seq, unsigned char *buf)
     default:
         args[1] = long_bytes(seq);
         stamp(buf, (size_t)args[1], seq);
-        return gk_am_request_long(target, H_REQUEST, buf, (size_t)args[1],
-                                  long_area + (size_t)me_ * LONG_MAX_BYTES, args, nargs);
+        return gk_am_request_long(target, H_REQUEST,
+                                  long_area + (size_t)me_ * LONG_MAX_BYTES, buf,
+                                  (size_t)args[1], args, nargs);
     }
 }
 

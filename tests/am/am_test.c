@@ -247,7 +247,7 @@ int main(void)
         for (size_t i = 0; i < n; i++)
             src[i] = (unsigned char)(i * 7 + (size_t)me_);
         uint64_t args[2] = {(uint64_t)me_, at};
-        CHECK_OK(gk_am_request_long(right, H_LONG, src, n, long_area + at, args, 2));
+        CHECK_OK(gk_am_request_long(right, H_LONG, long_area + at, src, n, args, 2));
         free(src);
         CHECK_OK(gk_barrier()); /* one at a time: they share the area */
         poll_until(&longs_ok, s + 1);
@@ -285,7 +285,7 @@ int main(void)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_am_request_medium(right, H_SUM, buf, max + 1, a, 2),
                  "over the medium maximum");
     CHECK_LOGGED(GK_ERR_RANGE,
-                 gk_am_request_long(right, H_LONG, buf, 64, long_area + (1 << 30), a, 2),
+                 gk_am_request_long(right, H_LONG, long_area + (1 << 30), buf, 64, a, 2),
                  "outside");
     CHECK_LOGGED(GK_ERR_PE, gk_am_request_short(npes_, H_SEQ, a, 1), "PE");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_am_request_medium(right, H_SUM, NULL, 8, a, 2),

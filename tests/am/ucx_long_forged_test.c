@@ -67,7 +67,7 @@ int main(void)
             msg.dst_offset = offsets[f];
             CHECK_OK(peer->transport->am_send_long(peer, &msg, &arg, payload));
         }
-        CHECK_OK(gk_am_request_long(1, H_OK, payload, sizeof(payload), area, &arg, 1));
+        CHECK_OK(gk_am_request_long(1, H_OK, area, payload, sizeof(payload), &arg, 1));
     } else if (me == 1) {
         while (!oks)
             CHECK_OK(gk_poll());

@@ -6,7 +6,7 @@ src=$1; build=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 awk '/^```c$/{f=1;next} /^```$/{f=0} f' "$src/README.md" > "$work/example.c"
 [ -s "$work/example.c" ] || { echo "no C example in README.md"; exit 1; }
-cc -std=c11 -Wall -Wextra -Werror -I"$src/include" "$work/example.c" -o "$work/example" \
+cc -std=c11 -Wall -Wextra -Werror -I"$src/include" -I"$build/include" "$work/example.c" -o "$work/example" \
    -L"$build/src" -lgasket -Wl,-rpath,"$build/src"
 out=$("$build/tools/gasket-run" -n 4 --timeout 60 "$work/example")
 for pe in 0 1 2 3; do

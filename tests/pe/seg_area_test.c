@@ -44,7 +44,7 @@ static void send_messages(int me, int n, char *heap_dst)
     for (int i = 0; i < ROUNDS; i++) {
         CHECK_OK(gk_am_request_short(right, H_COUNT, &arg, 1));
         CHECK_OK(gk_am_request_medium(right, H_COUNT, payload, medium, &arg, 1));
-        CHECK_OK(gk_am_request_long(right, H_COUNT, payload, 4096, heap_dst, &arg, 1));
+        CHECK_OK(gk_am_request_long(right, H_COUNT, heap_dst, payload, 4096, &arg, 1));
     }
     while (atomic_load_explicit(&received, memory_order_relaxed) < 3 * ROUNDS)
         CHECK_OK(gk_poll());

@@ -256,7 +256,7 @@ static void test_am(void)
     for (size_t i = 0; i < 65536; i++)
         src[i] = pattern(i, me, 1);
     uint64_t sum = checksum(src, 65536);
-    CHECK_OK(gk_am_request_long(right, H_LONG, src, 65536, long_area, &sum, 1));
+    CHECK_OK(gk_am_request_long(right, H_LONG, long_area, src, 65536, &sum, 1));
     poll_until(&sums_ok, sizeof(sizes) / sizeof(sizes[0]) + 1);
     poll_until(&longs_ok, 1);
     CHECK_OK(gk_barrier());

@@ -26,7 +26,9 @@ int main(void)
                 int boolean = kinds[k] == GK_SEM_BOOLEAN;
                 gk_sem_t mine;
                 CHECK_OK(gk_sem_alloc(flags, &mine));
-                CHECK_EQ_U64(gk_sem_owner(mine), me);
+                int owner = -1;
+                CHECK_OK(gk_sem_owner(mine, &owner));
+                CHECK_EQ(owner, me);
                 /* Tell my left neighbour my handle; it posts to me. */
                 int taken = -1;
                 CHECK_OK(gk_sem_try_wait(mine, &taken)); /* nobody can post yet */
@@ -114,7 +116,9 @@ int main(void)
     gk_sem_t all, theirs;
     CHECK_OK(gk_sem_alloc_all(0, &all));
     CHECK_OK(gk_sem_on(all, right, &theirs));
-    CHECK_EQ_U64(gk_sem_owner(theirs), right);
+    int owner = -1;
+    CHECK_OK(gk_sem_owner(theirs, &owner));
+    CHECK_EQ(owner, right);
     CHECK_OK(gk_sem_post_n(theirs, 2));
     CHECK_OK(gk_sem_wait_n(all, 2));
     CHECK_STATUS(gk_sem_on(sem, right, &theirs), GK_ERR_INVALID_ARG);
@@ -143,6 +147,12 @@ int main(void)
     CHECK_STATUS(gk_sem_post((gk_sem_t){12345}), GK_ERR_INVALID_ARG);
     CHECK_OK(gk_sem_free(sem));
     CHECK_STATUS(gk_sem_post(sem), GK_ERR_INVALID_ARG); /* freed */
+    /* An invalid handle is an error, never an owner; *pe_p stays. */
+    owner = -7;
+    CHECK_STATUS(gk_sem_owner(sem, &owner), GK_ERR_INVALID_ARG);
+    CHECK_STATUS(gk_sem_owner((gk_sem_t){12345}, &owner), GK_ERR_INVALID_ARG);
+    CHECK_EQ(owner, -7);
+    CHECK_STATUS(gk_sem_owner(all, NULL), GK_ERR_INVALID_ARG);
 
     CHECK_OK(gk_barrier());
     CHECK_OK(gk_sem_free_all(all));

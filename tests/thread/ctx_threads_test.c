@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     CHECK_OK(gk_init_thread(GK_THREAD_MULTIPLE, &provided));
     CHECK_EQ(provided, GK_THREAD_MULTIPLE);
     gk_thread_level_t level = (gk_thread_level_t)99;
-    CHECK_OK(gk_query_thread(&level));
+    CHECK_OK(gk_thread_query(&level));
     CHECK_EQ(level, GK_THREAD_MULTIPLE);
     me = gk_my_pe();
     npes = gk_n_pes();

@@ -101,8 +101,8 @@ GK_TEST(messages_named_in_the_header)
 GK_TEST(version_matches_the_macros)
 {
     char expect[64];
-    snprintf(expect, sizeof(expect), "%d.%d.%d", GASKET_VERSION_MAJOR,
-             GASKET_VERSION_MINOR, GASKET_VERSION_PATCH);
+    snprintf(expect, sizeof(expect), "%d.%d.%d", GK_VERSION_MAJOR,
+             GK_VERSION_MINOR, GK_VERSION_PATCH);
     ASSERT_STREQ(gk_version(), expect);
 }
 

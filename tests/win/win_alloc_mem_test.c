@@ -1,5 +1,5 @@
 /*
- * win_alloc_mem_test: gk_alloc_mem's hints and the windows made over what
+ * win_alloc_mem_test: gk_mem_alloc's hints and the windows made over what
  * it returns.
  *
  *   hints      shared and registered memory lies in the local area (in
@@ -36,10 +36,10 @@ static void check_hints(void)
 {
     size_t heap_free = gk_heap_free();
     void *sh = NULL, *reg = NULL, *priv = NULL, *al = NULL;
-    CHECK_OK(gk_alloc_mem(100, GK_MEM_SHARED, 0, &sh));
-    CHECK_OK(gk_alloc_mem(100, GK_MEM_REGISTERED, 8, &reg));
-    CHECK_OK(gk_alloc_mem(100, GK_MEM_PRIVATE, 0, &priv));
-    CHECK_OK(gk_alloc_mem(5000, GK_MEM_SHARED, 4096, &al));
+    CHECK_OK(gk_mem_alloc(100, GK_MEM_SHARED, 0, &sh));
+    CHECK_OK(gk_mem_alloc(100, GK_MEM_REGISTERED, 8, &reg));
+    CHECK_OK(gk_mem_alloc(100, GK_MEM_PRIVATE, 0, &priv));
+    CHECK_OK(gk_mem_alloc(5000, GK_MEM_SHARED, 4096, &al));
     CHECK_TRUE(in_segment(sh));
     CHECK_TRUE(in_segment(reg));
     CHECK_TRUE(!in_segment(priv));
@@ -52,35 +52,35 @@ static void check_hints(void)
     void *blocks[64];
     for (int round = 0; round < 3; round++) {
         for (int i = 0; i < 64; i++)
-            CHECK_OK(gk_alloc_mem(1000 + (size_t)i, GK_MEM_SHARED, 0, &blocks[i]));
+            CHECK_OK(gk_mem_alloc(1000 + (size_t)i, GK_MEM_SHARED, 0, &blocks[i]));
         for (int i = 0; i < 64; i++)
-            CHECK_OK(gk_free_mem(blocks[(i * 37) % 64]));
+            CHECK_OK(gk_mem_free(blocks[(i * 37) % 64]));
     }
-    CHECK_OK(gk_free_mem(sh));
-    CHECK_OK(gk_free_mem(reg));
-    CHECK_OK(gk_free_mem(priv));
-    CHECK_OK(gk_free_mem(al));
-    CHECK_OK(gk_free_mem(NULL));
+    CHECK_OK(gk_mem_free(sh));
+    CHECK_OK(gk_mem_free(reg));
+    CHECK_OK(gk_mem_free(priv));
+    CHECK_OK(gk_mem_free(al));
+    CHECK_OK(gk_mem_free(NULL));
 
     void *p = NULL;
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_alloc_mem(8, 0x80, 0, &p), "gk_alloc_mem",
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_alloc(8, 0x80, 0, &p), "gk_mem_alloc",
                  "hints 0x80");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_alloc_mem(8, GK_MEM_SHARED | GK_MEM_PRIVATE, 0, &p),
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_alloc(8, GK_MEM_SHARED | GK_MEM_PRIVATE, 0, &p),
                  "neither shared nor registered");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_alloc_mem(8, 0, 48, &p), "alignment 48");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_alloc_mem(0, 0, 0, &p), "size is 0");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_alloc_mem(8, 0, 0, NULL), "ptr_p is NULL");
-    CHECK_LOGGED(GK_ERR_NOMEM, gk_alloc_mem((size_t)1 << 40, GK_MEM_SHARED, 0, &p),
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_alloc(8, 0, 48, &p), "alignment 48");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_alloc(0, 0, 0, &p), "size is 0");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_alloc(8, 0, 0, NULL), "ptr_p is NULL");
+    CHECK_LOGGED(GK_ERR_NOMEM, gk_mem_alloc((size_t)1 << 40, GK_MEM_SHARED, 0, &p),
                  "GK_ALLOC_MEM_SIZE");
     CHECK_NULL(p);
     /* No hint: too large for the area, so private memory. */
-    CHECK_OK(gk_alloc_mem((size_t)64 << 20, 0, 0, &p));
+    CHECK_OK(gk_mem_alloc((size_t)64 << 20, 0, 0, &p));
     CHECK_TRUE(!in_segment(p));
-    CHECK_OK(gk_free_mem(p));
+    CHECK_OK(gk_mem_free(p));
     void *q = NULL;
-    CHECK_OK(gk_alloc_mem(256, GK_MEM_SHARED, 0, &q));
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_free_mem((char *)q + 64), "not a block");
-    CHECK_OK(gk_free_mem(q));
+    CHECK_OK(gk_mem_alloc(256, GK_MEM_SHARED, 0, &q));
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_mem_free((char *)q + 64), "not a block");
+    CHECK_OK(gk_mem_free(q));
 }
 
 /* mode 0: all shared, 1: all private, 2: even PEs shared. */
@@ -89,7 +89,7 @@ static void check_window(int mode)
     unsigned hints = mode == 0 || (mode == 2 && me % 2 == 0) ? GK_MEM_SHARED : GK_MEM_PRIVATE;
     size_t part = 2 * N * sizeof(int64_t);
     int64_t *base = NULL;
-    CHECK_OK(gk_alloc_mem(part, hints, 0, (void **)&base));
+    CHECK_OK(gk_mem_alloc(part, hints, 0, (void **)&base));
     memset(base, 0, part);
     gk_win_t *win = NULL;
     CHECK_OK(gk_win_create(base, part, 0, &win));
@@ -105,7 +105,7 @@ static void check_window(int mode)
     for (int i = 0; i < N; i++)
         mine[i] = 100 * me + i;
     CHECK_OK(gk_win_fence(win, 0));
-    CHECK_OK(gk_win_put_typed(win, right, mine, N, GK_TYPE_INT64, 0, 1, every_other));
+    CHECK_OK(gk_win_put_typed(win, right, 0, 1, every_other, mine, N, GK_TYPE_INT64));
     CHECK_OK(gk_win_fence(win, 0));
     CHECK_OK(gk_win_get_typed(win, right, back, N, GK_TYPE_INT64, 0, 1, every_other));
     for (int i = 0; i < N; i++)
@@ -113,15 +113,15 @@ static void check_window(int mode)
     int64_t one[N];
     for (int i = 0; i < N; i++)
         one[i] = i + 1;
-    CHECK_OK(gk_win_accumulate_typed(win, 0, one, N, GK_TYPE_INT64, sizeof(int64_t), 1,
-                                     every_other, GK_OP_SUM));
+    CHECK_OK(gk_win_accumulate_typed(win, 0, sizeof(int64_t), 1, every_other, one, N,
+                                     GK_TYPE_INT64, GK_OP_SUM));
     CHECK_OK(gk_win_fence(win, GK_WIN_NOSUCCEED));
     if (me == 0)
         for (int i = 0; i < N; i++)
             CHECK_EQ(base[2 * i + 1], (int64_t)(i + 1) * npes);
     CHECK_OK(gk_type_free(&every_other));
     CHECK_OK(gk_win_free(win));
-    CHECK_OK(gk_free_mem(base));
+    CHECK_OK(gk_mem_free(base));
 }
 
 int main(void)

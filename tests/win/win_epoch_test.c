@@ -58,7 +58,7 @@ static void more_epochs(int me, int npes)
         CHECK_EQ_U64(base[0], round * (uint64_t)npes);
         CHECK_EQ_U64(base[1], 1000 * round + (uint64_t)left);
         uint64_t seen = 0; /* and a get in this read-only epoch sees the same */
-        CHECK_OK(gk_win_get(win, right, 0, &seen, 8));
+        CHECK_OK(gk_win_get(win, right, &seen, 0, 8));
         CHECK_EQ_U64(seen, round * (uint64_t)npes);
         CHECK_OK(gk_win_fence(win, 0)); /* before the next round writes */
     }
@@ -170,7 +170,7 @@ static void more_epochs(int me, int npes)
         CHECK_OK(gk_win_flush(win, p));
     }
     uint64_t back = 0;
-    CHECK_OK(gk_win_get(win, right, 48, &back, 8));
+    CHECK_OK(gk_win_get(win, right, &back, 48, 8));
     CHECK_EQ_U64(back, tag);
     for (int i = 0; i < npes; i++)
         CHECK_OK(gk_win_unlock(win, (me + npes - i) % npes));
@@ -303,7 +303,7 @@ int main(void)
     CHECK_OK(gk_win_put(win, right, 24, &v, sizeof(v)));
     CHECK_OK(gk_win_flush(win, right));
     uint64_t back = 0;
-    CHECK_OK(gk_win_get(win, right, 24, &back, sizeof(back)));
+    CHECK_OK(gk_win_get(win, right, &back, 24, sizeof(back)));
     CHECK_EQ_U64(back, v);
     CHECK_OK(gk_win_flush_local(win, right));
     CHECK_OK(gk_win_unlock(win, right));
@@ -311,7 +311,7 @@ int main(void)
     CHECK_OK(gk_win_lock_all(win, 0));
     for (int p = 0; p < npes; p++) {
         uint64_t got = 0;
-        CHECK_OK(gk_win_get(win, p, 24, &got, sizeof(got)));
+        CHECK_OK(gk_win_get(win, p, &got, 24, sizeof(got)));
         CHECK_EQ_U64(got, 7000 + (uint64_t)((p + npes - 1) % npes));
     }
     CHECK_OK(gk_win_flush_all(win));

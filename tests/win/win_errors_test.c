@@ -24,7 +24,7 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, size, buf, 1), "gk_win_put",
                  "window 1", pe_fmt("on PE %d", other), pe_fmt("displacement %zu", size),
                  "+ 1 bytes");
-    CHECK_LOGGED(GK_ERR_RANGE, gk_win_get(win, other, 0, buf, size + 1), "gk_win_get",
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_get(win, other, buf, 0, size + 1), "gk_win_get",
                  "window 1", pe_fmt("PE %d", other), "displacement 0",
                  pe_fmt("%zu bytes", size + 1));
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, SIZE_MAX, buf, 2), "window 1",
@@ -50,11 +50,11 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
         "gk_win_accumulate", "overflows");
     /* The end of the part itself is fine: 0 bytes there, the last byte. */
     CHECK_OK_SILENT(gk_win_put(win, other, size, buf, 0));
-    CHECK_OK_SILENT(gk_win_get(win, other, size - 1, buf, 1));
+    CHECK_OK_SILENT(gk_win_get(win, other, buf, size - 1, 1));
 
     /* Bad PEs, on every kind of call: the number and the valid range. */
     const char *no_such = pe_fmt("PE %d does not exist", npes);
-    CHECK_LOGGED(GK_ERR_PE, gk_win_get(win, npes, 0, buf, 8), "gk_win_get", no_such);
+    CHECK_LOGGED(GK_ERR_PE, gk_win_get(win, npes, buf, 0, 8), "gk_win_get", no_such);
     CHECK_LOGGED(GK_ERR_PE,
                  gk_win_accumulate(win, -1, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_SUM),
                  "gk_win_accumulate", "PE -1 does not exist");
@@ -93,7 +93,7 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_put(win, other, 0, NULL, 8), "gk_win_put",
                  "src is NULL", "8 bytes");
     CHECK_OK_SILENT(gk_win_put(win, other, 0, NULL, 0));
-    CHECK_OK_SILENT(gk_win_get(win, other, 0, NULL, 0));
+    CHECK_OK_SILENT(gk_win_get(win, other, NULL, 0, 0));
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
                  gk_win_accumulate(win, other, 0, NULL, 2, GK_DTYPE_INT32, GK_OP_SUM),
                  "gk_win_accumulate", "src is NULL");
@@ -113,7 +113,7 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
                  "gk_win_compare_and_swap", "result is NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_try_lock(win, other, GK_LOCK_SHARED, NULL),
                  "gk_win_try_lock", "acquired_p is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_get(NULL, other, 0, buf, 8), "gk_win_get",
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_get(NULL, other, buf, 0, 8), "gk_win_get",
                  "win is NULL");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_lock(NULL, other, GK_LOCK_SHARED, 0),
                  "gk_win_lock", "win is NULL");
@@ -209,7 +209,7 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     /* A misaligned accumulate changed nothing. */
     CHECK_OK(gk_barrier());
     uint64_t zero[4] = {0}, seen[4] = {1, 1, 1, 1};
-    CHECK_OK(gk_win_get(win, other, 0, seen, sizeof(seen)));
+    CHECK_OK(gk_win_get(win, other, seen, 0, sizeof(seen)));
     CHECK_EQ(memcmp(seen, zero, sizeof(seen)), 0);
     CHECK_OK(gk_barrier());
 
@@ -278,7 +278,7 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     /* Strict: every kind of RMA outside an epoch; and each epoch kind
      * covers exactly its targets, for exactly its duration. */
     int strict_other = npes > 1 ? other : 0;
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, other, 0, buf, 8), "gk_win_get",
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, other, buf, 0, 8), "gk_win_get",
                  "window 2", "GK_WIN_STRICT", pe_fmt("PE %d", other));
     CHECK_LOGGED(GK_ERR_EPOCH,
                  gk_win_accumulate(strict, other, 0, &u, 1, GK_DTYPE_UINT64, GK_OP_SUM),
@@ -319,15 +319,15 @@ static void check_more(gk_win_t *win, gk_win_t *strict, int me, int npes)
     CHECK_OK(gk_win_unlock(strict, strict_other));
     CHECK_OK(gk_barrier());
     CHECK_OK(gk_win_lock_all(strict, 0));
-    CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
+    CHECK_OK_SILENT(gk_win_get(strict, strict_other, buf, 8, 8));
     CHECK_OK(gk_win_unlock_all(strict));
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8),
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, buf, 8, 8),
                  "GK_WIN_STRICT");
     /* A fence epoch: open after a fence, closed by NOSUCCEED. */
     CHECK_OK(gk_win_fence(strict, GK_WIN_NOPRECEDE));
-    CHECK_OK_SILENT(gk_win_get(strict, strict_other, 8, buf, 8));
+    CHECK_OK_SILENT(gk_win_get(strict, strict_other, buf, 8, 8));
     CHECK_OK(gk_win_fence(strict, GK_WIN_NOSUCCEED));
-    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, 8, buf, 8),
+    CHECK_LOGGED(GK_ERR_EPOCH, gk_win_get(strict, strict_other, buf, 8, 8),
                  "GK_WIN_STRICT");
 
     /* Creation: NULL outputs; a base that differs between PEs is fine:
@@ -378,11 +378,11 @@ int main(void)
     /* Out of the target's part: names the window, PE, displacement, length. */
     CHECK_LOGGED(GK_ERR_RANGE, gk_win_put(win, other, 250, buf, 8), "window 1",
                  "250 + 8 bytes", "256 bytes");
-    CHECK_LOGGED(GK_ERR_RANGE, gk_win_get(win, other, 4096, buf, 1), "displacement 4096");
+    CHECK_LOGGED(GK_ERR_RANGE, gk_win_get(win, other, buf, 4096, 1), "displacement 4096");
     CHECK_LOGGED(GK_ERR_PE, gk_win_put(win, npes, 0, buf, 8), "PE");
     CHECK_LOGGED(GK_ERR_PE, gk_win_lock(win, -1, GK_LOCK_SHARED, 0), "PE");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_put(NULL, other, 0, buf, 8), "win is NULL");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_get(win, other, 0, NULL, 8), "dst");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_win_get(win, other, NULL, 0, 8), "dst");
 
     /* Types and operations. */
     double d = 1;

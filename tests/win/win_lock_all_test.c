@@ -87,7 +87,7 @@ static void round_of(gk_win_t *win, uint64_t *base, int me, long ask_us, long ho
         /* Readers everywhere: nobody may be writing. */
         for (int p = 0; p < gk_n_pes(); p++) {
             uint64_t v = 1;
-            CHECK_OK(gk_win_get(win, p, 0, &v, sizeof(v)));
+            CHECK_OK(gk_win_get(win, p, &v, 0, sizeof(v)));
             CHECK_EQ_U64(v, 0);
         }
         CHECK_OK(gk_win_unlock_all(win));

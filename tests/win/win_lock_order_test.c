@@ -142,7 +142,7 @@ static void check_queueing(gk_win_t *win, uint64_t *base, int me, int npes)
         } else {
             CHECK_OK(gk_win_lock(win, 0, GK_LOCK_SHARED, 0));
             uint64_t done = 0;
-            CHECK_OK(gk_win_get(win, 0, DISP_W1_DONE, &done, sizeof(done)));
+            CHECK_OK(gk_win_get(win, 0, &done, DISP_W1_DONE, sizeof(done)));
             uint64_t ok = done == 1;
             CHECK_OK(gk_win_put(win, 0, DISP_READ_OK + 8 * (size_t)me, &ok, sizeof(ok)));
         }

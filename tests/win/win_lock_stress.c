@@ -76,14 +76,14 @@ int main(int argc, char **argv)
                                          GK_DTYPE_UINT64, GK_OP_SUM));
             CHECK_EQ_U64(old, 0); /* (a) a writer alone */
             uint64_t counter = 0;
-            CHECK_OK(gk_win_get(win, target, DISP_COUNTER, &counter, sizeof(counter)));
+            CHECK_OK(gk_win_get(win, target, &counter, DISP_COUNTER, sizeof(counter)));
             if (op % 7 == 0)
                 sched_yield(); /* widen the window a lost update needs */
             counter++;
             CHECK_OK(gk_win_put(win, target, DISP_COUNTER, &counter, sizeof(counter)));
             /* (e) the block: whole as the last writer left it, then mine. */
             uint64_t block[BLOCK_WORDS];
-            CHECK_OK(gk_win_get(win, target, DISP_BLOCK, block, sizeof(block)));
+            CHECK_OK(gk_win_get(win, target, block, DISP_BLOCK, sizeof(block)));
             check_block(block, target, "a writer");
             for (int w = 0; w < BLOCK_WORDS; w++)
                 block[w] = ((uint64_t)me << 32) | (uint64_t)op;
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
             if (op % 5 == 0)
                 sched_yield(); /* let other readers in */
             uint64_t block[BLOCK_WORDS];
-            CHECK_OK(gk_win_get(win, target, DISP_BLOCK, block, sizeof(block)));
+            CHECK_OK(gk_win_get(win, target, block, DISP_BLOCK, sizeof(block)));
             check_block(block, target, "a reader");
             uint64_t minus = (uint64_t)0 - READER_ONE;
             CHECK_OK(gk_win_accumulate(win, target, DISP_OCCUPANCY, &minus, 1,

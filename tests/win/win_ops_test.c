@@ -86,7 +86,7 @@ static void check_put_get(void)
             CHECK_OK(gk_win_put(win, right, disp, out, n));
             CHECK_OK(gk_win_flush(win, right));
             memset(back, 0xee, n);
-            CHECK_OK(gk_win_get(win, right, disp, back, n));
+            CHECK_OK(gk_win_get(win, right, back, disp, n));
             if (n > 0 && memcmp(out, back, n) != 0)
                 PE_FAIL(
                     "get of %zu bytes at displacement %zu of PE %d differs from the put",
@@ -117,7 +117,7 @@ static void check_put_get(void)
     CHECK_OK(gk_win_put(win, me, mine - MIB, out, MIB));
     CHECK_EQ(memcmp(base + mine - MIB, out, MIB), 0);
     memset(back, 0, MIB);
-    CHECK_OK(gk_win_get(win, me, mine - MIB, back, MIB));
+    CHECK_OK(gk_win_get(win, me, back, mine - MIB, MIB));
     CHECK_EQ(memcmp(back, out, MIB), 0);
     CHECK_OK(gk_barrier());
     free(out);

@@ -46,8 +46,8 @@ static void check_put_get(gk_win_t *win, char *base, gk_type_t col)
     memset(base, 0, PART);
     CHECK_OK(gk_barrier());
     CHECK_OK(gk_win_lock(win, right, GK_LOCK_EXCLUSIVE, 0));
-    CHECK_OK(gk_win_put_typed(win, right, mine, N, GK_TYPE_DOUBLE,
-                              MAT + (size_t)me * sizeof(double), 1, col));
+    CHECK_OK(gk_win_put_typed(win, right, MAT + (size_t)me * sizeof(double), 1, col,
+                              mine, N, GK_TYPE_DOUBLE));
     CHECK_OK(gk_win_unlock(win, right));
     CHECK_OK(gk_barrier());
     const double *m = (const double *)(void *)(base + MAT);
@@ -85,8 +85,8 @@ static void check_put_get(gk_win_t *win, char *base, gk_type_t col)
         CHECK_TRUE(again[i] == mat_value(me, i));
     for (int i = 0; i < N; i++)
         again[i] = -mat_value(me, i);
-    CHECK_OK(gk_win_put_typed_nbi(win, right, again, N, GK_TYPE_DOUBLE,
-                                  MAT + (size_t)me * sizeof(double), 1, col));
+    CHECK_OK(gk_win_put_typed_nbi(win, right, MAT + (size_t)me * sizeof(double), 1, col,
+                                  again, N, GK_TYPE_DOUBLE));
     CHECK_OK(gk_win_flush_local(win, right));
     CHECK_OK(gk_win_unlock_all(win));
     CHECK_OK(gk_barrier());
@@ -122,8 +122,9 @@ static void check_accumulate(gk_win_t *win, char *base)
         dv[i] = (double)((me * 7 + i * 3) % 11);
     }
     CHECK_OK(gk_win_lock_all(win, 0));
-    CHECK_OK(gk_win_accumulate_typed(win, 0, add, N, GK_TYPE_INT64, ACC, 1, gaps, GK_OP_SUM));
-    CHECK_OK(gk_win_accumulate_typed_nbi(win, 0, dv, N / 2, two, DACC, N, GK_TYPE_DOUBLE,
+    CHECK_OK(gk_win_accumulate_typed(win, 0, ACC, 1, gaps, add, N, GK_TYPE_INT64,
+                                     GK_OP_SUM));
+    CHECK_OK(gk_win_accumulate_typed_nbi(win, 0, DACC, N, GK_TYPE_DOUBLE, dv, N / 2, two,
                                          GK_OP_MAX));
     CHECK_OK(gk_win_flush_all(win));
     CHECK_OK(gk_win_unlock_all(win));
@@ -159,19 +160,19 @@ static void check_errors(gk_win_t *win, char *base, gk_type_t col)
     memset(base, 0x5a, PART);
     CHECK_OK(gk_barrier());
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_accumulate_typed(win, right, d, N, GK_TYPE_DOUBLE, ACC, N,
-                                         GK_TYPE_INT64, GK_OP_SUM),
+                 gk_win_accumulate_typed(win, right, ACC, N, GK_TYPE_INT64, d, N,
+                                         GK_TYPE_DOUBLE, GK_OP_SUM),
                  "gk_win_accumulate_typed", "type signatures do not match",
                  "GK_DTYPE_DOUBLE", "GK_DTYPE_INT64");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_accumulate_typed(win, right, buf, 1, mixed, ACC, 2, GK_TYPE_INT64,
+                 gk_win_accumulate_typed(win, right, ACC, 2, GK_TYPE_INT64, buf, 1, mixed,
                                          GK_OP_SUM),
                  "several base types");
     CHECK_LOGGED(GK_ERR_INVALID_ARG,
-                 gk_win_put_typed(win, right, d, N - 1, GK_TYPE_DOUBLE, MAT, 1, col),
+                 gk_win_put_typed(win, right, MAT, 1, col, d, N - 1, GK_TYPE_DOUBLE),
                  "origin holds 56 bytes", "target 64");
     CHECK_LOGGED(GK_ERR_RANGE,
-                 gk_win_put_typed(win, right, buf, 2 * N, GK_TYPE_INT64, PART - 64, 2 * N,
+                 gk_win_put_typed(win, right, PART - 64, 2 * N, GK_TYPE_INT64, buf, 2 * N,
                                   GK_TYPE_INT64),
                  "outside window");
     gk_type_t back;
