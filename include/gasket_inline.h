@@ -163,6 +163,18 @@ static inline void gk__inline_copy(void *dst, const void *src, size_t n)
     }
 }
 
+/* Non-zero when an active message waits to run here (only while
+ * initialized): a hint, the library takes the message with its own checks.
+ * The library's progress engine looks here too (core/progress.h). */
+static inline int gk__inline_inbox_ready(void)
+{
+    const struct gk__inline_state *s = &gk__inline;
+    uint64_t head = __atomic_load_n(s->inbox_head, __ATOMIC_RELAXED);
+    const uint64_t *seq =
+        (const uint64_t *)(const void *)(s->inbox_seq + (head & s->inbox_mask) * s->inbox_stride);
+    return __atomic_load_n(seq, __ATOMIC_RELAXED) == head + 1;
+}
+
 /* The pause of a spin loop; base/wait.h's gk__cpu_relax is this one. */
 static inline void gk__inline_relax(void)
 {
@@ -194,17 +206,6 @@ static inline void gk__inline_relax(void)
 #define GK__INLINE_NO_FENCES 1
 #endif
 #endif
-
-/* Non-zero when an active message waits to run here (only while
- * initialized): a hint, the library takes the message with its own checks. */
-static inline int gk__inline_inbox_ready(void)
-{
-    const struct gk__inline_state *s = &gk__inline;
-    uint64_t head = __atomic_load_n(s->inbox_head, __ATOMIC_RELAXED);
-    const uint64_t *seq =
-        (const uint64_t *)(const void *)(s->inbox_seq + (head & s->inbox_mask) * s->inbox_stride);
-    return __atomic_load_n(seq, __ATOMIC_RELAXED) == head + 1;
-}
 
 /* A put done inline: 1, or 0 when the library must do it. */
 static inline int gk__inline_put(int pe, void *dst, const void *src, size_t nbytes)

@@ -40,7 +40,7 @@ int gk_am_register(int index, gk_am_handler_t handler)
 
 size_t gk_am_max_medium(void)
 {
-    return GK__RING_MAX_PAYLOAD;
+    return GK__NET_AM_MAX_PAYLOAD;
 }
 
 int gk_poll(void)
@@ -96,10 +96,10 @@ static int am_prepare(const char *op, int pe, int handler, const void *payload,
     int status = gk__rt_check_local(op, "payload", payload, nbytes);
     if (status != GK_OK)
         return status;
-    if ((kind & GK__AM_KIND_MASK) == GK__AM_MEDIUM && nbytes > GK__RING_MAX_PAYLOAD) {
+    if ((kind & GK__AM_KIND_MASK) == GK__AM_MEDIUM && nbytes > GK__NET_AM_MAX_PAYLOAD) {
         gk__error("%s: payload of %zu bytes is over the medium maximum of %zu "
                   "(gk_am_max_medium); use a long message",
-                  op, nbytes, (size_t)GK__RING_MAX_PAYLOAD);
+                  op, nbytes, (size_t)GK__NET_AM_MAX_PAYLOAD);
         return GK_ERR_INVALID_ARG;
     }
     msg->word = gk__net_am_word(0, (unsigned)handler, (unsigned)nargs, kind);

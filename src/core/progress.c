@@ -27,6 +27,7 @@
  * and who wakes whom when there is room: net/shm_inbox.c.
  */
 #include "core/progress.h"
+#include "net/shm_inbox.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -18,7 +18,6 @@
 
 #include "core/runtime.h"
 #include "gasket.h"
-#include "net/shm_inbox.h"
 
 #define GK__AM_INTERNAL_HANDLERS 16
 #define GK__AM_TABLE_SIZE (GK_AM_MAX_HANDLERS + GK__AM_INTERNAL_HANDLERS)
@@ -82,10 +81,12 @@ static inline int gk__progress_check_not_in_handler(const char *op)
  * number run, or a negative status if the job is ending. */
 int gk__progress(void);
 
-/* Non-zero when a message waits in this PE's inbox: two loads. */
+/* Non-zero when a message waits in this PE's inbox: a few loads, through
+ * the words the path layer publishes for the inline waits (gk__inline:
+ * n_pes is set last when they open and cleared first when they close). */
 static inline int gk__inbox_ready(void)
 {
-    return gk__rt.initialized && gk__inbox_arrived(gk__rt.my_seg.base);
+    return gk__inline.n_pes != 0 && gk__inline_inbox_ready();
 }
 
 /* Whether a spin loop should call gk__progress now: a message is ready,

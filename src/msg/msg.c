@@ -244,8 +244,8 @@ static int send_go(int source, const uint64_t *args)
 static void pull_more(struct gk_request *req, size_t pieces)
 {
     size_t want = req->expect - req->requested;
-    if (want > pieces * GK__RING_MAX_PAYLOAD)
-        want = pieces * GK__RING_MAX_PAYLOAD;
+    if (want > pieces * GK__NET_AM_MAX_PAYLOAD)
+        want = pieces * GK__NET_AM_MAX_PAYLOAD;
     if (want == 0)
         return;
     uint64_t args[4] = {req->sender_request, (uint64_t)(uintptr_t)req, req->requested, want};
@@ -467,13 +467,13 @@ static void h_pull(gk_am_token_t *token, void *payload, size_t nbytes, const uin
     struct gk_request *req = sender_request(args[0]);
     size_t offset = (size_t)args[2], want = (size_t)args[3];
     if (req == NULL || offset > req->capacity || want > req->capacity - offset ||
-        want > PIECES_IN_FLIGHT * GK__RING_MAX_PAYLOAD) {
+        want > PIECES_IN_FLIGHT * GK__NET_AM_MAX_PAYLOAD) {
         gk__error("two-sided: a piece request for [%zu, +%zu) does not fit its send", offset,
                   want);
         return;
     }
-    for (size_t end = offset + want; offset < end; offset += GK__RING_MAX_PAYLOAD) {
-        size_t n = end - offset < GK__RING_MAX_PAYLOAD ? end - offset : GK__RING_MAX_PAYLOAD;
+    for (size_t end = offset + want; offset < end; offset += GK__NET_AM_MAX_PAYLOAD) {
+        size_t n = end - offset < GK__NET_AM_MAX_PAYLOAD ? end - offset : GK__NET_AM_MAX_PAYLOAD;
         uint64_t reply[2] = {args[1], offset};
         if (send_medium(gk_am_token_pe(token), H_CHUNK, (const char *)req->buf + offset, n,
                         reply, 2) != GK_OK) {
@@ -554,7 +554,7 @@ __attribute__((constructor)) static void msg_register_handlers(void)
 
 size_t gk_msg_eager_limit(void)
 {
-    return GK__RING_MAX_PAYLOAD;
+    return GK__NET_AM_MAX_PAYLOAD;
 }
 
 static int check_peer(const char *op, int pe, int any_ok)
@@ -590,7 +590,7 @@ static int send_start(const char *op, int pe, int tag, const void *buf, size_t n
     request_init(req, REQ_SEND, GK_ANY_SOURCE, tag, (void *)(uintptr_t)buf, nbytes);
     req->status = (gk_msg_status_t){gk__rt.my_pe, tag, nbytes, GK_OK};
     gk__path_flush_wakes();
-    if (nbytes <= GK__RING_MAX_PAYLOAD) {
+    if (nbytes <= GK__NET_AM_MAX_PAYLOAD) {
         /* One argument: the slot's first line then holds the header, the
          * tag and 16 bytes of data (a second argument, the length the AM
          * already carries, cost 9- to 16-byte messages a second line). */
@@ -729,7 +729,7 @@ int gk_send(int pe, int tag, const void *buf, size_t nbytes)
 {
     /* From a handler only what completes at once: an eager message, or
      * one to this PE (copied); a rendezvous would wait for its receiver. */
-    if (GK__UNLIKELY(gk__in_handler) && nbytes > GK__RING_MAX_PAYLOAD && pe != gk__rt.my_pe)
+    if (GK__UNLIKELY(gk__in_handler) && nbytes > GK__NET_AM_MAX_PAYLOAD && pe != gk__rt.my_pe)
         return gk__progress_report_in_handler("gk_send");
     struct gk_request req;
     int status = send_start("gk_send", pe, tag, buf, nbytes, &req);

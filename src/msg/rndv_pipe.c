@@ -160,7 +160,7 @@ static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
 #define PIPE_PROBE_MIN 8u
 #define PIPE_PROBE_MAX 1024u
 static struct {
-    double pipe, direct;
+    double pipe, direct_mode;
     unsigned count;       /* messages of the class (for the report) */
     unsigned since_probe; /* messages since the other way was last tried */
 } rates[PIPE_RATE_CLASSES];
@@ -190,10 +190,10 @@ static int rate_prefer_direct(size_t nbytes)
 {
     unsigned c = rate_class(nbytes);
     rates[c].count++;
-    if (rates[c].pipe == 0 || rates[c].direct == 0)
+    if (rates[c].pipe == 0 || rates[c].direct_mode == 0)
         return rates[c].pipe != 0; /* learn both first */
-    int prefer_direct = rates[c].direct > 1.1 * rates[c].pipe;
-    int probe = ++rates[c].since_probe >= rate_probe_every(rates[c].pipe, rates[c].direct);
+    int prefer_direct = rates[c].direct_mode > 1.1 * rates[c].pipe;
+    int probe = ++rates[c].since_probe >= rate_probe_every(rates[c].pipe, rates[c].direct_mode);
     if (probe)
         rates[c].since_probe = 0;
     return prefer_direct != probe;
@@ -235,7 +235,7 @@ __attribute__((destructor)) static void pipe_report(void)
         if (rates[c].count > 0)
             gk__debug("two-sided rendezvous of %llu KiB and more: the pipeline %.1f GB/s, "
                       "cross-memory attach from both sides %.1f GB/s (latest averages)",
-                      (1ull << c) >> 10, rates[c].pipe, rates[c].direct);
+                      (1ull << c) >> 10, rates[c].pipe, rates[c].direct_mode);
 }
 
 /* The chunks a receiver reads itself in one message, and how that went. */
@@ -338,7 +338,7 @@ static int pipe_run(const struct gk__pipe_msg *m,
     uint64_t ns = gk__now_ns() - start;
     if (direct) {
         if (own.err == 0)
-            rate_note(&rates[rate_class(m->nbytes)].direct, m->nbytes, ns);
+            rate_note(&rates[rate_class(m->nbytes)].direct_mode, m->nbytes, ns);
         way_note(WAY_DIRECT, m->nbytes, ns);
         return own.err;
     }

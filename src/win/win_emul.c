@@ -53,7 +53,7 @@
 
 #define H_REQ (GK__AM_INTERNAL + 8)
 #define H_REP (GK__AM_INTERNAL + 9)
-#define PAYLOAD GK__RING_MAX_PAYLOAD
+#define PAYLOAD GK__NET_AM_MAX_PAYLOAD
 #define WHY_MAX 240
 #define SLOTS 1024u
 #define REQ_ARGS 10

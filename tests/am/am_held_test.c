@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "core/progress.h"
+#include "net/shm_inbox.h"
 #include "net/shm_ring.h"
 #include "pe_check.h"
 
