@@ -152,17 +152,31 @@ static int rt_attach_peers(void)
     return gk__net_open_all(&start, status);
 }
 
-/* The features' declarations (GK__RT_FEATURE), wherever they were linked
- * in; weak, so a program that links none has an empty table. */
-extern const struct gk__rt_feature *const __start_gk__rt_features[] __attribute__((weak));
-extern const struct gk__rt_feature *const __stop_gk__rt_features[] __attribute__((weak));
+/* The features' declarations (GK__RT_FEATURE), made by constructors of
+ * whichever of their files were linked in. */
+#define RT_FEATURES_MAX 16
+static const struct gk__rt_feature *rt_features[RT_FEATURES_MAX];
+static int rt_n_features;
+static int rt_features_lost; /* declarations past RT_FEATURES_MAX */
+
+void gk__rt_feature_declare(const struct gk__rt_feature *feature)
+{
+    if (rt_n_features < RT_FEATURES_MAX)
+        rt_features[rt_n_features++] = feature;
+    else
+        rt_features_lost++;
+}
 
 static int rt_features_init(void)
 {
-    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
-         f < __stop_gk__rt_features; f++) {
-        if ((*f)->init != NULL) {
-            int status = (*f)->init();
+    if (rt_features_lost > 0) { /* a bug of ours, said where a log can say it */
+        gk__error("%d features declared past the table's %d", rt_features_lost,
+                  RT_FEATURES_MAX);
+        return GK_ERR_NOMEM;
+    }
+    for (int i = 0; i < rt_n_features; i++) {
+        if (rt_features[i]->init != NULL) {
+            int status = rt_features[i]->init();
             if (status != GK_OK)
                 return status;
         }
@@ -172,10 +186,9 @@ static int rt_features_init(void)
 
 static void rt_features_fini(void)
 {
-    for (const struct gk__rt_feature *const *f = __start_gk__rt_features;
-         f < __stop_gk__rt_features; f++) {
-        if ((*f)->fini != NULL)
-            (*f)->fini();
+    for (int i = rt_n_features - 1; i >= 0; i--) {
+        if (rt_features[i]->fini != NULL)
+            rt_features[i]->fini();
     }
 }
 

@@ -81,9 +81,9 @@ extern int (*gk__rt_finalize_check)(void);
  * call can be made, and returns GK_OK or an error it has logged (gk_init
  * fails on every PE then); fini runs at gk_finalize and after a gk_init
  * that failed past init, and must cope with an init that never ran or
- * failed. Either may be NULL. The declarations sit in a section of their
- * own (gk__rt_features), so a program linked statically declares the
- * features it links in.
+ * failed. Either may be NULL. A constructor of the feature's file makes
+ * the declaration, so a program linked statically declares the features
+ * it links in.
  */
 struct gk__rt_feature {
     const char *name;
@@ -92,8 +92,11 @@ struct gk__rt_feature {
 };
 #define GK__RT_FEATURE(var, ...)                                                         \
     static const struct gk__rt_feature var = {__VA_ARGS__};                              \
-    static const struct gk__rt_feature *const var##_entry_                               \
-        __attribute__((used, section("gk__rt_features"))) = &var
+    __attribute__((constructor)) static void var##_declare_(void)                        \
+    {                                                                                    \
+        gk__rt_feature_declare(&var);                                                    \
+    }
+void gk__rt_feature_declare(const struct gk__rt_feature *feature);
 
 /*
  * Set by msg/: at gk_finalize, once every message has arrived, logs each

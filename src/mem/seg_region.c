@@ -10,9 +10,16 @@
 #include "base/log.h"
 #include "mem/segment.h"
 
-/* Weak: a program that links no region has an empty table. */
-extern struct gk__seg_region *const __start_gk__seg_regions[] __attribute__((weak));
-extern struct gk__seg_region *const __stop_gk__seg_regions[] __attribute__((weak));
+/* The regions declared (GK__SEG_REGION's constructors), in no order. */
+static struct gk__seg_region *seg_declared[GK__SEG_REGIONS_MAX + 1];
+static int seg_n_declared;
+
+void gk__seg_region_declare(struct gk__seg_region *region)
+{
+    /* One past the most: the layout reports it (a constructor cannot). */
+    if (seg_n_declared <= GK__SEG_REGIONS_MAX)
+        seg_declared[seg_n_declared++] = region;
+}
 
 static struct gk__seg_region *seg_regions[GK__SEG_REGIONS_MAX]; /* by offset */
 static int seg_n_regions = -1;                                   /* -1: not laid out */
@@ -69,7 +76,7 @@ void gk__seg_layout(void)
     if (seg_n_regions >= 0)
         return;
     int n = 0;
-    for (struct gk__seg_region *const *r = __start_gk__seg_regions; r < __stop_gk__seg_regions;
+    for (struct gk__seg_region *const *r = seg_declared; r < seg_declared + seg_n_declared;
          r++) {
         if (n == GK__SEG_REGIONS_MAX) {
             gk__error("more than %d regions declared in the segment", GK__SEG_REGIONS_MAX);

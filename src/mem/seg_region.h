@@ -4,8 +4,9 @@
  *
  * A feature declares its region where its code is, with GK__SEG_REGION:
  * a name, its size, its alignment, and the bytes a job of n PEs touches
- * (what a segment reserves in /dev/shm for it). The declarations sit in a
- * section of their own (gk__seg_regions); mem/ lays them out once, before
+ * (what a segment reserves in /dev/shm for it). A constructor of the
+ * feature's file declares it, so a program linked statically declares the
+ * regions of the features it links in; mem/ lays them out once, before
  * the first segment is sized, and writes each region's offset into its
  * declaration, where the feature reads it. The rule is deterministic: by
  * alignment, largest first, then by name; each region goes at the lowest
@@ -31,11 +32,15 @@ struct gk__seg_region {
     size_t offset; /* written by the layout, before any segment exists */
 };
 
-/* Declares the region `var` (a struct gk__seg_region, fields named). */
+/* Declares the region `var` (a struct gk__seg_region, fields named): a
+ * constructor of the feature's file hands it to mem/ before main. */
 #define GK__SEG_REGION(var, ...)                                                         \
     struct gk__seg_region var = {__VA_ARGS__};                                           \
-    static struct gk__seg_region *const var##_entry_                                     \
-        __attribute__((used, section("gk__seg_regions"))) = &var
+    __attribute__((constructor)) static void var##_declare_(void)                        \
+    {                                                                                    \
+        gk__seg_region_declare(&var);                                                    \
+    }
+void gk__seg_region_declare(struct gk__seg_region *region);
 
 /* The most regions a layout places. */
 #define GK__SEG_REGIONS_MAX 8
