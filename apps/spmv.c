@@ -1,6 +1,6 @@
 /*
- * spmv: y = A*x for the 9-point stencil matrix on an N x N grid (the seed's
- * SPMV kernel), in the four halo-exchange variants, with the time split
+ * spmv: y = A*x for the 9-point stencil matrix on an N x N grid (the SPMV
+ * kernel of the signaling-put-upc seed), in the four halo-exchange variants, with the time split
  * into computation, send, receive-wait and barrier; checks y against a
  * serial computation of the same rows.
  *

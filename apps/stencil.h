@@ -29,7 +29,7 @@ extern const char *const stencil_variant_names[STENCIL_VARIANTS];
 /* The variant called `name`, STENCIL_VARIANTS for "all", -1 if unknown. */
 int stencil_variant_parse(const char *name);
 
-/* Where the time goes, in seconds, as in the seed's charts. */
+/* Where the time goes, in seconds, as in the signaling-put-upc seed's charts. */
 struct stencil_times {
     double compute, send, recv_wait, barrier;
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""apps_breakdown.py: the seed's SPMV and CG charts for gasket's kernels.
+"""apps_breakdown.py: the signaling-put-upc seed's SPMV and CG charts for gasket's kernels.
 
 Runs apps/spmv and apps/cg (all four halo variants) --reps times through
 gasket-run, takes the median of each time component, prints Markdown

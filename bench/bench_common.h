@@ -150,7 +150,7 @@ void bench_row_bw_windows(size_t size, long loops, double us);
 int bench_two_or_skip(int me, int npes, const char *name, const char *units);
 
 /*
- * The seed's overlap test, the same procedure for gk-bench and the MPI
+ * The overlap test of the passive-rma-locks-ib-atomics seed, the same procedure for gk-bench and the MPI
  * peers. epoch(ctx, rounds) runs one access epoch: lock, the transfer under
  * test, bench_compute(rounds) when rounds > 0, unlock. bench_overlap_measure()
  * measures t_comm (epochs without computation), calibrates a computation of

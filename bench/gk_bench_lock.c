@@ -11,7 +11,7 @@
  *                     word (get, put), unlocks: one row "8 us", the job's
  *                     microseconds per acquisition, and a # line with the
  *                     longest single wait for the lock
- *   overlap           the seed's overlap test: lock, put (or get) of size
+ *   overlap           that seed's overlap test: lock, put (or get) of size
  *                     bytes, a calibrated computation about as long as the
  *                     epoch, unlock; the % of the transfer hidden behind the
  *                     computation (100: all of it; bench_overlap_measure())

@@ -14,8 +14,9 @@
  *           displacement: entries[first .. first + count).
  *
  * A chain of REPEATs above a LEAF is one "stack" of (count, stride) levels
- * over a contiguous leaf, the seed's unit; LISTs are where the stacks
- * branch (indexed and struct types). Every node knows its data size, and
+ * over a contiguous leaf, the unit that pack-on-the-fly walks (the
+ * non-contiguous one-sided transfers of sci-mpich-noncontig-onesided);
+ * LISTs are where the stacks branch (indexed and struct types). Every node knows its data size, and
  * every LIST entry the bytes before it, so a cursor finds the piece that
  * holds byte b of the data by one division per REPEAT and one binary
  * search per LIST, going down: a transfer can start, or resume, at any

@@ -3,7 +3,8 @@
  * (memory outside the symmetric heap: malloc, the stack, gk_mem_alloc's
  * private memory). The origin sends each operation as active messages;
  * the part's owner runs them from its progress engine and answers each.
- * This is the seed's emulated access: any memory works, at the price of
+ * This is the emulated access of sci-mpich-noncontig-onesided (beside its
+ * direct access to mapped memory): any memory works, at the price of
  * the target's progress (it must be in a gasket call, or run the progress
  * thread, for the operations to move).
  *
