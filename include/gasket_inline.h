@@ -135,8 +135,8 @@ static inline void gk__inline_defer_wake(int pe, uint64_t lo, uint64_t hi)
  */
 static inline void gk__inline_copy(void *dst, const void *src, size_t n)
 {
-    unsigned char *d = dst;
-    const unsigned char *s = src;
+    unsigned char *d = (unsigned char *)dst; /* casts: C++ includes this too */
+    const unsigned char *s = (const unsigned char *)src;
     if (n == 8) { /* the commonest: one word */
         __builtin_memcpy(d, s, 8);
     } else if (n >= 8 && n <= 16) {

@@ -61,12 +61,6 @@ static inline char *gk__path_addr(int pe, size_t seg_offset)
 int gk__path_inline_open(void);
 void gk__path_inline_close(void);
 
-/* The transport's name for pe (logs, gasket-info). */
-static inline const char *gk__path_transport_name(int pe)
-{
-    return gk__rt.peers[pe].transport->name;
-}
-
 /* ---- Wake-ups owed, completion and ordering ---- */
 
 /* Remembers that PE pe is owed a wake-up check for its bytes [lo, hi)

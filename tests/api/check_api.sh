@@ -4,7 +4,9 @@
 #               error with the compiler's default flags, not a warning;
 #   deprecated  a deprecated name compiles with a warning that names its
 #               replacement, and the program runs correctly;
-#   version     gasket.h, gasket-info and gasket.pc state the same version.
+#   version     gasket.h, gasket-info and gasket.pc state the same version;
+#   cxx         the public headers, inline fast paths included, compile as
+#               C++ without a warning (skipped, 77, with no C++ compiler).
 # usage: check_api.sh MODE CC SRCDIR BUILDDIR
 set -euo pipefail
 mode=$1; cc=$2; src=$3; build=$4
@@ -13,6 +15,15 @@ inc=(-I"$src/include" -I"$build/include")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 case $mode in
+cxx)
+  cxx=$(command -v c++ || command -v g++ || true)
+  [ -n "$cxx" ] || { echo "no C++ compiler: skipped"; exit 77; }
+  printf '#include "gasket.h"\n#include "gasket_dtype.h"\n%s\n' \
+    'int main() { int x = 0; return gk_put(0, &x, &x, sizeof x) + gk_quiet(); }' >"$work/t.cpp"
+  "$cxx" -std=c++17 -O2 -Wall -Wextra -pedantic -Werror "${inc[@]}" -c "$work/t.cpp" \
+    -o "$work/t.o" || { echo "FAIL: the public headers do not compile as C++"; exit 1; }
+  echo "ok: the public headers compile as C++ ($cxx)"
+  ;;
 old_order)
   # Today's order compiles cleanly, so a failure below is the old order's.
   "$cc" -c -Wall -Wextra -Werror -DCASE=0 "${inc[@]}" "$here/old_order.c" -o "$work/new.o" ||
