@@ -7,9 +7,12 @@
 #   version     gasket.h, gasket-info and gasket.pc state the same version;
 #   cxx         the public headers, inline fast paths included, compile as
 #               C++ without a warning (skipped, 77, with no C++ compiler).
-# usage: check_api.sh MODE CC SRCDIR BUILDDIR
+# usage: check_api.sh MODE CC SRCDIR BUILDDIR [FLAGS]
+# FLAGS: what a program linked with this build's library needs (its
+# sanitizer), one argument, split at spaces.
 set -euo pipefail
 mode=$1; cc=$2; src=$3; build=$4
+read -r -a flags <<<"${5:-}"
 here=$(cd "$(dirname "$0")" && pwd)
 inc=(-I"$src/include" -I"$build/include")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -41,7 +44,7 @@ old_order)
   done
   ;;
 deprecated)
-  "$cc" -Wall "${inc[@]}" "$here/deprecated.c" -o "$work/deprecated" \
+  "$cc" -Wall ${flags[@]+"${flags[@]}"} "${inc[@]}" "$here/deprecated.c" -o "$work/deprecated" \
     -L"$build/src" -lgasket -Wl,-rpath,"$build/src" 2>"$work/log" ||
     { cat "$work/log"; echo "FAIL: the deprecated names do not compile"; exit 1; }
   for pair in gk_alloc_mem:gk_mem_alloc gk_free_mem:gk_mem_free \
