@@ -384,7 +384,7 @@ static inline int gk__path_amo(int pe, enum gk__amo_op op, size_t width, size_t 
         return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
     if (op == GK__AMO_FETCH)
         return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
-    if (peer->transport->rop != NULL)
+    if (peer->caps & GK__NET_CAP_REMOTE_OPS)
         return gk__path_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
                                    GK__NET_POST_QUIET);
     int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
@@ -416,7 +416,7 @@ static inline int gk__path_flag64(int pe, enum gk__amo_op op, size_t seg_offset,
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, 8, seg_offset, value, 0, NULL);
-    if (peer->transport->rop != NULL)
+    if (peer->caps & GK__NET_CAP_REMOTE_OPS)
         return gk__path_atomic_rop(pe, op, 8, seg_offset, value, 0, NULL,
                                    GK__NET_POST_AWAITED);
     return gk__path_amo(pe, op, 8, seg_offset, value, 0, NULL);
@@ -449,7 +449,8 @@ static inline int gk__path_atomic64(int pe, enum gk__amo_op op, size_t seg_offse
 static inline int gk__path_am_carries(int pe, size_t nbytes)
 {
     const struct gk__net_peer *peer = &gk__rt.peers[pe];
-    return !(peer->caps & GK__NET_CAP_LOAD_STORE) && peer->transport->am_send_long != NULL &&
+    return (peer->caps & (GK__NET_CAP_LOAD_STORE | GK__NET_CAP_AM_CARRIES_PAYLOAD)) ==
+               GK__NET_CAP_AM_CARRIES_PAYLOAD &&
            nbytes <= peer->transport->am_long_max;
 }
 
@@ -459,7 +460,7 @@ static inline int gk__path_am_carries(int pe, size_t nbytes)
 static inline size_t gk__path_rop_max(int pe)
 {
     const struct gk__net_peer *peer = &gk__rt.peers[pe];
-    return peer->transport->rop != NULL ? peer->transport->rop_max : 0;
+    return (peer->caps & GK__NET_CAP_REMOTE_OPS) ? peer->transport->rop_max : 0;
 }
 
 /* Runs remote operation op at pe and waits for its answer (net.h's rop);

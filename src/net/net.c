@@ -92,7 +92,7 @@ static int net_unreachable(const struct gk__net_start *start, int pe)
 static int net_check_peers(const struct gk__net_start *start, int last)
 {
     for (int pe = 0; pe < start->boot->size; pe++) {
-        const struct gk__net_peer *peer = &start->peers[pe];
+        struct gk__net_peer *peer = &start->peers[pe];
         if (peer->transport == NULL) {
             if (last)
                 return net_unreachable(start, pe);
@@ -105,6 +105,11 @@ static int net_check_peers(const struct gk__net_start *start, int last)
                       pe, peer->transport->name);
             return GK_ERR_UNSUPPORTED;
         }
+        /* The bits that say which optional members the table fills. */
+        if (peer->transport->rop != NULL && peer->transport->rop_post != NULL)
+            peer->caps |= GK__NET_CAP_REMOTE_OPS;
+        if (peer->transport->am_send_long != NULL)
+            peer->caps |= GK__NET_CAP_AM_CARRIES_PAYLOAD;
         net_use(peer);
     }
     return GK_OK;

@@ -85,6 +85,12 @@ enum gk__net_cap {
      * packing many pieces into one of its messages costs no copy a put
      * would not make. Set once the peer's endpoint shows its lanes. */
     GK__NET_CAP_RMA_BY_MESSAGES = 1u << 3,
+    /* The transport runs remote operations (rop, rop_post) at this peer.
+     * Set by gk__net_open_all from the table, so bit and table agree. */
+    GK__NET_CAP_REMOTE_OPS = 1u << 4,
+    /* A long active message's payload travels with it (am_send_long):
+     * no put and fence go before. Set likewise from the table. */
+    GK__NET_CAP_AM_CARRIES_PAYLOAD = 1u << 5,
 };
 
 /*
