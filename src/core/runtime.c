@@ -26,6 +26,7 @@
 
 #include "base/log.h"
 #include "base/wait.h"
+#include "mem/seg_region.h"
 
 struct gk__runtime gk__rt = {.my_pe = -1};
 
@@ -92,6 +93,34 @@ static int rt_agree(int status)
     }
     free(all);
     return agreed;
+}
+
+/*
+ * The segment's layout (mem/seg_region.h) depends on the features a
+ * program links in: two executables of one job linked statically against
+ * different parts of gasket could lay their segments out differently.
+ * Every PE's layout digest is compared once, across all hosts, before any
+ * segment exists; a PE whose layout differs from PE 0's is named.
+ */
+static int rt_agree_layout(void)
+{
+    uint64_t mine = gk__seg_layout_digest();
+    uint64_t *all = calloc((size_t)gk__rt.boot.size, sizeof(*all));
+    if (all == NULL)
+        gk_abort(1, "out of memory during start-up");
+    int status = gk__boot_allgather(&gk__rt.boot, &mine, all, sizeof(mine));
+    for (int pe = 1; status == GK_OK && pe < gk__rt.boot.size; pe++) {
+        if (all[pe] != all[0]) {
+            if (gk__rt.boot.rank == 0 || gk__rt.boot.rank == pe) /* not once a PE */
+                gk__error("PE %d lays its segment out differently from PE 0 (layout "
+                          "%#llx, PE 0 %#llx): its executable links other parts of "
+                          "gasket; run one executable, or link gasket as a shared library",
+                          pe, (unsigned long long)all[pe], (unsigned long long)all[0]);
+            status = GK_ERR_CONFIG;
+        }
+    }
+    free(all);
+    return status;
 }
 
 /* The CPUs this node's PEs share: what the launcher was allowed to use
@@ -227,6 +256,9 @@ int gk__rt_init(const char *op)
     if (gk__rt.config.symmetric_data)
         gk__seg_find_data(&data);
     gk__seg_set_data(&data); /* every segment's size: before any is made */
+    status = rt_agree_layout(); /* the same verdict on every PE */
+    if (status != GK_OK)
+        goto err_destroy_seg;
     /* Before any PE reserves its segment, so that all see the same space. */
     status = rt_agree(gk__seg_check_space(gk__rt.heap_span, boot->node_size, boot->size));
     if (status != GK_OK)
