@@ -46,8 +46,7 @@ int gk__coll_wait_signal(_Atomic uint64_t *signal, uint64_t seq)
     if (!coll_signal_reached(&w)) {
         gk__path_flush_wakes();
         uint64_t watch = (uint64_t)((char *)signal - gk__rt.my_seg.base);
-        int status =
-            gk__wait_for(&gk__rt.my_seg.header->wake, watch, coll_signal_reached, &w);
+        int status = gk__path_wait_own(watch, coll_signal_reached, &w);
         if (status != GK_OK)
             return status;
     }

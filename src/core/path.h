@@ -28,6 +28,7 @@
 #ifndef GK_CORE_PATH_H
 #define GK_CORE_PATH_H
 
+#include "base/wait.h"
 #include "core/runtime.h"
 #include "net/shm.h"
 
@@ -440,6 +441,29 @@ static inline int gk__path_atomic64(int pe, enum gk__amo_op op, size_t seg_offse
                                     uint64_t *old_p)
 {
     return gk__path_atomic(pe, op, 8, seg_offset, operand, compare, old_p);
+}
+
+/* ---- Waits on this PE's own words ---- */
+
+/*
+ * Waits until pred(arg) holds, for a word at segment offset `watch` of this
+ * PE's own segment (GK__WAKE_WATCH_ANY: any word): spins, yields, then
+ * sleeps on the segment's wake-up word, where the writers' wake-up checks
+ * (gk__path_notify, gk__path_amo, a transport's wake) find it
+ * (base/wait.h).
+ */
+static inline int gk__path_wait_own(uint64_t watch, gk__wait_pred_fn pred, const void *arg)
+{
+    return gk__wait_for(&gk__rt.my_seg.header->wake, watch, pred, arg);
+}
+
+/* The same for a caller that has spun already (`spun`), or that should
+ * yield `extra_yields` more times before it sleeps (base/wait.h's
+ * gk__wait_for_spun). */
+static inline int gk__path_wait_own_spun(uint64_t watch, gk__wait_pred_fn pred, const void *arg,
+                                         unsigned extra_yields, int spun)
+{
+    return gk__wait_for_spun(&gk__rt.my_seg.header->wake, watch, pred, arg, extra_yields, spun);
 }
 
 /* ---- Active messages and remote operations ---- */

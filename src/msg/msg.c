@@ -712,8 +712,7 @@ static int request_block(const char *op, struct gk_request *req)
             return GK_OK;
         gk__cpu_relax();
     }
-    return gk__wait_for_spun(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET,
-                             request_done_progress, req, 0, 1);
+    return gk__path_wait_own_spun(GK__SEG_INBOX_OFFSET, request_done_progress, req, 0, 1);
 }
 
 static int request_finish(struct gk_request *req, gk_msg_status_t *status_p)
@@ -922,5 +921,5 @@ int gk_probe(int source, int tag, gk_msg_status_t *status_p)
         return GK_OK;
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler("gk_probe");
-    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__SEG_INBOX_OFFSET, probe_found, &p);
+    return gk__path_wait_own(GK__SEG_INBOX_OFFSET, probe_found, &p);
 }

@@ -671,7 +671,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
         if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
             return gk__progress_report_in_handler(op);
         gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-        status = gk__wait_for(&gk__rt.my_seg.header->wake, ref.offset, sem_available, &arg);
+        status = gk__path_wait_own(ref.offset, sem_available, &arg);
         if (status != GK_OK)
             return status;
     }

@@ -99,7 +99,7 @@ static int wait_until(const char *op, const struct wait_cond *c)
     if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-    return gk__wait_for(&gk__rt.my_seg.header->wake, offset, wait_cond_holds, c);
+    return gk__path_wait_own(offset, wait_cond_holds, c);
 }
 
 static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
@@ -153,8 +153,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
         }                                                                      \
         if (GK__UNLIKELY(gk__in_handler))                                      \
             return gk__progress_report_in_handler("gk_wait_until_" #T);        \
-        return gk__wait_for_spun(&gk__rt.my_seg.header->wake, offset,          \
-                                 wait_cond_holds, &c, 0, 1);                   \
+        return gk__path_wait_own_spun(offset, wait_cond_holds, &c, 0, 1);      \
     }                                                                          \
     int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
     {                                                                          \
@@ -284,8 +283,7 @@ static int array_wait_all(const char *op, const struct wait_array *a)
         if (GK__UNLIKELY(gk__in_handler))
             return gk__progress_report_in_handler(op);
         gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-        status = gk__wait_for(&gk__rt.my_seg.header->wake, offset + i * a->width,
-                              wait_cond_holds, &c);
+        status = gk__path_wait_own(offset + i * a->width, wait_cond_holds, &c);
     }
     return status;
 }
@@ -314,7 +312,7 @@ static int array_wait_one_of(const char *op, const struct wait_array *a, const v
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes();
-    return gk__wait_for(&gk__rt.my_seg.header->wake, watch, holds, a);
+    return gk__path_wait_own(watch, holds, a);
 }
 
 /* The test forms: one look, after what a wait's first poll does. */
@@ -417,7 +415,7 @@ int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg)
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes();
-    return gk__wait_for(&gk__rt.my_seg.header->wake, GK__WAKE_WATCH_ANY, pred, arg);
+    return gk__path_wait_own(GK__WAKE_WATCH_ANY, pred, arg);
 }
 
 void gk__wait_test_settle(void)

@@ -190,8 +190,7 @@ static int u64_nonzero(const void *word)
 static int wait_local_unspun(const void *word, unsigned extra_yields)
 {
     size_t offset = (size_t)((const char *)word - gk__rt_own(0));
-    struct gk__wake *wake = &gk__rt.my_seg.header->wake;
-    return gk__wait_for_spun(wake, offset, u64_nonzero, word, extra_yields, 1);
+    return gk__path_wait_own_spun(offset, u64_nonzero, word, extra_yields, 1);
 }
 
 /* Waits for a local 64-bit word to become non-zero (only others write it). */

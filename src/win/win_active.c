@@ -119,7 +119,7 @@ static int wait_counter(const gk_win_t *win, size_t at, uint64_t at_least)
     struct counter_reached c = {(const _Atomic uint64_t *)(win->ctrl + at), at_least};
     if (counter_reached(&c))
         return GK_OK;
-    return gk__wait_for(&gk__rt.my_seg.header->wake, gk__win_ctrl_seg_offset(win, at),
+    return gk__path_wait_own(gk__win_ctrl_seg_offset(win, at),
                         counter_reached, &c);
 }
 
