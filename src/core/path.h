@@ -358,7 +358,7 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
 {
     if (GK__UNLIKELY(width != 4 && width != 8))
         return GK_ERR_INVALID_ARG;
-    uint64_t old = gk__shm_rmw(peer, op, width, seg_offset, operand, compare);
+    uint64_t old = gk__shm_rmw(gk__shm_addr(peer, seg_offset), op, width, operand, compare);
     if (op != GK__AMO_FETCH) {
         gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);
         gk__path_wake_done(pe, seg_offset, seg_offset + width);

@@ -1,20 +1,20 @@
 /*
  * path_rop.c: an atomic as a remote operation (net.h), fetching, or
- * posted without a result. The target runs the CPU atomic and its wake-up check through
- * its own mapping of its segment (the shm transport does both in one), so
- * the caller sends no wake-up after it.
+ * posted without a result. The target runs the CPU atomic and its wake-up
+ * check on its own mapped segment (gk__path_amo), so the caller sends no
+ * wake-up after it.
  */
 #include "base/log.h"
 #include "core/runtime.h"
 #include "core/path.h"
 
 /* At the target. args: the word's segment offset, the operation with the
- * width above it (op | width << 8), the operand, the compare value. A
+ * width above it (op | width << 8), the operand, the compare value: this
+ * PE's own mapped word, so the path layer's CPU atomic and its check. A
  * refusal is logged here: the caller of a posted one never hears why. */
 static int path_atomic_run(const uint64_t *args, const void *payload, size_t nbytes,
                            struct gk__net_rop_answer *answer)
 {
-    struct gk__net_peer *me = &gk__rt.peers[gk__rt.my_pe];
     size_t offset = (size_t)args[0], width = (size_t)(args[1] >> 8);
     uint64_t op = args[1] & 0xff;
     (void)payload;
@@ -25,8 +25,8 @@ static int path_atomic_run(const uint64_t *args, const void *payload, size_t nby
                   (unsigned long long)op, width, offset);
         return GK_ERR_UNSUPPORTED;
     }
-    return me->transport->atomic(me, (enum gk__amo_op)op, width, offset, args[2], args[3],
-                                 &answer->result);
+    return gk__path_amo(gk__rt.my_pe, (enum gk__amo_op)op, width, offset, args[2], args[3],
+                        &answer->result);
 }
 
 void gk__path_rop_register(void)

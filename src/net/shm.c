@@ -65,10 +65,7 @@ static int shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
 {
     if (width != 4 && width != 8)
         return GK_ERR_INVALID_ARG;
-    /* The indirect form keeps its mapping private: reach it as the
-     * mapped form's inline does, through a peer that names it. */
-    struct gk__net_peer mapped = {.direct = shm_base(peer)};
-    uint64_t old = gk__shm_rmw(&mapped, op, width, offset, operand, compare);
+    uint64_t old = gk__shm_rmw(shm_base(peer) + offset, op, width, operand, compare);
     if (result_p != NULL)
         *result_p = old;
     return GK_OK;

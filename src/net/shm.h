@@ -143,10 +143,9 @@ static inline uint64_t gk__shm_load(const struct gk__net_peer *peer, size_t offs
 
 /* The CPU atomic alone on a mapped word of 4 or 8 bytes (the caller
  * checked the width): the old value. Its wake-up check is the caller's. */
-static inline uint64_t gk__shm_rmw(struct gk__net_peer *peer, enum gk__amo_op op, size_t width,
-                                   size_t offset, uint64_t operand, uint64_t compare)
+static inline uint64_t gk__shm_rmw(void *word, enum gk__amo_op op, size_t width,
+                                   uint64_t operand, uint64_t compare)
 {
-    void *word = peer->direct + offset;
     uint64_t old = 0;
     if (width == 4) {
         uint32_t old32 = 0;
