@@ -175,6 +175,22 @@ static inline int gk__inline_inbox_ready(void)
     return __atomic_load_n(seq, __ATOMIC_RELAXED) == head + 1;
 }
 
+/* Folds what is owed to PE pe, if pe is the PE owed, into the wake-up
+ * check of its [*lo_p, *hi_p) about to be made (a flag after its payload):
+ * the range widens, and nothing stays owed. The inline value puts and the
+ * library's (src/core/path.h) both pay a debt so. */
+static inline void gk__inline_take_debt(int pe, uint64_t *lo_p, uint64_t *hi_p)
+{
+    struct gk__wake_debt *debt = &gk__debt;
+    if (debt->pe == pe) {
+        if (debt->lo < *lo_p)
+            *lo_p = debt->lo;
+        if (debt->hi > *hi_p)
+            *hi_p = debt->hi;
+        debt->pe = -1;
+    }
+}
+
 /* The pause of a spin loop; base/wait.h's gk__cpu_relax is this one. */
 static inline void gk__inline_relax(void)
 {
@@ -252,22 +268,17 @@ static inline int gk__put_nbi_inline(int pe, void *dst, const void *src, size_t 
                                                uint##bits##_t value)          \
     {                                                                          \
         const struct gk__inline_state *s = &gk__inline;                        \
-        struct gk__wake_debt *debt = &gk__debt;                                \
         size_t off = (size_t)((uintptr_t)dst - s->heap);                       \
-        int owed = debt->pe;                                                   \
+        int owed = gk__debt.pe;                                                \
         if (GK__INLINE_LIKELY((unsigned)pe < s->n_pes &&                       \
-                              off <= s->sym_size - sizeof(value) &&           \
+                              off <= s->sym_size - sizeof(value) &&            \
                               ((uintptr_t)dst & (sizeof(value) - 1)) == 0 &&   \
                               (owed == -1 || owed == pe) &&                    \
                               s->peers[pe].seg_base != NULL)) {                \
             uint64_t lo = s->heap_seg_offset + off, hi = lo + sizeof(value);   \
             __atomic_store_n((uint##bits##_t *)(void *)(s->peers[pe].seg_base + lo), \
                              value, __ATOMIC_RELAXED);                         \
-            if (owed == pe) {                                                  \
-                lo = debt->lo < lo ? debt->lo : lo;                            \
-                hi = debt->hi > hi ? debt->hi : hi;                            \
-                debt->pe = -1;                                                 \
-            }                                                                  \
+            gk__inline_take_debt(pe, &lo, &hi);                                \
             __atomic_thread_fence(__ATOMIC_SEQ_CST);                           \
             if (__builtin_expect(                                              \
                     __atomic_load_n(s->peers[pe].sleepers, __ATOMIC_ACQUIRE) != 0, 0)) \

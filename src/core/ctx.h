@@ -2,7 +2,7 @@
  * ctx.h: communication contexts (gasket.h, "Threads and contexts"). On the
  * transports we have, every operation completes when it returns, so a
  * context carries no queue: it is a checked handle whose quiet and fence
- * act for the calling thread (whose wake-up debt is its own, runtime.h).
+ * act for the calling thread (whose wake-up debt is its own, core/path.h).
  * A network transport will hang its endpoint and completion counters here.
  */
 #ifndef GK_CORE_CTX_H

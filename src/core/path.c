@@ -25,6 +25,7 @@ static struct gk__inline_peer *path_inline_peers;
 
 int gk__path_inline_open(void)
 {
+    gk__debt.pe = -1; /* nothing is owed to a job that has not started */
     free(path_inline_peers);
     path_inline_peers = calloc((size_t)gk__rt.n_pes, sizeof(*path_inline_peers));
     if (path_inline_peers == NULL) {

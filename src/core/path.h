@@ -94,14 +94,7 @@ static inline void gk__path_wake_done(int pe, uint64_t lo, uint64_t hi)
 static inline void gk__path_notify_with_debt(int pe, uint64_t lo, uint64_t hi)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    struct gk__wake_debt *debt = &gk__debt;
-    if (debt->pe == pe) {
-        if (debt->lo < lo)
-            lo = debt->lo;
-        if (debt->hi > hi)
-            hi = debt->hi;
-        debt->pe = -1;
-    }
+    gk__inline_take_debt(pe, &lo, &hi);
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         gk__shm_notify(peer, lo, hi);
     else

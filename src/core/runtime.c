@@ -293,7 +293,6 @@ int gk__rt_init(const char *op)
 
     gk__rt.my_pe = boot->rank;
     gk__rt.n_pes = boot->size;
-    gk__debt.pe = -1;
     gk__barrier_reset();
     gk__allreduce_reset();
     gk__coll_check_reset();
