@@ -182,30 +182,21 @@ static int rt_attach_peers(void)
 }
 
 /* The features' declarations (GK__RT_FEATURE), made by constructors of
- * whichever of their files were linked in. */
-#define RT_FEATURES_MAX 16
-static const struct gk__rt_feature *rt_features[RT_FEATURES_MAX];
-static int rt_n_features;
-static int rt_features_lost; /* declarations past RT_FEATURES_MAX */
+ * whichever of their files were linked in: a list through the
+ * declarations themselves, the last declared first. */
+static struct gk__rt_feature *rt_features;
 
-void gk__rt_feature_declare(const struct gk__rt_feature *feature)
+void gk__rt_feature_declare(struct gk__rt_feature *feature)
 {
-    if (rt_n_features < RT_FEATURES_MAX)
-        rt_features[rt_n_features++] = feature;
-    else
-        rt_features_lost++;
+    feature->next = rt_features;
+    rt_features = feature;
 }
 
 static int rt_features_init(void)
 {
-    if (rt_features_lost > 0) { /* a bug of ours, said where a log can say it */
-        gk__error("%d features declared past the table's %d", rt_features_lost,
-                  RT_FEATURES_MAX);
-        return GK_ERR_NOMEM;
-    }
-    for (int i = 0; i < rt_n_features; i++) {
-        if (rt_features[i]->init != NULL) {
-            int status = rt_features[i]->init();
+    for (struct gk__rt_feature *f = rt_features; f != NULL; f = f->next) {
+        if (f->init != NULL) {
+            int status = f->init();
             if (status != GK_OK)
                 return status;
         }
@@ -213,12 +204,12 @@ static int rt_features_init(void)
     return GK_OK;
 }
 
+/* Every fini: each copes with an init that never ran or failed. */
 static void rt_features_fini(void)
 {
-    for (int i = rt_n_features - 1; i >= 0; i--) {
-        if (rt_features[i]->fini != NULL)
-            rt_features[i]->fini();
-    }
+    for (struct gk__rt_feature *f = rt_features; f != NULL; f = f->next)
+        if (f->fini != NULL)
+            f->fini();
 }
 
 int gk_init(void)

@@ -89,14 +89,15 @@ struct gk__rt_feature {
     const char *name;
     int (*init)(void);
     void (*fini)(void);
+    struct gk__rt_feature *next; /* the declarations' list (runtime.c) */
 };
 #define GK__RT_FEATURE(var, ...)                                                         \
-    static const struct gk__rt_feature var = {__VA_ARGS__};                              \
+    static struct gk__rt_feature var = {__VA_ARGS__};                                    \
     __attribute__((constructor)) static void var##_declare_(void)                        \
     {                                                                                    \
         gk__rt_feature_declare(&var);                                                    \
     }
-void gk__rt_feature_declare(const struct gk__rt_feature *feature);
+void gk__rt_feature_declare(struct gk__rt_feature *feature);
 
 /*
  * Set by msg/: at gk_finalize, once every message has arrived, logs each

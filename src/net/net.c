@@ -155,26 +155,25 @@ void gk__net_release_all(struct gk__net_peer *peers, int n_pes)
  * memory fence for its fence and quiet (net.h): one serves them all, and
  * only the others are asked.
  */
-int gk__net_fence_all(void)
+static int net_complete_all(int quiet)
 {
     int status = GK_OK;
     if (net_any_done)
         atomic_thread_fence(memory_order_seq_cst);
     for (int i = 0; i < gk__net_n_used && status == GK_OK; i++)
         if (!(net_used_caps[i] & GK__NET_CAP_DONE_ON_RETURN))
-            status = gk__net_used[i]->fence();
+            status = quiet ? gk__net_used[i]->quiet() : gk__net_used[i]->fence();
     return status;
+}
+
+int gk__net_fence_all(void)
+{
+    return net_complete_all(0);
 }
 
 int gk__net_quiet_all(void)
 {
-    int status = GK_OK;
-    if (net_any_done)
-        atomic_thread_fence(memory_order_seq_cst);
-    for (int i = 0; i < gk__net_n_used && status == GK_OK; i++)
-        if (!(net_used_caps[i] & GK__NET_CAP_DONE_ON_RETURN))
-            status = gk__net_used[i]->quiet();
-    return status;
+    return net_complete_all(1);
 }
 
 int gk__net_progress_remote(void)
