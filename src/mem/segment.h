@@ -34,11 +34,11 @@
  *   [0, 4 KiB)           struct gk__seg_header
  *   [1 MiB, 2 MiB)       the active-message inbox: a fixed part, then one
  *                        bit per PE of the job (net/shm_ring.h)
- *   [4 MiB, ...)         the symmetric heap
+ *   [16 MiB, ...)        the symmetric heap
  * and in the rest below the heap, the regions features declare
- * (mem/seg_region.h): the semaphore pool (sync/sem.c), the collectives'
- * scratch (coll/coll.h), the all-reduce's (core/allreduce.h), the
- * rendezvous pipeline (msg/rndv_pipe.h).
+ * (mem/seg_region.h): the semaphore pool (sync/sem.c), the teams' scratch
+ * slots (team/engine.h), the runtime's own all-reduce's (core/allreduce.h),
+ * the rendezvous pipeline (msg/rndv_pipe.h).
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "coll/reduce_op.h"
 #include "core/coll_check.h"
 #include "core/path.h"
@@ -20,6 +21,20 @@
 #include "core/runtime.h"
 #include "team/coll.h"
 
+
+/* How the world's gk_allreduce and gk_reduce say their PEs disagree. */
+static void report_reduce_args(const struct gk__team_op *op)
+{
+    if (op->kind == GK__TEAM_ALLREDUCE)
+        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, op "
+                  "%s); no PE has a result",
+                  op->name, op->count, GK__DTYPE_STR(op->dtype), GK__OP_STR(op->reduce));
+    else
+        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, op "
+                  "%s, root %d); no PE has a result",
+                  op->name, op->count, GK__DTYPE_STR(op->dtype), GK__OP_STR(op->reduce),
+                  op->root);
+}
 
 /* A new call on `team`, or NULL with *status_p set (logged). */
 static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_team_t team,
@@ -49,6 +64,13 @@ static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_
     op->next = next;
     op->root = -1;
     op->elem = 1;
+    if (strncmp(name, "gk_team_", 8) != 0) {
+        /* The world forms (gk_collect, ...) word their reports as ever. */
+        if (kind == GK__TEAM_FCOLLECT || kind == GK__TEAM_ALLTOALL)
+            op->size_what = "nbytes";
+        if (kind == GK__TEAM_ALLREDUCE || kind == GK__TEAM_REDUCE)
+            op->report_args = report_reduce_args;
+    }
     return op;
 }
 
@@ -128,9 +150,10 @@ static void check_root(struct gk__team_op *op, int root)
     op->root = root;
     op->mine[GK__TF_ROOT] = (uint64_t)(uint32_t)root;
     if (root < 0 || root >= op->team->n) {
-        gk__error("%s: root %d is not a PE of the team (0 to %d)", op->name, root,
-                  op->team->n - 1);
+        gk__error("%s: root: PE %d does not exist in the team (it has PEs 0 to %d)",
+                  op->name, root, op->team->n - 1);
         op_fail(op, GK_ERR_PE);
+        op->root_invalid = 1;
     }
 }
 
@@ -140,6 +163,27 @@ static void check_buf(struct gk__team_op *op, const char *arg, const void *p, si
         int status = gk__rt_check_local(op->name, arg, p, n);
         if (status != GK_OK)
             op_fail(op, status);
+    }
+}
+
+/* Do [a, a + alen) and [b, b + blen) share a byte? */
+static int ranges_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen != 0 && blen != 0 && x < y + blen && y < x + alen;
+}
+
+/* src and dst must not overlap, except src == in_place (NULL: none). */
+static void check_overlap(struct gk__team_op *op, const void *dst, size_t dst_bytes,
+                          const void *src, size_t src_bytes, const void *in_place)
+{
+    if (op->my_status == GK_OK && src != in_place &&
+        ranges_overlap(dst, dst_bytes, src, src_bytes)) {
+        gk__error("%s: src %p (%zu bytes) and dst %p (%zu bytes) overlap%s", op->name, src,
+                  src_bytes, dst, dst_bytes,
+                  in_place != NULL ? "; in place, src must be this PE's block of dst"
+                                   : "; they must be separate buffers");
+        op_fail(op, GK_ERR_INVALID_ARG);
     }
 }
 
@@ -357,6 +401,7 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     mul_ok(op, nbytes, (size_t)t->n, &total);
     check_buf(op, "dst", dst, total);
     check_buf(op, "src", src, nbytes);
+    check_overlap(op, dst, total, src, nbytes, (const unsigned char *)dst + (size_t)t->me * nbytes);
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : total <= GK__TEAM_GATHER_SMALL_MAX              ? GK__ALGO_SMALL
                                                         : GK__ALGO_RING;
@@ -471,6 +516,7 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
     if (kind == GK__TEAM_ALLTOALL) {
         check_buf(op, "dst", dst, total);
         check_buf(op, "src", src, total);
+        check_overlap(op, dst, total, src, total, NULL);
     }
     int bruck_only = n - 1 > GK__TEAM_BOXES - GK__TEAM_BULK_BOX;
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall

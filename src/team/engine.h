@@ -159,9 +159,14 @@ struct gk__team_op {
     int kind;      /* enum gk__team_kind (coll.h) */
     const char *name;
     const char *type_what; /* the type field's plural in messages (NULL: types) */
+    const char *size_what; /* the size field's (NULL: sizes) */
+    /* Says how the PEs' arguments differ, where the call words it its own
+     * way (NULL: by field). */
+    void (*report_args)(const struct gk__team_op *op);
     struct gk__team_agree agree;
     uint64_t mine[GK__TF_COUNT]; /* this PE's fields */
     int my_status;               /* this PE's own checks */
+    int root_invalid;            /* its root is no PE: not compared */
     /* The algorithm: next() sets up the following step in `step`, or
      * returns 1 when the call is over (0: a step is ready; < 0 an error). */
     gk__team_next_fn *next;
