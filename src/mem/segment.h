@@ -131,6 +131,12 @@ int gk__seg_used_ranges(int n_pes, struct gk__seg_range ranges[GK__SEG_RANGES]);
 /* Their total: the bytes of /dev/shm a segment takes beyond its heap. */
 size_t gk__seg_area_bytes(int n_pes);
 
+/* Takes the pages of [addr, addr + len) of this PE's own segment that the
+ * reservation at start-up left as holes (a region's part past its used
+ * bytes): GK_OK, or GK_ERR_NOMEM when /dev/shm has no room (an error, not
+ * the SIGBUS a touch would get). */
+int gk__seg_populate(void *addr, size_t len);
+
 /* Whether /dev/shm has room for `n_segments` segments with heaps of
  * `heap_size` in a job of n_pes PEs; if not, logs both sizes and returns
  * GK_ERR_NOMEM. */

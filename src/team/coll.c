@@ -17,7 +17,7 @@
  *                   else a ring
  *   collect         the sizes in the agreement rounds, then Bruck's
  *                   all-gather (small) or a ring
- *   all-to-all      pairwise exchange (n - 1 rounds) up to 17 PEs and above
+ *   all-to-all      pairwise exchange (n - 1 rounds) up to 15 PEs and above
  *                   256 bytes, else Bruck's (log2 n rounds, n/2 blocks each)
  */
 #include "team/coll.h"
@@ -463,7 +463,10 @@ int gk__team_next_collect(struct gk__team_op *op)
         if (op->total_p != NULL)
             *op->total_p = total;
         if (op->algo == GK__ALGO_AUTO)
-            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX ? GK__ALGO_SMALL : GK__ALGO_RING;
+            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX &&
+                               gk__team_log2_up(t->n) <= GK__TEAM_BULK_BOXES
+                           ? GK__ALGO_SMALL
+                           : GK__ALGO_RING;
         op->stage = 10;
     }
     return collect_bulk(op);

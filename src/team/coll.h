@@ -119,8 +119,20 @@ int gk__p1_next(struct gk__team_op *op);
 /* Where this PE puts its own block before the rounds (GATHER, REDUCE). */
 unsigned char *gk__p1_my_block(struct gk__team_op *op);
 
-/* The first bulk box (after the agreement's). */
+/* The first bulk box (after the agreement's), and how many there are: a
+ * tree's levels, a pairwise exchange's rounds and Bruck's rounds each take
+ * one. */
 #define GK__TEAM_BULK_BOX GK__TEAM_P1_BOXES
+#define GK__TEAM_BULK_BOXES (GK__TEAM_BOXES - GK__TEAM_BULK_BOX)
+
+/* ceil(log2 n) */
+static inline int gk__team_log2_up(int n)
+{
+    int r = 0;
+    while ((1L << r) < n)
+        r++;
+    return r;
+}
 
 /* The team's scratch slots' teams (team.c), for the engine's progress. */
 struct gk_team *gk__team_in_slot(int slot);

@@ -257,6 +257,8 @@ int gk__team_broadcast(const char *name, gk_team_t team, void *dst, const void *
     op->algo = gk__team_tuning.bcast != GK__ALGO_AUTO ? gk__team_tuning.bcast
                : nbytes <= GK__TEAM_BCAST_SMALL_MAX          ? GK__ALGO_SMALL
                                                     : GK__ALGO_TREE;
+    if (gk__team_log2_up(op->team->n) > GK__TEAM_BULK_BOXES)
+        op->algo = GK__ALGO_SMALL; /* a tree deeper than the bulk boxes */
     return op_run(op, handle_p);
 }
 
@@ -518,7 +520,13 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
         check_buf(op, "src", src, total);
         check_overlap(op, dst, total, src, total, NULL);
     }
-    int bruck_only = n - 1 > GK__TEAM_BOXES - GK__TEAM_BULK_BOX;
+    int bruck_only = n - 1 > GK__TEAM_BULK_BOXES;
+    if (gk__team_log2_up(n) > GK__TEAM_BULK_BOXES) {
+        gk__error("%s: a team of %d PEs is more than this build's all-to-all reaches "
+                  "(2^%d PEs)",
+                  name, n, GK__TEAM_BULK_BOXES);
+        op_fail(op, GK_ERR_UNSUPPORTED);
+    }
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
                : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
                                                         : GK__ALGO_PAIRWISE;

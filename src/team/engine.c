@@ -19,8 +19,21 @@
 
 /* Every team slot's scratch, in every segment. */
 #define TEAM_SCRATCH_SIZE ((sizeof(struct gk__team_scratch) + 4095) / 4096 * 4096)
+
+/* Reserved at start-up: the world's and the node's slots (engine.h). */
+static size_t team_region_used(int n_pes)
+{
+    (void)n_pes;
+    return 2 * TEAM_SCRATCH_SIZE;
+}
+
 static GK__SEG_REGION(team_region, .name = "teams", .size = GK_TEAM_MAX * TEAM_SCRATCH_SIZE,
-                      .align = (size_t)64 * 1024);
+                      .align = (size_t)64 * 1024, .used = team_region_used);
+
+size_t gk__team_scratch_size(void)
+{
+    return TEAM_SCRATCH_SIZE;
+}
 
 size_t gk__team_scratch_offset(int slot)
 {

@@ -21,6 +21,12 @@
  * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
  * rest.
  *
+ * Footprint: a slot is about 470 KiB. The world's and the node's are
+ * reserved in /dev/shm at start-up with the rest of the runtime's area; a
+ * split takes the pages of its slot then (gk__seg_populate), and a PE
+ * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
+ * everywhere rather than a member dying of SIGBUS later.
+ *
  * Agreement. Every call begins with rounds in which each member hears,
  * directly or through others, from every member: a dissemination over the
  * team, or over each host, its leaders, then each host again. Every header
@@ -46,10 +52,10 @@
 
 #include "team/team.h"
 
-#define GK__TEAM_BOXES 32
-#define GK__TEAM_P1_BOXES 16 /* the agreement rounds' boxes; the rest are bulk */
+#define GK__TEAM_BOXES 28
+#define GK__TEAM_P1_BOXES 14 /* the agreement rounds' boxes; the rest are bulk */
 #define GK__TEAM_DEPTH 2
-#define GK__TEAM_CHUNK ((size_t)8192)
+#define GK__TEAM_CHUNK ((size_t)4096)
 #define GK__TEAM_MAX_TX 20
 
 /* The fields every member must pass alike; the kind of call first. */
@@ -242,5 +248,6 @@ int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, in
 /* The scratch slot `slot` of this PE, and a field's segment offset. */
 struct gk__team_scratch *gk__team_scratch_mine(int slot);
 size_t gk__team_scratch_offset(int slot);
+size_t gk__team_scratch_size(void);
 
 #endif /* GK_TEAM_ENGINE_H */
