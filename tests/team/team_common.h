@@ -23,11 +23,12 @@
  * PE's number in it (-1: not a member, and team is then GK_TEAM_INVALID
  * once the split has run). */
 struct team_def {
-    char name[48];
+    char name[96];
     gk_team_t team;
     int n;
     int me;
     int *members;
+    unsigned rounds; /* the test's own count, the same on every member */
 };
 
 static inline void team_def_init(struct team_def *t, const char *name, int n)
@@ -36,6 +37,7 @@ static inline void team_def_init(struct team_def *t, const char *name, int n)
     t->team = GK_TEAM_INVALID;
     t->n = n;
     t->me = -1;
+    t->rounds = 0;
     t->members = calloc((size_t)(n > 0 ? n : 1), sizeof(int));
     CHECK_NOT_NULL(t->members);
 }
@@ -101,14 +103,14 @@ static inline void team_def_2d(struct team_def *row, struct team_def *col,
                                const struct team_def *parent, int xrange, int p)
 {
     int x = p % xrange, y = p / xrange, n = 0;
-    char name[48];
-    snprintf(name, sizeof(name), "row %d of 2d(%d) of %s", y, xrange, parent->name);
+    char name[96];
+    snprintf(name, sizeof(name), "row %d of 2d(%d) of %.40s", y, xrange, parent->name);
     team_def_init(row, name, xrange);
     for (int i = y * xrange; i < (y + 1) * xrange && i < parent->n; i++)
         row->members[n++] = parent->members[i];
     row->n = n;
     team_def_finish(row);
-    snprintf(name, sizeof(name), "column %d of 2d(%d) of %s", x, xrange, parent->name);
+    snprintf(name, sizeof(name), "column %d of 2d(%d) of %.40s", x, xrange, parent->name);
     team_def_init(col, name, parent->n);
     n = 0;
     for (int i = x; i < parent->n; i += xrange)

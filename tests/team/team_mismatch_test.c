@@ -32,14 +32,13 @@
 #include "team_common.h"
 
 static int me, npes;
-static unsigned round_no;
 
 /* The team still works: an all-reduce sum of the members' world numbers. */
-static void check_works(const struct team_def *t)
+static void check_works(struct team_def *t)
 {
     if (t->me < 0)
         return;
-    round_no++;
+    unsigned round_no = ++t->rounds;
     uint64_t in[3] = {(uint64_t)me, round_no, 1}, out[3] = {0}, want = 0;
     for (int j = 0; j < t->n; j++)
         want += (uint64_t)t->members[j];
@@ -72,7 +71,7 @@ static void check_works(const struct team_def *t)
         }                                                                                \
     } while (0)
 
-static void test_disagreements(const struct team_def *t)
+static void test_disagreements(struct team_def *t)
 {
     if (t->me < 0)
         return;
@@ -115,7 +114,7 @@ static void test_disagreements(const struct team_def *t)
     check_works(t);
 }
 
-static void test_one_bad_pe(const struct team_def *t)
+static void test_one_bad_pe(struct team_def *t)
 {
     if (t->me < 0)
         return;
@@ -180,8 +179,7 @@ static void test_one_bad_pe(const struct team_def *t)
 
 /* Team PE 0 in a barrier, the others in an all-reduce: the team is broken
  * for good, and the teams in `others` still work. */
-static void test_kinds(const struct team_def *t, const struct team_def *const *others,
-                       int n_others)
+static void test_kinds(struct team_def *t, struct team_def *const *others, int n_others)
 {
     if (t->me >= 0) {
         gk_team_t team = t->team;
@@ -239,7 +237,7 @@ int main(void)
     test_disagreements(&split);
     test_one_bad_pe(&split);
     check_works(&world);
-    const struct team_def *after_split[] = {&world, &spare};
+    struct team_def *after_split[] = {&world, &spare};
     test_kinds(&split, after_split, 2);
     if (split.me >= 0)
         CHECK_OK_OR_LOGGED(GK_ERR_COLL_MISMATCH, gk_team_destroy(&split.team),
@@ -248,7 +246,7 @@ int main(void)
     test_disagreements(&world);
     test_one_bad_pe(&world);
     check_works(&spare);
-    const struct team_def *after_world[] = {&spare};
+    struct team_def *after_world[] = {&spare};
     test_kinds(&world, after_world, 1);
     CHECK_OK(gk_team_destroy(&spare.team));
 

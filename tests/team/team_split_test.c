@@ -23,7 +23,9 @@
  *   the limit   GK_TEAM_MAX teams at once, predefined ones included: one
  *               more split fails with GK_ERR_NOMEM on every PE of the parent
  *               (when all hold the maximum, and when only PE 0 does), and
- *               after a destroy the split works again;
+ *               after a destroy the split works again; the limit is per PE:
+ *               with PEs 0 and 1 in three teams of their own each, a split
+ *               of the world works;
  *   errors      NULL output pointers, stride 0, starts and members out of
  *               range, a negative size, xrange 0, a colour below
  *               GK_TEAM_UNDEFINED, an invalid parent, destroying a
@@ -280,6 +282,61 @@ static void test_reuse(void)
     free(keys);
 }
 
+/* The limit counts the teams of each PE: with PE 0 in three teams of
+ * its own and PE 1 in three of its own, every PE is in at most five,
+ * and a split of the world has room everywhere. */
+static void test_limit_per_pe(void)
+{
+    enum { OWN = 3 };
+    struct team_def own0[OWN], own1[OWN];
+    for (int i = 0; i < OWN; i++)
+        split_strided(&own0[i], "PE 0's own", &world, 0, 1, 1);
+    for (int i = 0; i < OWN; i++)
+        split_strided(&own1[i], "PE 1's own", &world, 1, 1, 1);
+    struct team_def all;
+    team_def_strided(&all, "the world beside teams of one", &world, 0, 1, npes);
+    all.team = GK_TEAM_INVALID;
+    gk_capture_begin();
+    int status = gk_team_split_strided(GK_TEAM_WORLD, 0, 1, npes, &all.team);
+    const char *text = gk_capture_end();
+    if (status != GK_OK) {
+        gk_capture_echo(text);
+        PE_FAIL("a split of the world with PE 0 and PE 1 in %d teams each returned %d (%s), "
+                "GK_TEAM_MAX is %d",
+                2 + OWN, status, gk_strerror(status), GK_TEAM_MAX);
+    }
+    team_def_check(&all);
+    check_team_works(&all, 12);
+    destroy_def(&all);
+    for (int i = 0; i < OWN; i++) {
+        destroy_def(&own1[i]);
+        destroy_def(&own0[i]);
+    }
+}
+
+/*
+ * Output parameters are written only on success (gasket.h's conventions):
+ * a failed split leaves the handle as it was. Noted as the test goes and
+ * checked at the end, so that the checks after it still run.
+ */
+static const char *written_by;
+static int written_count;
+
+static void check_kept(gk_team_t *handle, const char *call)
+{
+    if (*handle != GK_TEAM_NODE && written_count++ == 0)
+        written_by = call;
+    *handle = GK_TEAM_NODE;
+}
+
+static void check_outputs_kept(void)
+{
+    if (written_count != 0)
+        PE_FAIL("%d failed splits wrote their output handle, the first after %s (outputs "
+                "are written only on success)",
+                written_count, written_by);
+}
+
 /* GK_TEAM_MAX teams at once, the predefined two included. */
 static void test_limit(void)
 {
@@ -290,12 +347,13 @@ static void test_limit(void)
     gk_team_t extra = GK_TEAM_NODE;
     CHECK_LOGGED(GK_ERR_NOMEM, gk_team_split_strided(GK_TEAM_WORLD, 0, 1, npes, &extra),
                  "gk_team_split_strided");
-    CHECK_TRUE(extra == GK_TEAM_NODE);
+    check_kept(&extra, "the split past the limit");
     /* Room for one, not for the two of a grid. */
     destroy_def(&held[FREE - 1]);
     gk_team_t x = GK_TEAM_NODE, y = GK_TEAM_NODE;
     CHECK_LOGGED(GK_ERR_NOMEM, gk_team_split_2d(GK_TEAM_WORLD, 1, &x, &y), "gk_team_split_2d");
-    CHECK_TRUE(x == GK_TEAM_NODE && y == GK_TEAM_NODE);
+    check_kept(&x, "the 2-D split past the limit");
+    check_kept(&y, "the 2-D split past the limit");
     split_strided(&held[FREE - 1], "held again", &world, npes - 1, -1, npes);
     check_team_works(&held[FREE - 1], 9);
     for (int i = 0; i < FREE; i++)
@@ -309,7 +367,7 @@ static void test_limit(void)
         split_strided(&held[i], "PE 0 alone", &world, 0, 1, 1);
     extra = GK_TEAM_NODE;
     CHECK_LOGGED(GK_ERR_NOMEM, gk_team_split(GK_TEAM_WORLD, 0, me, &extra), "gk_team_split");
-    CHECK_TRUE(extra == GK_TEAM_NODE);
+    check_kept(&extra, "the split past PE 0's limit");
     for (int i = 0; i < FREE; i++)
         destroy_def(&held[i]);
     /* And all is well again. */
@@ -327,10 +385,12 @@ static void test_errors(void)
                  "team_p");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_strided(GK_TEAM_WORLD, 0, 0, npes, &t), s,
                  "stride");
+    check_kept(&t, "stride 0");
     CHECK_LOGGED_EITHER(GK_ERR_INVALID_ARG, GK_ERR_PE,
                         gk_team_split_strided(GK_TEAM_WORLD, npes, 1, 1, &t), s, "start");
     CHECK_LOGGED_EITHER(GK_ERR_INVALID_ARG, GK_ERR_PE,
                         gk_team_split_strided(GK_TEAM_WORLD, -1, 1, 1, &t), s, "start");
+    check_kept(&t, "a start out of range");
     /* The last member past the end, or before the start. */
     CHECK_LOGGED_EITHER(GK_ERR_INVALID_ARG, GK_ERR_PE,
                         gk_team_split_strided(GK_TEAM_WORLD, 0, 1, npes + 1, &t), s);
@@ -338,19 +398,16 @@ static void test_errors(void)
                         gk_team_split_strided(GK_TEAM_WORLD, 0, -1, 2, &t), s);
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_strided(GK_TEAM_WORLD, 0, 1, -1, &t), s,
                  "size");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_strided(GK_TEAM_INVALID, 0, 1, 1, &t), s,
-                 "parent");
+    check_kept(&t, "a member out of range");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_2d(GK_TEAM_WORLD, 0, &t, &x),
                  "gk_team_split_2d", "xrange");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_2d(GK_TEAM_INVALID, 1, &t, &x),
-                 "gk_team_split_2d", "parent");
+    check_kept(&t, "xrange 0");
+    check_kept(&x, "xrange 0");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split(GK_TEAM_WORLD, -2, 0, &t), "gk_team_split",
                  "colo");
+    check_kept(&t, "colour -2");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split(GK_TEAM_WORLD, 0, 0, NULL), "gk_team_split",
                  "team_p");
-    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split(GK_TEAM_INVALID, 0, 0, &t), "gk_team_split",
-                 "parent");
-    CHECK_TRUE(t == GK_TEAM_NODE && x == GK_TEAM_NODE);
 
     gk_team_t predefined = GK_TEAM_WORLD;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_destroy(&predefined), "gk_team_destroy");
@@ -365,6 +422,22 @@ static void test_errors(void)
     /* The predefined teams still work. */
     check_team_works(&world, 21);
     check_team_works(&node, 22);
+}
+
+/* An invalid parent, named as the argument it is. */
+static void test_invalid_parent(void)
+{
+    gk_team_t t = GK_TEAM_NODE, x = GK_TEAM_NODE;
+    const char *s = "gk_team_split_strided";
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_strided(GK_TEAM_INVALID, 0, 1, 1, &t), s,
+                 "parent");
+    check_kept(&t, "an invalid parent");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_2d(GK_TEAM_INVALID, 1, &t, &x),
+                 "gk_team_split_2d", "parent");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split(GK_TEAM_INVALID, 0, 0, &t), "gk_team_split",
+                 "parent");
+    check_kept(&t, "an invalid parent");
+    check_kept(&x, "an invalid parent");
 }
 
 int main(void)
@@ -384,6 +457,12 @@ int main(void)
     test_reuse();
     test_limit();
     test_errors();
+    check_outputs_kept();
+    test_invalid_parent();
+    check_outputs_kept();
+    /* Last: where slots are shared between PEs, this is what fails. */
+    if (npes >= 2)
+        test_limit_per_pe();
 
     team_def_free(&node);
     team_def_free(&world);
