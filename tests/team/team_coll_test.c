@@ -26,7 +26,8 @@
  *           elements between the strided ones stay as they were).
  *
  * Run again with each algorithm forced (GK_TEAM_LEVELS, GK_TEAM_ALGO_*:
- * the team_algo_* tests of CMakeLists.txt).
+ * the team_algo_* tests of CMakeLists.txt), and with every wait asleep
+ * (team_coll_sleeping).
  */
 #include "team_common.h"
 #include "team_red.h"
