@@ -71,6 +71,24 @@ int gk__team_next_fcollect(struct gk__team_op *op);
 int gk__team_next_collect(struct gk__team_op *op);
 int gk__team_next_alltoall(struct gk__team_op *op);
 
+/* The entry points with the caller's name (the world forms, world.c, use
+ * them too); handle_p NULL: blocking. radix 0: none given. */
+int gk__team_barrier(const char *name, gk_team_t team, gk_handle_t *handle_p);
+int gk__team_broadcast(const char *name, gk_team_t team, void *dst, const void *src,
+                       size_t nbytes, int root, int radix, gk_handle_t *handle_p);
+int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+                       const void *src, size_t count, gk_dtype_t dtype, gk_op_t rop, int root,
+                       gk_handle_t *handle_p);
+int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
+                      size_t nbytes, gk_handle_t *handle_p);
+int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+                      const void *src, size_t nbytes, size_t dst_stride, size_t src_stride,
+                      size_t elem, size_t nelems, gk_handle_t *handle_p);
+
+/* The job's collective-call kind (core/coll_check.h) of a team call on
+ * the world team. */
+int gk__team_coll_kind(int kind);
+
 /* A blocking gather of nbytes from every member of t into dst (team
  * order), as a call of `kind` whose root, size and type fields are
  * fields[0..2] (the splits and destroy, team.c); status: this PE's own

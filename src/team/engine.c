@@ -308,13 +308,14 @@ int gk__team_verdict(struct gk__team_op *op)
         if (a->lo[f] == a->hi[f])
             continue;
         if (first) {
-            if (f == GK__TF_TYPE)
+            if (f == GK__TF_TYPE && op->type_what == NULL)
                 gk__error("%s: the team's PEs passed different %s; nothing was delivered",
                           op->name, field_plural[f]);
             else
                 gk__error("%s: the team's PEs passed different %s (from %llu to %llu; this "
                           "PE %llu); nothing was delivered",
-                          op->name, field_plural[f], (unsigned long long)a->lo[f],
+                          op->name, f == GK__TF_TYPE ? op->type_what : field_plural[f],
+                          (unsigned long long)a->lo[f],
                           (unsigned long long)a->hi[f], (unsigned long long)op->mine[f]);
         }
         return GK_ERR_INVALID_ARG;

@@ -158,6 +158,7 @@ struct gk__team_op {
     uint64_t call; /* its number on the team, from 1 */
     int kind;      /* enum gk__team_kind (coll.h) */
     const char *name;
+    const char *type_what; /* the type field's plural in messages (NULL: types) */
     struct gk__team_agree agree;
     uint64_t mine[GK__TF_COUNT]; /* this PE's fields */
     int my_status;               /* this PE's own checks */
