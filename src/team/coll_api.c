@@ -115,7 +115,7 @@ static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
     /* On the world team a call is one of the job's collective calls
      * (core/coll_check.h): numbered alike on every PE, so a PE in another
      * kind of world call (gk_malloc, gk_finalize) is found by the waits. */
-    int world = op->team == gk__team_world();
+    int world = op->team == gk__team_world() && !op->team->broken;
     if (world) {
         int entered = gk__coll_enter(gk__team_coll_kind(op->kind));
         if (entered != GK_OK) {

@@ -315,10 +315,10 @@ static int verdict_kinds(struct gk__team_op *op, int first)
         /* One of the job's collective calls: out of step for good. */
         if (first)
             gk__error("collective mismatch: this PE is in %s (collective #%llu) while other "
-                      "PEs are in %s",
-                      gk__coll_name((unsigned)gk__team_coll_kind(op->kind)),
-                      (unsigned long long)gk__coll_state.seq,
-                      gk__coll_name((unsigned)gk__team_coll_kind((int)other_kind(op))));
+                      "PEs are in %s (%s on the world team)",
+                      op->name, (unsigned long long)gk__coll_state.seq,
+                      gk__coll_name((unsigned)gk__team_coll_kind((int)other_kind(op))),
+                      gk__team_kind_name(other_kind(op)));
         gk__coll_state.broken = 1;
     } else if (first) {
         gk__error("%s: collective mismatch on a team of %d PEs: this PE is in %s while "
