@@ -74,7 +74,8 @@ def clog2(x):
 def human(nbytes):
     for unit, size in (("GiB", 1024 * MiB), ("MiB", MiB), ("KiB", KiB)):
         if nbytes >= size:
-            return "%.3g %s" % (nbytes / size, unit)
+            v = nbytes / size
+            return ("%.3g %s" if v < 1000 else "%.0f %s") % (v, unit)
     return "%.0f B" % nbytes
 
 
@@ -330,7 +331,7 @@ def prediction_tables(p):
         out.append("")
     out.append("A cell: the algorithm, its rounds (r), the bytes the busiest PE sends, "
                "the bytes leaving the busiest host, and **the predicted time**. Rounds: "
-               "message steps on the critical path; a pipelined "
+               "message steps on the critical path (a pipelined "
                "broadcast's chunk stages), the agreement's included; bytes include "
                "the 128-byte header of every message. "
                "† the build refuses (more than %d agreement rounds); the time is "
@@ -338,6 +339,47 @@ def prediction_tables(p):
                "%d boxes: the agreement runs flat. § Bruck's all-to-all is forced "
                "above %d PEs. ¶ the call needs more than 4 GiB per PE (src, dst "
                "and Bruck's 3 n s of work space)." % (P1_BOXES, P1_BOXES, PAIRWISE_MAX_N))
+    return "\n".join(out)
+
+
+ALTERNATIVES = {"broadcast": ("small", "tree"), "allreduce": ("gather", "ring"),
+                "fcollect": ("bruck", "ring"), "collect": ("bruck", "ring"),
+                "alltoall": ("bruck", "pairwise"), "scan": ("gather", "chain")}
+
+
+def alternatives_table(p, factor=2.0):
+    """Where the other algorithm of an operation is predicted at least
+    `factor` times faster than the build's choice (times at the first of
+    the listed host sizes)."""
+    out = ["| operation | size | PEs | PEs per host | the build's choice | the other | "
+           "the other's note |", "|---|---|---|---|---|---|---|"]
+    for op, algos in ALTERNATIVES.items():
+        for s in SIZES:
+            for n in PES:
+                hits = []
+                for m in PER_HOST:
+                    topo = Topo(n, m)
+                    if topo.m < m:
+                        continue
+                    c = model(p, op, topo, s)
+                    other = [a for a in algos if a != c.algo][0]
+                    o = model(p, op, topo, s, algo=other)
+                    if o.t * factor <= c.t:
+                        hits.append((m, c, o))
+                if not hits:
+                    continue
+                m, c, o = hits[0]
+                notes = []
+                if op == "alltoall" and o.algo == "pairwise" and n > PAIRWISE_MAX_N:
+                    notes.append("needs %d bulk boxes (the build has %d)" % (
+                        n - 1, BOXES - P1_BOXES))
+                if o.algo in ("gather", "bruck") and op != "alltoall":
+                    stage = n * s * (2 if Topo(n, m).levels() == "hier" else 1)
+                    if stage >= 256 * MiB:
+                        notes.append("a %s stage per PE" % human(stage))
+                out.append("| %s | %s | %s | %s | %s %s | %s %s | %s |" % (
+                    op, human(s), format(n, ","), ", ".join(str(h[0]) for h in hits),
+                    c.algo, human_s(c.t), o.algo, human_s(o.t), "; ".join(notes)))
     return "\n".join(out)
 
 
@@ -352,7 +394,8 @@ def run(cmd, env=None, timeout=600):
 
 
 def shm_entries():
-    """gasket's names in /dev/shm (GK_SHM_NAME_FORMAT, /gk-KEY-PE)."""
+    """gasket's names in /dev/shm (GK_SHM_NAME_FORMAT, /gk-KEY-PE): other
+    jobs' among them while they run."""
     try:
         return sorted(x for x in os.listdir("/dev/shm") if x.startswith("gk-"))
     except OSError:
@@ -423,9 +466,10 @@ def measure(build, reps):
         got["a_r"], got["b_r"], got["points_r"] = pingpong(build, 2, 50, 40)
         got["gamma"] = float(re.search(r"gamma ([\d.]+)", run([probe, "gamma"])[1]).group(1)) \
             * 1e-9 / KiB
-        # One engine round: a 2-PE barrier (one agreement round).
-        e_l, why, _ = coll_point(build, 2, 1, "barrier", 0, 1000, 21)
-        e_r, why_r, _ = coll_point(build, 2, 2, "barrier", 0, 100, 21)
+        # One engine round: a 2-PE barrier (one agreement round), bound
+        # as the ping-pong is.
+        e_l, why, _ = coll_point(build, 2, 1, "barrier", 0, 1000, 21, bind=True)
+        e_r, why_r, _ = coll_point(build, 2, 2, "barrier", 0, 100, 21, bind=True)
         if e_l is None or e_r is None:
             raise SystemExit("2-PE barrier failed: %s" % (why or why_r))
         got["e_l"], got["e_r"] = e_l[1], e_r[1]
@@ -442,13 +486,14 @@ def measure(build, reps):
     return best
 
 
-def coll_point(build, n, hosts, op, size, iters, rounds, taskset=None):
-    """(fastest, median) round's seconds per call, or None; why; leftovers."""
-    before = shm_entries()
+def coll_point(build, n, hosts, op, size, iters, rounds, taskset=None, bind=False):
+    """(fastest, median) round's seconds per call, or None; why; what the
+    job left in /dev/shm (its segments, gk-KEY-PE)."""
     rc, out, err = launcher(build, n, hosts,
                             ["coll", op, str(size), str(iters), str(rounds)],
-                            timeout=400, taskset=taskset)
-    left = [x for x in shm_entries() if x not in before]
+                            timeout=400, taskset=taskset, bind=bind)
+    key = re.search(r"^job (\S+)$", out, re.M)
+    left = [x for x in shm_entries() if key and x.startswith("gk-%s-" % key.group(1))]
     if rc != 0:
         why = [x for x in err.strip().splitlines() if x.strip()]
         return None, "exit %d: %s" % (rc, why[-1] if why else "no message"), left
@@ -612,7 +657,7 @@ def main():
     text = ["## Parameters\n", params_text(p), ""]
     if info:
         text.append("Ping-pong (the run with the smallest a), one-way us by payload: fastest round "
-                    "(median round). A 2-PE barrier's median round: %.3g us on one host, "
+                    "(median round). A 2-PE barrier's median round (bound too): %.3g us on one host, "
                     "%.3g us across 2 hosts. Each parameter is the smallest of %d runs. Load average "
                     "%.1f before, %.1f after.\n" % (
                         info["e_l"] * 1e6, info["e_r"] * 1e6, args.reps, *info["load"]))
@@ -621,7 +666,9 @@ def main():
                 "%s: %.3g (%.3g)" % (human(s), t0 * 1e6, t1 * 1e6)
                 for s, t0, t1 in info[key])))
         text.append("")
-    text += ["## Predicted\n", prediction_tables(p), ""]
+    text += ["## Predicted\n", prediction_tables(p), "",
+             "## Where the other algorithm is predicted at least twice as fast\n",
+             alternatives_table(p), ""]
     rows = None
     if args.check or (args.params and "check" in saved and args.recheck):
         if args.check:

@@ -21,6 +21,9 @@
  * calls back to back; a round's time per call is the slowest PE's. The
  * fastest and the median round: "coll OP NPES BYTES MIN_US MEDIAN_US".
  *
+ * PE 0 first prints "job KEY", the job's key (GK_JOB_KEY), which names its
+ * shared-memory segments.
+ *
  * gamma: seconds per byte of combining doubles (sum), in cache, one
  * process: "gamma NS_PER_KIB".
  */
@@ -199,6 +202,11 @@ int main(int argc, char **argv)
         return gamma_probe();
     int status = 2;
     check(gk_init(), "gk_init");
+    /* The job's key names its segments (/dev/shm/gk-KEY-PE): the caller
+     * checks that none is left. */
+    const char *key = getenv("GK_JOB_KEY");
+    if (gk_my_pe() == 0 && key != NULL)
+        printf("job %s\n", key);
     if (strcmp(argv[1], "pingpong") == 0) {
         status = pingpong(argc > 2 ? atol(argv[2]) : 500, argc > 3 ? atoi(argv[3]) : 100);
     } else if (strcmp(argv[1], "coll") == 0 && argc >= 4) {
