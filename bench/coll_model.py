@@ -403,11 +403,17 @@ def shm_entries():
 
 
 def loadavg():
-    try:
-        with open("/proc/loadavg") as f:
-            return float(f.read().split()[0])
-    except OSError:
-        return float("nan")
+    """Other tasks ready to run, now: the mean of 5 samples of
+    /proc/loadavg's running count over 0.2 s, less this script."""
+    got = []
+    for _ in range(5):
+        try:
+            with open("/proc/loadavg") as f:
+                got.append(int(f.read().split()[3].split("/")[0]) - 1)
+        except (OSError, ValueError, IndexError):
+            return float("nan")
+        time.sleep(0.05)
+    return sum(got) / len(got)
 
 
 UCX_ENV = {"UCX_TLS": "tcp,self", "UCX_NET_DEVICES": "lo"}
@@ -520,7 +526,7 @@ def check(p, build, max_n, cpus):
             if hosts == 1:
                 iters, rounds = max(3, min(1000, 4000 // n)), (7 if n <= 64 else 3)
             else:
-                iters, rounds = 20, 7
+                iters, rounds = 20, 15
             load = loadavg()
             t0 = time.time()
             meas, why, _ = coll_point(build, n, hosts, op, size, iters, rounds, taskset)
@@ -574,7 +580,7 @@ def sliced(r, p, fit):
 def check_table(rows, p, fit):
     out = ["| PEs | hosts | CPUs | agreement | operation | measured: fastest; median round | "
            "model | measured / model | model, engine rounds | with time-slicing | "
-           "measured / time-slicing | per round and PE per CPU | load |",
+           "measured / time-slicing | per round and PE per CPU | other tasks |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         topo = r["topo"]
@@ -587,14 +593,20 @@ def check_table(rows, p, fit):
         sl = sliced(r, p, fit)
         head = "| %d | %d | %d | %s | %s |" % (r["n"], r["hosts"], r["cpus"], shape, what)
         if r["meas"] is None:
-            out.append("%s failed: %s | %s | | %s | %s | | | %.0f |" % (
+            out.append("%s failed: %s | %s | | %s | %s | | | %.1f |" % (
                 head, r["why"], human_s(r["pred"]), human_s(eng), human_s(sl), r["load"]))
             continue
         m0, m1 = r["meas"]
         per = (m0 - eng) / r["rounds"] / excess_q(r) if excess_q(r) else float("nan")
-        out.append("%s %s; %s | %s | %.3g | %s | %s | %.3g | %s | %.0f |" % (
+        out.append("%s %s; %s | %s | %.3g | %s | %s | %.3g | %s | %.1f |" % (
             head, human_s(m0), human_s(m1), human_s(r["pred"]), m0 / r["pred"], human_s(eng),
             human_s(sl), m0 / sl, "-" if per != per else human_s(per), r["load"]))
+    out.append("")
+    out.append("Measured: the fastest and the median of the rounds of back-to-back calls "
+               "(a round's figure is its slowest PE's). Model: the parameters above; engine "
+               "rounds: a_l + o_l and a_r + o_r per round; time-slicing: the fit above. "
+               "Per round and PE per CPU: (measured - engine rounds) / rounds / (q - 1). "
+               "Other tasks: tasks of other jobs ready to run as the point started.")
     return "\n".join(out)
 
 
@@ -658,8 +670,8 @@ def main():
     if info:
         text.append("Ping-pong (the run with the smallest a), one-way us by payload: fastest round "
                     "(median round). A 2-PE barrier's median round (bound too): %.3g us on one host, "
-                    "%.3g us across 2 hosts. Each parameter is the smallest of %d runs. Load average "
-                    "%.1f before, %.1f after.\n" % (
+                    "%.3g us across 2 hosts. Each parameter is the smallest of %d runs. Other tasks "
+                    "ready to run: %.1f before, %.1f after.\n" % (
                         info["e_l"] * 1e6, info["e_r"] * 1e6, args.reps, *info["load"]))
         for name, key in (("one host", "points_l"), ("two hosts", "points_r")):
             text.append("- %s: %s" % (name, ", ".join(
