@@ -460,12 +460,13 @@ def pingpong(build, hosts, iters, rounds):
 
 
 def measure(build, reps):
-    """The parameters, each the smallest of reps runs (the machine's other
-    load comes and goes; a run's figure is already a median over its
-    rounds)."""
+    """The parameters, each the median of reps runs (the machine's other
+    load comes and goes, and so does the VM's placement of its two vCPUs;
+    a run's figure is already a median over its rounds)."""
     load0 = loadavg()
-    best = {}
+    runs = []
     probe = os.path.join(build, "bench", "gk-coll-model-probe")
+    keys = ("a_l", "b_l", "a_r", "b_r", "gamma", "e_l", "e_r")
     for _ in range(reps):
         got = {}
         got["a_l"], got["b_l"], got["points_l"] = pingpong(build, 1, 500, 100)
@@ -479,13 +480,14 @@ def measure(build, reps):
         if e_l is None or e_r is None:
             raise SystemExit("2-PE barrier failed: %s" % (why or why_r))
         got["e_l"], got["e_r"] = e_l[1], e_r[1]
-        for k in ("a_l", "b_l", "a_r", "b_r", "gamma", "e_l", "e_r"):
-            if k not in best or got[k] < best[k]:
-                best[k] = got[k]
-                if k in ("a_l", "a_r"):
-                    best["points_" + k[-1]] = got["points_" + k[-1]]
-        print("# measured: %s" % " ".join("%s=%.3g" % (k, got[k]) for k in
-              ("a_l", "b_l", "a_r", "b_r", "gamma", "e_l", "e_r")), file=sys.stderr)
+        runs.append(got)
+        print("# measured: %s" % " ".join("%s=%.3g" % (k, got[k]) for k in keys),
+              file=sys.stderr)
+    best = {k: sorted(r[k] for r in runs)[len(runs) // 2] for k in keys}
+    mid = sorted(runs, key=lambda r: r["a_l"])[len(runs) // 2]
+    best["points_l"] = mid["points_l"]
+    mid = sorted(runs, key=lambda r: r["a_r"])[len(runs) // 2]
+    best["points_r"] = mid["points_r"]
     best["o_l"] = best["e_l"] - best["a_l"]
     best["o_r"] = best["e_r"] - best["a_r"]
     best["load"] = [load0, loadavg()]
@@ -638,8 +640,8 @@ def main():
     ap.add_argument("--params", help="a JSON file of parameters (--save's)")
     ap.add_argument("--measure", action="store_true",
                     help="measure the parameters here (needs root for --hosts)")
-    ap.add_argument("--reps", type=int, default=3,
-                    help="--measure: runs of each measurement; the best one counts")
+    ap.add_argument("--reps", type=int, default=5,
+                    help="--measure: runs of each measurement; the median counts")
     ap.add_argument("--save", help="write the parameters (and the check) to this JSON file")
     ap.add_argument("--check", action="store_true", help="measured against predicted")
     ap.add_argument("--recheck", action="store_true",
@@ -668,9 +670,9 @@ def main():
 
     text = ["## Parameters\n", params_text(p), ""]
     if info:
-        text.append("Ping-pong (the run with the smallest a), one-way us by payload: fastest round "
+        text.append("Ping-pong (the run with the median a), one-way us by payload: fastest round "
                     "(median round). A 2-PE barrier's median round (bound too): %.3g us on one host, "
-                    "%.3g us across 2 hosts. Each parameter is the smallest of %d runs. Other tasks "
+                    "%.3g us across 2 hosts. Each parameter is the median of %d runs. Other tasks "
                     "ready to run: %.1f before, %.1f after.\n" % (
                         info["e_l"] * 1e6, info["e_r"] * 1e6, args.reps, *info["load"]))
         for name, key in (("one host", "points_l"), ("two hosts", "points_r")):
