@@ -11,7 +11,8 @@
  * put of the 120 bytes of header behind the stamp, gk_fence, the stamp by
  * gk_put_u64; the receiver waits on the stamp and copies the payload out of
  * its box. Payloads 0 B to 64 KiB; ROUNDS (100) rounds of ITERS (500)
- * round trips per size, the sizes interleaved. One line per size, the
+ * round trips per size (above 1 KiB, ITERS x 1 KiB / size, at least 20),
+ * the sizes interleaved. One line per size, the
  * fastest round's and the median round's one-way time:
  * "pingpong BYTES MIN_US MEDIAN_US".
  *
@@ -83,8 +84,13 @@ static int pingpong(long iters, int rounds)
     for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < NS; k++) {
             size_t s = sizes[k];
+            /* Fewer round trips for larger payloads: every round about as
+             * long, so that as many are hit by the other load. */
+            long it = s > 1024 ? iters * 1024 / (long)s : iters;
+            if (it < 20)
+                it = 20;
             double t0 = 0;
-            for (long i = -iters / 10 - 1; i < iters; i++) {
+            for (long i = -it / 10 - 1; i < it; i++) {
                 if (i == 0)
                     t0 = gk_wtime();
                 for (int turn = 0; turn < 2; turn++) {
@@ -101,7 +107,7 @@ static int pingpong(long iters, int rounds)
                     }
                 }
             }
-            us[k * rounds + r] = (gk_wtime() - t0) * 1e6 / (double)iters / 2.0;
+            us[k * rounds + r] = (gk_wtime() - t0) * 1e6 / (double)it / 2.0;
         }
     }
     if (me == 0)
