@@ -53,8 +53,8 @@ PAIRWISE_MAX_N = BOXES - P1_BOXES + 1  # pairwise all-to-all: n - 1 bulk boxes
 
 # Measured on the reference machine (docs/COLLECTIVES-MODEL.md): seconds
 # and seconds per byte.
-DEFAULTS = {"a_l": 0.30e-6, "b_l": 0.10e-9, "a_r": 25e-6, "b_r": 1.0e-9,
-            "gamma": 0.05e-9, "o_l": 0.2e-6, "o_r": 5e-6}
+DEFAULTS = {"a_l": 0.157e-6, "b_l": 0.16473e-9, "a_r": 28.806e-6, "b_r": 0.34800e-9,
+            "gamma": 0.10294e-9, "o_l": 0.527e-6, "o_r": -3.754e-6}
 UNITS = {"a_l": "s", "b_l": "s/B", "a_r": "s", "b_r": "s/B", "gamma": "s/B",
          "o_l": "s", "o_r": "s"}
 
@@ -623,7 +623,7 @@ def params_text(p):
             "| b_l | %.3g ns/KiB (%.2f GB/s) | ping-pong slope, 512 B to 64 KiB |\n"
             "| a_r: one message, between hosts | %.3g us | ping-pong, 0 B payload (median round) |\n"
             "| b_r | %.3g ns/KiB (%.2f GB/s) | ping-pong slope, 512 B to 64 KiB |\n"
-            "| gamma: combining (sum of doubles) | %.3g ns/KiB (%.2f GB/s) | loop in cache (fastest of 5) |\n"
+            "| gamma: combining (sum of doubles) | %.3g ns/KiB (%.2f GB/s) | loop in cache |\n"
             "| o_l: an engine round beyond a_l | %.3g us | 2-PE barrier (median round) - a_l |\n"
             "| o_r: an engine round beyond a_r | %.3g us | 2-PE barrier, 2 hosts (median round) - a_r |" % (
                 p.a_l * 1e6, p.b_l * 1e9 * KiB, 1e-9 / p.b_l,
