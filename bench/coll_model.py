@@ -2,9 +2,10 @@
 """coll_model.py: a cost model of gasket's team collectives, and its check.
 
     python3 bench/coll_model.py [--a-l S] [--b-l S] [--a-r S] [--b-r S]
-                                [--gamma S] [--params FILE] [--measure]
+                                [--gamma S] [--o-l S] [--o-r S]
+                                [--params FILE [--recheck]] [--measure [--reps N]]
                                 [--save FILE] [--check] [--check-max N]
-                                [--build build] [--markdown FILE]
+                                [--cpus N] [--build build] [--markdown FILE]
 
 The model (docs/COLLECTIVES-MODEL.md) prices each algorithm of
 src/team/coll.c and src/team/p1.c in messages: one message of p bytes costs
@@ -13,12 +14,14 @@ b_r); a round of messages waits for the slowest, so a round in which any
 message crosses hosts costs a_r. Combining costs gamma seconds per byte.
 PEs sit on hosts in blocks of m (gasket-run --hosts), n = m * H.
 
-Without --measure the parameters are the ones measured on the reference
-machine (DEFAULTS below), or those of --params (a JSON file written by
---save), or the --a-l ... values, in that order of precedence from last to
-first. --measure runs bench/coll_model_probe.c's ping-pong on one host and
-across two simulated hosts (needs root, like gasket-run --hosts) and its
-combining loop, and fits a and b.
+The parameters: the ones measured on the reference machine (DEFAULTS
+below), overridden by those of --params (a JSON file written by --save),
+by a --measure run here, then by --a-l ... values. --measure runs
+bench/coll_model_probe.c's ping-pong on one host and across two simulated
+hosts (needs root, like gasket-run --hosts), its combining loop and a 2-PE
+barrier (o_l, o_r: the engine's round beyond a message), each --reps
+times, and takes the medians. --params FILE --recheck redoes the check
+table from the points FILE holds, with the parameters given.
 
 Output: the parameters, then per operation and size (8 B, 64 KiB, 1 MiB)
 the algorithm the build picks, its rounds, bytes per PE and per host, and
@@ -106,8 +109,8 @@ class Topo:
         return min(d, self.m, self.n - d)
 
     def levels(self):
-        """The agreement's shape, as p1_hier() picks it: ('hier', b1, b2),
-        ('flat', rounds) or ('flat', rounds) with a refusal note."""
+        """The agreement's shape, as p1_hier() picks it: "hier" (levels) or
+        "flat" (notes() says when flat was forced or is refused)."""
         b1 = clog2(self.m)
         b2 = b1 + clog2(self.H)
         if self.H > 1 and self.H < self.n and b1 + b2 <= P1_BOXES:
@@ -213,12 +216,13 @@ def agreement(p, topo, mode, s, c):
     return c
 
 
-def stream(c, p, topo, steps, payload, crossers=1):
-    """steps flat steps of one payload message each (a ring, a chain)."""
+def stream(c, p, topo, steps, payload):
+    """steps flat steps of one payload message each (a ring): one PE of
+    each host sends across per step."""
     c.msgs(p, topo.link(), payload, steps)
     c.pe_bytes += steps * (payload + HDR)
     if topo.H > 1:
-        c.host_bytes += crossers * steps * (payload + HDR)
+        c.host_bytes += steps * (payload + HDR)
 
 
 def model(p, op, topo, s, algo=None):
@@ -322,7 +326,6 @@ def prediction_tables(p):
                     topo = Topo(n, m)
                     c = model(p, op, topo, s)
                     marks = "".join(MARKS[x] for x in c.notes if x in MARKS)
-                    shape = "H=%d" % topo.H if topo.H > 1 else "1 host"
                     cells.append("%s%s %d r · %s · %s · **%s**" % (
                         c.algo, marks, c.rounds, human(c.pe_bytes),
                         human(c.host_bytes) if topo.H > 1 else "-", human_s(c.t)))
