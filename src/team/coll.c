@@ -17,7 +17,8 @@
  *                   else a ring
  *   collect         the sizes in the agreement rounds, then Bruck's
  *                   all-gather (small) or a ring
- *   all-to-all      pairwise exchange (n - 1 rounds) up to 15 PEs and above
+ *   all-to-all      pairwise exchange (n - 1 rounds) where the job's slots
+ *                   have a box per round (jobs up to 16 PEs) and above
  *                   256 bytes, else Bruck's (log2 n rounds, n/2 blocks each)
  */
 #include "team/coll.h"

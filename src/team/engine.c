@@ -31,7 +31,7 @@ static int log2_up(long n)
 void gk__team_layout_for(int n_pes, struct gk__team_layout *layout)
 {
     int lg = log2_up(n_pes);
-    layout->p1_boxes = lg + 4;
+    layout->p1_boxes = lg + lg / 2 + 2;
     layout->bulk_boxes = n_pes <= 16 && n_pes - 1 > lg ? n_pes - 1 : lg;
     if (layout->bulk_boxes < 1)
         layout->bulk_boxes = 1;

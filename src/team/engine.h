@@ -22,7 +22,8 @@
  * rest (gk__team_layout).
  *
  * Footprint: a slot is 16 KiB per box (a chunk and its header are a page;
- * two deep, two parities): 320 KiB at 512 PEs. The world's and the node's are
+ * two deep, two parities) and 8 KiB of ack words: 392 KiB at 512 PEs. The
+ * world's and the node's are
  * reserved in /dev/shm at start-up with the rest of the runtime's area; a
  * split takes the pages of its slot then (gk__seg_populate), and a PE
  * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
@@ -53,14 +54,15 @@
 
 #include "team/team.h"
 
-#define GK__TEAM_MAX_BOXES 48
+#define GK__TEAM_MAX_BOXES 64
 #define GK__TEAM_DEPTH 2
 #define GK__TEAM_CHUNK ((size_t)4032) /* a chunk and its header fill a page */
 
 /*
  * How many boxes a slot has, fixed at gk_init from the job's PE count n
- * (the same on every PE): the agreement's ceil(log2 n) + 4 (room for the
- * levels; p1.c goes flat where they would need more), and the bulk
+ * (the same on every PE): the agreement's ceil(log2 n) + ceil(log2 n) / 2 + 2
+ * (room for the levels up to 2^(log2 n / 2 + 1) PEs per host; p1.c goes
+ * flat where they would need more), and the bulk
  * algorithms' ceil(log2 n), or n - 1 up to 16 PEs (pairwise exchange).
  */
 struct gk__team_layout {
