@@ -579,12 +579,12 @@ GK_API double gk_wtime(void);
 /**
  * Barrier across all PEs: returns after every PE has entered it. It also
  * completes this PE's outstanding operations (as gk_quiet()), so data put
- * before the barrier is visible everywhere after it. Dissemination
- * algorithm: ceil(log2(npes)) rounds of one flag write each. Every flag
- * carries the writer's collective call, so a barrier never completes with
- * a barrier inside another collective (gk_finalize()'s, a heap call's):
- * PEs that are not all in gk_barrier, as the same collective call, get
- * GK_ERR_COLL_MISMATCH (see the conventions at the top).
+ * before the barrier is visible everywhere after it. It is the world
+ * team's barrier (gk_team_barrier(GK_TEAM_WORLD)): ceil(log2(npes)) rounds
+ * of one message each, or, across hosts, rounds within each host and
+ * between one leader per host. PEs that are not all in gk_barrier, as the
+ * same collective call, get GK_ERR_COLL_MISMATCH (see the conventions at
+ * the top).
  */
 GK_API int gk_barrier(void);
 
@@ -809,16 +809,17 @@ typedef enum gk_op {
 /**
  * Broadcast: copies nbytes from `src` on PE `root` into `dst` on every PE
  * (the root included). Collective; src and dst are any local memory (they
- * need not be symmetric) and may be the same buffer. Data moves down a
- * tree of radix GK_BCAST_RADIX by signaling puts into each PE's scratch
- * space, pipelined in 64 KiB chunks; a PE returns once its dst is filled.
- * Every PE must pass the same root, nbytes and radix: PEs that do not may
- * wait for ever (as in MPI). GK_COLL_CHECK=1 makes them agree first (one
- * all-reduce per call), so a disagreement, or one PE's bad argument, is
- * an error with a message on every PE.
+ * need not be symmetric) and may be the same buffer. It is the world
+ * team's broadcast (gk_team_broadcast(GK_TEAM_WORLD, ...)): up to 8 KiB
+ * the data travels in the call's agreement rounds, above that down a
+ * pipelined binomial tree in 8 KiB chunks. Every call checks that the PEs
+ * passed the same root, nbytes and radix: a disagreement, or one PE's bad
+ * argument, is an error with a message on every PE (the root too: it
+ * waits for the agreement rounds like every PE).
  */
 GK_API int gk_broadcast(void *dst, const void *src, size_t nbytes, int root);
-/** gk_broadcast() with an explicit tree radix (2 to 64). */
+/** gk_broadcast() with a radix (2 to 64), checked and agreed on like the
+ * other arguments; the tree is binomial whatever its value. */
 GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int root,
                               int radix);
 
@@ -827,10 +828,11 @@ GK_API int gk_broadcast_radix(void *dst, const void *src, size_t nbytes, int roo
  * and leaves the result in `dst` on every PE. Collective; any local
  * buffers, src == dst allowed. dtype and op: any pair gk_op_t allows (an
  * invalid pair is GK_ERR_INVALID_ARG with a message naming both).
- * Recursive doubling over signaling puts (a fold step first when the PE
- * count is not a power of two); every PE
- * combines in the same order, so floating-point results are bitwise
- * identical on all PEs. Integer arithmetic wraps. The PEs check that they
+ * The world team's all-reduce (gk_team_allreduce(GK_TEAM_WORLD, ...)):
+ * small vectors are gathered in the call's agreement rounds and combined
+ * in PE order, large ones go round a ring (reduce-scatter, then
+ * all-gather); either way every element is combined once, in one order,
+ * so floating-point results are bitwise identical on all PEs. Integer arithmetic wraps. The PEs check that they
  * agree on count, dtype and op as they exchange the first piece: if they
  * do not, or one PE's arguments fail their checks, every PE returns
  * GK_ERR_INVALID_ARG with a message and `dst` is unspecified.
@@ -856,12 +858,12 @@ GK_API int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
  * from `src`; `dst` on every PE receives gk_n_pes() * nbytes bytes, PE j's
  * block at dst + j * nbytes. Collective; any local buffers. `src` and `dst`
  * must not overlap, except that `src` may be this PE's own block of `dst`
- * (dst + gk_my_pe() * nbytes: in place). Blocks travel around a ring of the
- * PEs through each PE's scratch space, pipelined in 16 KiB chunks; a PE
- * returns once its `dst` is filled. The PEs first check (one small
- * all-reduce) that they all passed the same nbytes and that no PE's
+ * (dst + gk_my_pe() * nbytes: in place). It is the world team's fcollect
+ * (gk_team_fcollect(GK_TEAM_WORLD, ...)): Bruck's all-gather in the call's
+ * agreement rounds up to 64 KiB in all, a ring above. The PEs check, in
+ * those rounds, that they all passed the same nbytes and that no PE's
  * arguments failed: otherwise every PE returns an error with a message and
- * nothing moves (GK_ERR_INVALID_ARG, or the failing PE's own code there).
+ * nothing is delivered (GK_ERR_INVALID_ARG, or the failing PE's own code).
  */
 GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
 
@@ -869,9 +871,10 @@ GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
  * All-to-all: block i (nbytes at src + i * nbytes) of `src` on every PE
  * goes to PE i, where it lands as block j of `dst` (dst + j * nbytes), j
  * being the sender. Collective; any local buffers of gk_n_pes() * nbytes
- * bytes each, which must not overlap. In n - 1 rounds, PE p sends to
- * p + r and receives from p - r (mod n) in round r, pipelined in 16 KiB
- * chunks through the receiver's scratch space. Arguments are agreed on as
+ * bytes each, which must not overlap. The world team's all-to-all
+ * (gk_team_alltoall(GK_TEAM_WORLD, ...)): pairwise exchange (round r: PE p
+ * sends to p + r, receives from p - r), or Bruck's log2(n) rounds for
+ * blocks up to 256 bytes and teams over 15 PEs. Arguments are agreed on as
  * in gk_collect().
  */
 GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
@@ -894,10 +897,14 @@ GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
  * and in the same order: strided (OpenSHMEM's shmem_team_split_strided),
  * 2-D (shmem_team_split_2d), and by colour and key (MPI_Comm_split's
  * semantics: PEs that pass the same colour form a team ordered by key, ties
- * by their number in the parent; GK_TEAM_UNDEFINED joins none). At most
- * GK_TEAM_MAX teams (the predefined ones included) exist at once on a PE;
- * a split that would need more returns GK_ERR_NOMEM on every PE of the
- * parent. gk_team_destroy() is collective over the team.
+ * by their number in the parent; GK_TEAM_UNDEFINED joins none). A team
+ * takes one of GK_TEAM_MAX slots (the predefined ones take two), the same
+ * slot on every member: a split takes the lowest slot free on every PE of
+ * the parent (a 2-D split two), and returns GK_ERR_NOMEM on every PE of the
+ * parent when there is none, which can happen before any one PE holds
+ * GK_TEAM_MAX teams when the parent's PEs hold different teams. A split
+ * writes its outputs only when it succeeds (GK_TEAM_INVALID on a PE that
+ * is in no new team). gk_team_destroy() is collective over the team.
  *
  * Collectives on a team are called by all of its PEs in the same order
  * (teams are independent of each other: two teams' collectives may be

@@ -39,14 +39,15 @@
       "longest futex sleep of a wait before it checks that the job is alive "  \
       "(and, in a collective call, that the PEs are in the same call)")        \
     X(BCAST_RADIX, uint, bcast_radix, "4",                                     \
-      "children per PE in the broadcast tree (2 to 64)")                       \
+      "the radix gk_broadcast passes to gk_broadcast_radix (2 to 64): "        \
+      "checked and agreed on; the tree is binomial")                       \
     X(PROGRESS_THREAD, uint, progress_thread, "0",                             \
       "1: a thread runs active messages and two-sided progress while the "     \
       "application computes or blocks in another library")                   \
     X(COLL_CHECK, uint, coll_check, "0",                                       \
-      "1: every broadcast first has the PEs agree on its root, size and "      \
-      "radix and on their argument checks (one all-reduce), so PEs that "      \
-      "disagree get an error instead of a hang; gk_allreduce always checks")   \
+      "no effect, kept so existing job scripts run: every collective now "     \
+      "checks that its PEs agree on root, size, type and operation, at no "    \
+      "extra message")                                                         \
     X(TEAM_LEVELS, str, team_levels, "auto",                                   \
       "the team collectives' agreement rounds: hier (within each host, "       \
       "between one leader per host, within each host again), flat (over the "  \
@@ -63,8 +64,8 @@
       "team fcollect and collect: bruck, ring or auto (bruck while the "       \
       "total <= 64 KiB)")                                                      \
     X(TEAM_ALGO_ALLTOALL, str, team_algo_alltoall, "auto",                     \
-      "team all-to-all(s): pairwise (up to 17 PEs), bruck, or auto (bruck "    \
-      "for blocks <= 256 bytes or teams over 17 PEs)")                         \
+      "team all-to-all(s): pairwise (up to 15 PEs), bruck, or auto (bruck "    \
+      "for blocks <= 256 bytes or teams over 15 PEs)")                         \
     X(TEAM_ALGO_SCAN, str, team_algo_scan, "auto",                             \
       "team scan and exscan: gather, chain (a pipeline from PE 0) or auto "    \
       "(gather while PEs x bytes <= 64 KiB)")                                  \

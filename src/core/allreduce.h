@@ -1,9 +1,9 @@
 /*
- * allreduce.h: the engine of the all-reduce (recursive doubling over
- * signaling puts, allreduce.c): gk_allreduce and gk_reduce (coll/) run on
- * it with their element types and operations, and the runtime's own
- * collective steps (the votes of gk_malloc and its kind, gk_finalize's
- * counts) with 64-bit sums and maxima, so core needs nothing from coll/.
+ * allreduce.h: the runtime's own all-reduce (recursive doubling over
+ * signaling puts, allreduce.c): the collective steps inside its calls (the
+ * votes of gk_malloc and its kind, gk_finalize's counts, a window's
+ * creation) with 64-bit sums and maxima. It needs nothing above core; the
+ * public collectives run on the team engine (team/).
  */
 #ifndef GK_CORE_ALLREDUCE_H
 #define GK_CORE_ALLREDUCE_H

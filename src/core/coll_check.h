@@ -79,7 +79,13 @@
     X(REDUCE, "gk_reduce")                                                               \
     X(COLLECT, "gk_collect")                                                             \
     X(ALLTOALL, "gk_alltoall")                                                           \
-    X(FINALIZE, "gk_finalize")
+    X(FINALIZE, "gk_finalize")                                                           \
+    X(REDUCE_SCATTER, "gk_team_reduce_scatter")                                          \
+    X(SCAN, "gk_team_scan")                                                              \
+    X(EXSCAN, "gk_team_exscan")                                                          \
+    X(COLLECTV, "gk_team_collect")                                                       \
+    X(ALLTOALLS, "gk_team_alltoalls")                                                    \
+    X(TEAM_SPLIT, "gk_team_split")
 
 enum gk__coll_kind {
     GK__COLL_NONE = 0,

@@ -1,7 +1,8 @@
 /*
- * coll_signal.h: the signaling put the collectives' steps are made of (the
- * all-reduce here in core, the broadcast and the exchanges in coll/): data
- * into a peer's collective scratch (a region of its segment, coll/coll.h),
+ * coll_signal.h: the signaling put the runtime's own all-reduce steps are
+ * made of (core/allreduce.c: the votes of gk_malloc and its kind,
+ * gk_finalize's counts): data into a peer's all-reduce scratch (a region
+ * of its segment),
  * then a signal word with the sender's collective call beside it; and the
  * receiver's wait for that word. Both go through the peer's transport when
  * it is not mapped here (net/net.h).

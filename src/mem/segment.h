@@ -34,11 +34,11 @@
  *   [0, 4 KiB)           struct gk__seg_header
  *   [1 MiB, 2 MiB)       the active-message inbox: a fixed part, then one
  *                        bit per PE of the job (net/shm_ring.h)
- *   [4 MiB, ...)         the symmetric heap
+ *   [16 MiB, ...)        the symmetric heap
  * and in the rest below the heap, the regions features declare
- * (mem/seg_region.h): the semaphore pool (sync/sem.c), the collectives'
- * scratch (coll/coll.h), the all-reduce's (core/allreduce.h), the
- * rendezvous pipeline (msg/rndv_pipe.h).
+ * (mem/seg_region.h): the semaphore pool (sync/sem.c), the teams' scratch
+ * slots (team/engine.h), the runtime's own all-reduce's (core/allreduce.h),
+ * the rendezvous pipeline (msg/rndv_pipe.h).
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
@@ -130,6 +130,12 @@ struct gk__seg_range {
 int gk__seg_used_ranges(int n_pes, struct gk__seg_range ranges[GK__SEG_RANGES]);
 /* Their total: the bytes of /dev/shm a segment takes beyond its heap. */
 size_t gk__seg_area_bytes(int n_pes);
+
+/* Takes the pages of [addr, addr + len) of this PE's own segment that the
+ * reservation at start-up left as holes (a region's part past its used
+ * bytes): GK_OK, or GK_ERR_NOMEM when /dev/shm has no room (an error, not
+ * the SIGBUS a touch would get). */
+int gk__seg_populate(void *addr, size_t len);
 
 /* Whether /dev/shm has room for `n_segments` segments with heaps of
  * `heap_size` in a job of n_pes PEs; if not, logs both sizes and returns

@@ -17,7 +17,7 @@
  *                   else a ring
  *   collect         the sizes in the agreement rounds, then Bruck's
  *                   all-gather (small) or a ring
- *   all-to-all      pairwise exchange (n - 1 rounds) up to 17 PEs and above
+ *   all-to-all      pairwise exchange (n - 1 rounds) up to 15 PEs and above
  *                   256 bytes, else Bruck's (log2 n rounds, n/2 blocks each)
  */
 #include "team/coll.h"
@@ -27,6 +27,7 @@
 
 #include "base/log.h"
 #include "coll/reduce_op.h"
+#include "core/coll_check.h"
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -44,6 +45,36 @@ const char *gk__team_kind_name(uint64_t kind)
     if (kind < sizeof(kind_names) / sizeof(kind_names[0]))
         return kind_names[kind];
     return "an unknown collective";
+}
+
+int gk__team_coll_kind(int kind)
+{
+    switch (kind) {
+    case GK__TEAM_BARRIER:
+        return GK__COLL_BARRIER;
+    case GK__TEAM_BROADCAST:
+        return GK__COLL_BROADCAST;
+    case GK__TEAM_ALLREDUCE:
+        return GK__COLL_ALLREDUCE;
+    case GK__TEAM_REDUCE:
+        return GK__COLL_REDUCE;
+    case GK__TEAM_REDUCE_SCATTER:
+        return GK__COLL_REDUCE_SCATTER;
+    case GK__TEAM_SCAN:
+        return GK__COLL_SCAN;
+    case GK__TEAM_EXSCAN:
+        return GK__COLL_EXSCAN;
+    case GK__TEAM_FCOLLECT:
+        return GK__COLL_COLLECT;
+    case GK__TEAM_COLLECT:
+        return GK__COLL_COLLECTV;
+    case GK__TEAM_ALLTOALL:
+        return GK__COLL_ALLTOALL;
+    case GK__TEAM_ALLTOALLS:
+        return GK__COLL_ALLTOALLS;
+    default:
+        return GK__COLL_TEAM_SPLIT;
+    }
 }
 
 static int team_mod(long a, int n)
@@ -432,7 +463,10 @@ int gk__team_next_collect(struct gk__team_op *op)
         if (op->total_p != NULL)
             *op->total_p = total;
         if (op->algo == GK__ALGO_AUTO)
-            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX ? GK__ALGO_SMALL : GK__ALGO_RING;
+            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX &&
+                               gk__team_log2_up(t->n) <= GK__TEAM_BULK_BOXES
+                           ? GK__ALGO_SMALL
+                           : GK__ALGO_RING;
         op->stage = 10;
     }
     return collect_bulk(op);

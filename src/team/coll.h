@@ -71,6 +71,24 @@ int gk__team_next_fcollect(struct gk__team_op *op);
 int gk__team_next_collect(struct gk__team_op *op);
 int gk__team_next_alltoall(struct gk__team_op *op);
 
+/* The entry points with the caller's name (the world forms, world.c, use
+ * them too); handle_p NULL: blocking. radix 0: none given. */
+int gk__team_barrier(const char *name, gk_team_t team, gk_handle_t *handle_p);
+int gk__team_broadcast(const char *name, gk_team_t team, void *dst, const void *src,
+                       size_t nbytes, int root, int radix, gk_handle_t *handle_p);
+int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+                       const void *src, size_t count, gk_dtype_t dtype, gk_op_t rop, int root,
+                       gk_handle_t *handle_p);
+int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
+                      size_t nbytes, gk_handle_t *handle_p);
+int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+                      const void *src, size_t nbytes, size_t dst_stride, size_t src_stride,
+                      size_t elem, size_t nelems, gk_handle_t *handle_p);
+
+/* The job's collective-call kind (core/coll_check.h) of a team call on
+ * the world team. */
+int gk__team_coll_kind(int kind);
+
 /* A blocking gather of nbytes from every member of t into dst (team
  * order), as a call of `kind` whose root, size and type fields are
  * fields[0..2] (the splits and destroy, team.c); status: this PE's own
@@ -101,8 +119,20 @@ int gk__p1_next(struct gk__team_op *op);
 /* Where this PE puts its own block before the rounds (GATHER, REDUCE). */
 unsigned char *gk__p1_my_block(struct gk__team_op *op);
 
-/* The first bulk box (after the agreement's). */
+/* The first bulk box (after the agreement's), and how many there are: a
+ * tree's levels, a pairwise exchange's rounds and Bruck's rounds each take
+ * one. */
 #define GK__TEAM_BULK_BOX GK__TEAM_P1_BOXES
+#define GK__TEAM_BULK_BOXES (GK__TEAM_BOXES - GK__TEAM_BULK_BOX)
+
+/* ceil(log2 n) */
+static inline int gk__team_log2_up(int n)
+{
+    int r = 0;
+    while ((1L << r) < n)
+        r++;
+    return r;
+}
 
 /* The team's scratch slots' teams (team.c), for the engine's progress. */
 struct gk_team *gk__team_in_slot(int slot);

@@ -13,12 +13,28 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/names.h"
 #include "coll/reduce_op.h"
+#include "core/coll_check.h"
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
 #include "team/coll.h"
 
+
+/* How the world's gk_allreduce and gk_reduce say their PEs disagree. */
+static void report_reduce_args(const struct gk__team_op *op)
+{
+    if (op->kind == GK__TEAM_ALLREDUCE)
+        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, op "
+                  "%s); no PE has a result",
+                  op->name, op->count, GK__DTYPE_STR(op->dtype), GK__OP_STR(op->reduce));
+    else
+        gk__error("%s: the PEs passed different arguments (this PE: count %zu, dtype %s, op "
+                  "%s, root %d); no PE has a result",
+                  op->name, op->count, GK__DTYPE_STR(op->dtype), GK__OP_STR(op->reduce),
+                  op->root);
+}
 
 /* A new call on `team`, or NULL with *status_p set (logged). */
 static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_team_t team,
@@ -48,6 +64,13 @@ static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_
     op->next = next;
     op->root = -1;
     op->elem = 1;
+    if (strncmp(name, "gk_team_", 8) != 0) {
+        /* The world forms (gk_collect, ...) word their reports as ever. */
+        if (kind == GK__TEAM_FCOLLECT || kind == GK__TEAM_ALLTOALL)
+            op->size_what = "nbytes";
+        if (kind == GK__TEAM_ALLREDUCE || kind == GK__TEAM_REDUCE)
+            op->report_args = report_reduce_args;
+    }
     return op;
 }
 
@@ -89,13 +112,29 @@ static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
             return status;
         }
     }
+    /* On the world team a call is one of the job's collective calls
+     * (core/coll_check.h): numbered alike on every PE, so a PE in another
+     * kind of world call (gk_malloc, gk_finalize) is found by the waits. */
+    int world = op->team == gk__team_world() && !op->team->broken;
+    if (world) {
+        int entered = gk__coll_enter(gk__team_coll_kind(op->kind));
+        if (entered != GK_OK) {
+            free(op->work);
+            free(op->sizes);
+            free(op);
+            return entered;
+        }
+    }
     int status = gk__team_start(op);
-    if (status != GK_OK)
-        return status;
-    if (handle_p == NULL)
-        return gk__team_wait(op);
-    *handle_p = gk__team_handle(op);
-    return GK_OK;
+    if (status == GK_OK) {
+        if (handle_p == NULL)
+            status = gk__team_wait(op);
+        else
+            *handle_p = gk__team_handle(op);
+    }
+    if (world)
+        gk__coll_leave();
+    return status;
 }
 
 static int check_handle_p(const char *name, gk_handle_t *handle_p)
@@ -111,9 +150,10 @@ static void check_root(struct gk__team_op *op, int root)
     op->root = root;
     op->mine[GK__TF_ROOT] = (uint64_t)(uint32_t)root;
     if (root < 0 || root >= op->team->n) {
-        gk__error("%s: root %d is not a PE of the team (0 to %d)", op->name, root,
-                  op->team->n - 1);
+        gk__error("%s: root: PE %d does not exist in the team (it has PEs 0 to %d)",
+                  op->name, root, op->team->n - 1);
         op_fail(op, GK_ERR_PE);
+        op->root_invalid = 1;
     }
 }
 
@@ -123,6 +163,27 @@ static void check_buf(struct gk__team_op *op, const char *arg, const void *p, si
         int status = gk__rt_check_local(op->name, arg, p, n);
         if (status != GK_OK)
             op_fail(op, status);
+    }
+}
+
+/* Do [a, a + alen) and [b, b + blen) share a byte? */
+static int ranges_overlap(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen != 0 && blen != 0 && x < y + blen && y < x + alen;
+}
+
+/* src and dst must not overlap, except src == in_place (NULL: none). */
+static void check_overlap(struct gk__team_op *op, const void *dst, size_t dst_bytes,
+                          const void *src, size_t src_bytes, const void *in_place)
+{
+    if (op->my_status == GK_OK && src != in_place &&
+        ranges_overlap(dst, dst_bytes, src, src_bytes)) {
+        gk__error("%s: src %p (%zu bytes) and dst %p (%zu bytes) overlap%s", op->name, src,
+                  src_bytes, dst, dst_bytes,
+                  in_place != NULL ? "; in place, src must be this PE's block of dst"
+                                   : "; they must be separate buffers");
+        op_fail(op, GK_ERR_INVALID_ARG);
     }
 }
 
@@ -141,10 +202,8 @@ static int mul_ok(struct gk__team_op *op, size_t a, size_t b, size_t *out)
 
 /* ---- Barrier ---- */
 
-static int team_barrier(gk_team_t team, gk_handle_t *handle_p)
+int gk__team_barrier(const char *name, gk_team_t team, gk_handle_t *handle_p)
 {
-    static const char *names[2] = {"gk_team_barrier", "gk_team_barrier_nb"};
-    const char *name = names[handle_p != NULL];
     int status;
     struct gk__team_op *op =
         op_new(name, GK__TEAM_BARRIER, team, gk__team_next_headers_only, &status);
@@ -159,19 +218,19 @@ static int team_barrier(gk_team_t team, gk_handle_t *handle_p)
 
 int gk_team_barrier(gk_team_t team)
 {
-    return team_barrier(team, NULL);
+    return gk__team_barrier("gk_team_barrier", team, NULL);
 }
 
 int gk_team_barrier_nb(gk_team_t team, gk_handle_t *handle_p)
 {
     int status = check_handle_p("gk_team_barrier_nb", handle_p);
-    return status != GK_OK ? status : team_barrier(team, handle_p);
+    return status != GK_OK ? status : gk__team_barrier("gk_team_barrier_nb", team, handle_p);
 }
 
 /* ---- Broadcast ---- */
 
-static int team_broadcast(const char *name, gk_team_t team, void *dst, const void *src,
-                          size_t nbytes, int root, gk_handle_t *handle_p)
+int gk__team_broadcast(const char *name, gk_team_t team, void *dst, const void *src,
+                       size_t nbytes, int root, int radix, gk_handle_t *handle_p)
 {
     int status;
     struct gk__team_op *op =
@@ -183,18 +242,29 @@ static int team_broadcast(const char *name, gk_team_t team, void *dst, const voi
     op->nbytes = nbytes;
     op->mine[GK__TF_SIZE] = nbytes;
     check_root(op, root);
+    if (radix != 0) {
+        /* gk_broadcast_radix's: checked and agreed on (the tree is binomial). */
+        op->mine[GK__TF_TYPE] = (uint64_t)(uint32_t)radix;
+        op->type_what = "radices";
+        if (radix < 2 || radix > 64) {
+            gk__error("%s: radix %d is out of range (2 to 64)", name, radix);
+            op_fail(op, GK_ERR_INVALID_ARG);
+        }
+    }
     check_buf(op, "dst", dst, nbytes);
     if (op->team->me == root)
         check_buf(op, "src", src, nbytes);
     op->algo = gk__team_tuning.bcast != GK__ALGO_AUTO ? gk__team_tuning.bcast
                : nbytes <= GK__TEAM_BCAST_SMALL_MAX          ? GK__ALGO_SMALL
                                                     : GK__ALGO_TREE;
+    if (gk__team_log2_up(op->team->n) > GK__TEAM_BULK_BOXES)
+        op->algo = GK__ALGO_SMALL; /* a tree deeper than the bulk boxes */
     return op_run(op, handle_p);
 }
 
 int gk_team_broadcast(gk_team_t team, void *dst, const void *src, size_t nbytes, int root)
 {
-    return team_broadcast("gk_team_broadcast", team, dst, src, nbytes, root, NULL);
+    return gk__team_broadcast("gk_team_broadcast", team, dst, src, nbytes, root, 0, NULL);
 }
 
 int gk_team_broadcast_nb(gk_team_t team, void *dst, const void *src, size_t nbytes, int root,
@@ -202,13 +272,13 @@ int gk_team_broadcast_nb(gk_team_t team, void *dst, const void *src, size_t nbyt
 {
     int status = check_handle_p("gk_team_broadcast_nb", handle_p);
     return status != GK_OK ? status
-                           : team_broadcast("gk_team_broadcast_nb", team, dst, src, nbytes,
-                                            root, handle_p);
+                           : gk__team_broadcast("gk_team_broadcast_nb", team, dst, src, nbytes,
+                                               root, 0, handle_p);
 }
 
 /* ---- Reductions and scans ---- */
 
-static int team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team,
+int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team,
                           void *dst, const void *src, size_t count, gk_dtype_t dtype,
                           gk_op_t rop, int root, gk_handle_t *handle_p)
 {
@@ -282,14 +352,14 @@ static int team_reduction(const char *name, enum gk__team_kind kind, gk_team_t t
     int fn(gk_team_t team, void *dst, const void *src, size_t count, gk_dtype_t dtype,   \
            gk_op_t op)                                                                   \
     {                                                                                    \
-        return team_reduction(#fn, kind, team, dst, src, count, dtype, op, -1, NULL);    \
+        return gk__team_reduction(#fn, kind, team, dst, src, count, dtype, op, -1, NULL);    \
     }                                                                                    \
     int fn##_nb(gk_team_t team, void *dst, const void *src, size_t count,                \
                 gk_dtype_t dtype, gk_op_t op, gk_handle_t *handle_p)                     \
     {                                                                                    \
         int status = check_handle_p(#fn "_nb", handle_p);                                \
         return status != GK_OK ? status                                                  \
-                               : team_reduction(#fn "_nb", kind, team, dst, src, count,  \
+                               : gk__team_reduction(#fn "_nb", kind, team, dst, src, count,  \
                                                 dtype, op, -1, handle_p);                \
     }
 GK__TEAM_REDUCTION(gk_team_allreduce, GK__TEAM_ALLREDUCE)
@@ -301,7 +371,7 @@ GK__TEAM_REDUCTION(gk_team_exscan, GK__TEAM_EXSCAN)
 int gk_team_reduce(gk_team_t team, void *dst, const void *src, size_t count, gk_dtype_t dtype,
                    gk_op_t op, int root)
 {
-    return team_reduction("gk_team_reduce", GK__TEAM_REDUCE, team, dst, src, count, dtype, op,
+    return gk__team_reduction("gk_team_reduce", GK__TEAM_REDUCE, team, dst, src, count, dtype, op,
                           root, NULL);
 }
 
@@ -310,13 +380,13 @@ int gk_team_reduce_nb(gk_team_t team, void *dst, const void *src, size_t count,
 {
     int status = check_handle_p("gk_team_reduce_nb", handle_p);
     return status != GK_OK ? status
-                           : team_reduction("gk_team_reduce_nb", GK__TEAM_REDUCE, team, dst,
+                           : gk__team_reduction("gk_team_reduce_nb", GK__TEAM_REDUCE, team, dst,
                                             src, count, dtype, op, root, handle_p);
 }
 
 /* ---- Collects ---- */
 
-static int team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
+int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
                          size_t nbytes, gk_handle_t *handle_p)
 {
     int status;
@@ -333,6 +403,7 @@ static int team_fcollect(const char *name, gk_team_t team, void *dst, const void
     mul_ok(op, nbytes, (size_t)t->n, &total);
     check_buf(op, "dst", dst, total);
     check_buf(op, "src", src, nbytes);
+    check_overlap(op, dst, total, src, nbytes, (const unsigned char *)dst + (size_t)t->me * nbytes);
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : total <= GK__TEAM_GATHER_SMALL_MAX              ? GK__ALGO_SMALL
                                                         : GK__ALGO_RING;
@@ -349,7 +420,7 @@ static int team_fcollect(const char *name, gk_team_t team, void *dst, const void
 
 int gk_team_fcollect(gk_team_t team, void *dst, const void *src, size_t nbytes)
 {
-    return team_fcollect("gk_team_fcollect", team, dst, src, nbytes, NULL);
+    return gk__team_fcollect("gk_team_fcollect", team, dst, src, nbytes, NULL);
 }
 
 int gk_team_fcollect_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
@@ -357,11 +428,11 @@ int gk_team_fcollect_nb(gk_team_t team, void *dst, const void *src, size_t nbyte
 {
     int status = check_handle_p("gk_team_fcollect_nb", handle_p);
     return status != GK_OK ? status
-                           : team_fcollect("gk_team_fcollect_nb", team, dst, src, nbytes,
+                           : gk__team_fcollect("gk_team_fcollect_nb", team, dst, src, nbytes,
                                            handle_p);
 }
 
-static int team_collect(const char *name, gk_team_t team, void *dst, size_t dst_size,
+int gk__team_collect(const char *name, gk_team_t team, void *dst, size_t dst_size,
                         const void *src, size_t nbytes, size_t *total_p, gk_handle_t *handle_p)
 {
     int status;
@@ -392,7 +463,7 @@ static int team_collect(const char *name, gk_team_t team, void *dst, size_t dst_
 int gk_team_collect(gk_team_t team, void *dst, size_t dst_size, const void *src, size_t nbytes,
                     size_t *total_p)
 {
-    return team_collect("gk_team_collect", team, dst, dst_size, src, nbytes, total_p, NULL);
+    return gk__team_collect("gk_team_collect", team, dst, dst_size, src, nbytes, total_p, NULL);
 }
 
 int gk_team_collect_nb(gk_team_t team, void *dst, size_t dst_size, const void *src,
@@ -400,13 +471,13 @@ int gk_team_collect_nb(gk_team_t team, void *dst, size_t dst_size, const void *s
 {
     int status = check_handle_p("gk_team_collect_nb", handle_p);
     return status != GK_OK ? status
-                           : team_collect("gk_team_collect_nb", team, dst, dst_size, src,
+                           : gk__team_collect("gk_team_collect_nb", team, dst, dst_size, src,
                                           nbytes, total_p, handle_p);
 }
 
 /* ---- All-to-all ---- */
 
-static int team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
                          const void *src, size_t nbytes, size_t dst_stride, size_t src_stride,
                          size_t elem, size_t nelems, gk_handle_t *handle_p)
 {
@@ -447,8 +518,15 @@ static int team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t te
     if (kind == GK__TEAM_ALLTOALL) {
         check_buf(op, "dst", dst, total);
         check_buf(op, "src", src, total);
+        check_overlap(op, dst, total, src, total, NULL);
     }
-    int bruck_only = n - 1 > GK__TEAM_BOXES - GK__TEAM_BULK_BOX;
+    int bruck_only = n - 1 > GK__TEAM_BULK_BOXES;
+    if (gk__team_log2_up(n) > GK__TEAM_BULK_BOXES) {
+        gk__error("%s: a team of %d PEs is more than this build's all-to-all reaches "
+                  "(2^%d PEs)",
+                  name, n, GK__TEAM_BULK_BOXES);
+        op_fail(op, GK_ERR_UNSUPPORTED);
+    }
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
                : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
                                                         : GK__ALGO_PAIRWISE;
@@ -466,7 +544,7 @@ static int team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t te
 
 int gk_team_alltoall(gk_team_t team, void *dst, const void *src, size_t nbytes)
 {
-    return team_alltoall("gk_team_alltoall", GK__TEAM_ALLTOALL, team, dst, src, nbytes, 0, 0,
+    return gk__team_alltoall("gk_team_alltoall", GK__TEAM_ALLTOALL, team, dst, src, nbytes, 0, 0,
                          1, 0, NULL);
 }
 
@@ -475,14 +553,14 @@ int gk_team_alltoall_nb(gk_team_t team, void *dst, const void *src, size_t nbyte
 {
     int status = check_handle_p("gk_team_alltoall_nb", handle_p);
     return status != GK_OK ? status
-                           : team_alltoall("gk_team_alltoall_nb", GK__TEAM_ALLTOALL, team, dst,
+                           : gk__team_alltoall("gk_team_alltoall_nb", GK__TEAM_ALLTOALL, team, dst,
                                            src, nbytes, 0, 0, 1, 0, handle_p);
 }
 
 int gk_team_alltoalls(gk_team_t team, void *dst, const void *src, size_t dst_stride,
                       size_t src_stride, size_t elem_size, size_t nelems)
 {
-    return team_alltoall("gk_team_alltoalls", GK__TEAM_ALLTOALLS, team, dst, src, 0,
+    return gk__team_alltoall("gk_team_alltoalls", GK__TEAM_ALLTOALLS, team, dst, src, 0,
                          dst_stride, src_stride, elem_size, nelems, NULL);
 }
 
@@ -492,7 +570,7 @@ int gk_team_alltoalls_nb(gk_team_t team, void *dst, const void *src, size_t dst_
 {
     int status = check_handle_p("gk_team_alltoalls_nb", handle_p);
     return status != GK_OK ? status
-                           : team_alltoall("gk_team_alltoalls_nb", GK__TEAM_ALLTOALLS, team,
+                           : gk__team_alltoall("gk_team_alltoalls_nb", GK__TEAM_ALLTOALLS, team,
                                            dst, src, 0, dst_stride, src_stride, elem_size,
                                            nelems, handle_p);
 }
@@ -535,6 +613,17 @@ int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t
         free(op);
         return r;
     }
+    int world = t == gk__team_world();
+    if (world && (r = gk__coll_enter(GK__COLL_TEAM_SPLIT)) != GK_OK) {
+        free(op->work);
+        free(op->sizes);
+        free(op);
+        return r;
+    }
     r = gk__team_start(op);
-    return r != GK_OK ? r : gk__team_wait(op);
+    if (r == GK_OK)
+        r = gk__team_wait(op);
+    if (world)
+        gk__coll_leave();
+    return r;
 }

@@ -10,6 +10,7 @@
 
 #include "base/log.h"
 #include "coll/reduce_op.h"
+#include "core/coll_check.h"
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -18,9 +19,22 @@
 
 /* Every team slot's scratch, in every segment. */
 #define TEAM_SCRATCH_SIZE ((sizeof(struct gk__team_scratch) + 4095) / 4096 * 4096)
+
+/* Reserved at start-up: the world's and the node's slots (engine.h). */
+static size_t team_region_used(int n_pes)
+{
+    (void)n_pes;
+    return 2 * TEAM_SCRATCH_SIZE;
+}
+
 static GK__SEG_REGION(team_region, .name = "teams",
                       .size = GK__TEAM_SLOTS * TEAM_SCRATCH_SIZE,
-                      .align = (size_t)64 * 1024);
+                      .align = (size_t)64 * 1024, .used = team_region_used);
+
+size_t gk__team_scratch_size(void)
+{
+    return TEAM_SCRATCH_SIZE;
+}
 
 size_t gk__team_scratch_offset(int slot)
 {
@@ -276,49 +290,80 @@ static void agree_init(struct gk__team_op *op)
 {
     for (int f = 0; f < GK__TF_COUNT; f++)
         op->agree.lo[f] = op->agree.hi[f] = op->mine[f];
+    if (op->root_invalid) {
+        /* A root that is no PE is this PE's error, not a disagreement:
+         * it is left out of the comparison. */
+        op->agree.lo[GK__TF_ROOT] = UINT64_MAX;
+        op->agree.hi[GK__TF_ROOT] = 0;
+    }
     op->agree.fail = op->my_status < 0 ? (uint64_t)-(int64_t)op->my_status : 0;
 }
 
 static const char *field_plural[GK__TF_COUNT] = {"calls", "roots", "sizes",
                                                  "types or operations"};
 
+/* The other kind of call than this PE's, between the extremes. */
+static uint64_t other_kind(const struct gk__team_op *op)
+{
+    const struct gk__team_agree *a = &op->agree;
+    return a->lo[GK__TF_KIND] != (uint64_t)op->kind ? a->lo[GK__TF_KIND] : a->hi[GK__TF_KIND];
+}
+
+static int verdict_kinds(struct gk__team_op *op, int first)
+{
+    op->team->broken = 1;
+    if (op->team == gk__team_world()) {
+        /* One of the job's collective calls: out of step for good. */
+        if (first)
+            gk__error("collective mismatch: this PE is in %s (collective #%llu) while other "
+                      "PEs are in %s (%s on the world team)",
+                      op->name, (unsigned long long)gk__coll_state.seq,
+                      gk__coll_name((unsigned)gk__team_coll_kind((int)other_kind(op))),
+                      gk__team_kind_name(other_kind(op)));
+        gk__coll_state.broken = 1;
+    } else if (first) {
+        gk__error("%s: collective mismatch on a team of %d PEs: this PE is in %s while "
+                  "others are in %s; the team's collectives are out of step for good",
+                  op->name, op->team->n, gk__team_kind_name((uint64_t)op->kind),
+                  gk__team_kind_name(other_kind(op)));
+    }
+    return GK_ERR_COLL_MISMATCH;
+}
+
 int gk__team_verdict(struct gk__team_op *op)
 {
     const struct gk__team_agree *a = &op->agree;
     int first = !op->verdict_checked;
     op->verdict_checked = 1;
-    if (a->lo[GK__TF_KIND] != a->hi[GK__TF_KIND]) {
-        if (first)
-            gk__error("%s: collective mismatch on a team of %d PEs: its PEs are in "
-                      "different calls (%s and %s); the team's collectives are out of "
-                      "step for good",
-                      op->name, op->team->n, gk__team_kind_name(a->lo[GK__TF_KIND]),
-                      gk__team_kind_name(a->hi[GK__TF_KIND]));
-        op->team->broken = 1;
-        return GK_ERR_COLL_MISMATCH;
-    }
+    if (a->lo[GK__TF_KIND] != a->hi[GK__TF_KIND])
+        return verdict_kinds(op, first);
     if (op->my_status != GK_OK)
         return op->my_status; /* it said why */
+    for (int f = GK__TF_ROOT; f < GK__TF_COUNT; f++) {
+        if (a->lo[f] >= a->hi[f])
+            continue; /* all alike, or none compared */
+        if (first && op->report_args != NULL) {
+            op->report_args(op);
+        } else if (first) {
+            const char *what = f == GK__TF_TYPE && op->type_what != NULL ? op->type_what
+                               : f == GK__TF_SIZE && op->size_what != NULL ? op->size_what
+                                                                          : field_plural[f];
+            if (f == GK__TF_TYPE && op->type_what == NULL)
+                gk__error("%s: the team's PEs passed different %s; nothing was delivered",
+                          op->name, what);
+            else
+                gk__error("%s: the team's PEs passed different %s (from %llu to %llu; this "
+                          "PE %llu); nothing was delivered",
+                          op->name, what, (unsigned long long)a->lo[f],
+                          (unsigned long long)a->hi[f], (unsigned long long)op->mine[f]);
+        }
+        return GK_ERR_INVALID_ARG;
+    }
     if (a->fail != 0) {
         if (first)
             gk__error("%s: failed on another PE of the team (%s); nothing was delivered",
                       op->name, gk_strerror(-(int)a->fail));
         return -(int)a->fail;
-    }
-    for (int f = GK__TF_ROOT; f < GK__TF_COUNT; f++) {
-        if (a->lo[f] == a->hi[f])
-            continue;
-        if (first) {
-            if (f == GK__TF_TYPE)
-                gk__error("%s: the team's PEs passed different %s; nothing was delivered",
-                          op->name, field_plural[f]);
-            else
-                gk__error("%s: the team's PEs passed different %s (from %llu to %llu; this "
-                          "PE %llu); nothing was delivered",
-                          op->name, field_plural[f], (unsigned long long)a->lo[f],
-                          (unsigned long long)a->hi[f], (unsigned long long)op->mine[f]);
-        }
-        return GK_ERR_INVALID_ARG;
     }
     return GK_OK;
 }

@@ -21,6 +21,12 @@
  * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
  * rest.
  *
+ * Footprint: a slot is about 470 KiB. The world's and the node's are
+ * reserved in /dev/shm at start-up with the rest of the runtime's area; a
+ * split takes the pages of its slot then (gk__seg_populate), and a PE
+ * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
+ * everywhere rather than a member dying of SIGBUS later.
+ *
  * Agreement. Every call begins with rounds in which each member hears,
  * directly or through others, from every member: a dissemination over the
  * team, or over each host, its leaders, then each host again. Every header
@@ -46,10 +52,10 @@
 
 #include "team/team.h"
 
-#define GK__TEAM_BOXES 32
-#define GK__TEAM_P1_BOXES 16 /* the agreement rounds' boxes; the rest are bulk */
+#define GK__TEAM_BOXES 28
+#define GK__TEAM_P1_BOXES 14 /* the agreement rounds' boxes; the rest are bulk */
 #define GK__TEAM_DEPTH 2
-#define GK__TEAM_CHUNK ((size_t)8192)
+#define GK__TEAM_CHUNK ((size_t)4096)
 #define GK__TEAM_MAX_TX 20
 
 /* The fields every member must pass alike; the kind of call first. */
@@ -158,9 +164,15 @@ struct gk__team_op {
     uint64_t call; /* its number on the team, from 1 */
     int kind;      /* enum gk__team_kind (coll.h) */
     const char *name;
+    const char *type_what; /* the type field's plural in messages (NULL: types) */
+    const char *size_what; /* the size field's (NULL: sizes) */
+    /* Says how the PEs' arguments differ, where the call words it its own
+     * way (NULL: by field). */
+    void (*report_args)(const struct gk__team_op *op);
     struct gk__team_agree agree;
     uint64_t mine[GK__TF_COUNT]; /* this PE's fields */
     int my_status;               /* this PE's own checks */
+    int root_invalid;            /* its root is no PE: not compared */
     /* The algorithm: next() sets up the following step in `step`, or
      * returns 1 when the call is over (0: a step is ready; < 0 an error). */
     gk__team_next_fn *next;
@@ -236,5 +248,6 @@ int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, in
 /* The scratch slot `slot` of this PE, and a field's segment offset. */
 struct gk__team_scratch *gk__team_scratch_mine(int slot);
 size_t gk__team_scratch_offset(int slot);
+size_t gk__team_scratch_size(void);
 
 #endif /* GK_TEAM_ENGINE_H */

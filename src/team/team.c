@@ -19,12 +19,16 @@
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "mem/segment.h"
 #include "team/coll.h"
 
 static struct gk_team team_world_obj, team_node_obj;
 static struct gk_team *slot_team[GK__TEAM_SLOTS];
 /* The last call number used in each slot by any team of this PE. */
 static uint64_t slot_calls[GK__TEAM_SLOTS];
+/* Whether slot s's pages are this PE's (taken at the first split that
+ * offered it, or the first active set; the predefined teams' at start-up). */
+static int slot_ready[GK__TEAM_SLOTS];
 
 struct gk_team *gk__team_in_slot(int slot)
 {
@@ -120,6 +124,7 @@ static int team_init(void)
     }
     memset(slot_calls, 0, sizeof(slot_calls));
     memset(slot_team, 0, sizeof(slot_team));
+    memset(slot_ready, 0, sizeof(slot_ready));
     for (int i = 0; i < n; i++)
         pes[i] = i;
     status = team_build(&team_world_obj, pes, n, me, 0, 0);
@@ -172,17 +177,24 @@ static struct gk_team *team_lookup(gk_team_t team)
     return NULL;
 }
 
-struct gk_team *gk__team_get(const char *op, gk_team_t team)
+struct gk_team *gk__team_get_arg(const char *op, const char *arg, gk_team_t team)
 {
     struct gk_team *t = gk__rt.initialized ? team_lookup(team) : NULL;
     if (t == NULL) {
-        if (team == GK_TEAM_INVALID)
-            gk__error("%s: the team is GK_TEAM_INVALID", op);
+        if (!gk__rt.initialized)
+            gk__error("%s called before gk_init()", op);
+        else if (team == GK_TEAM_INVALID)
+            gk__error("%s: %s is GK_TEAM_INVALID", op, arg);
         else
-            gk__error("%s: team %p is not a team of this PE (destroyed, or never made here)",
-                      op, (void *)team);
+            gk__error("%s: %s %p is not a team of this PE (destroyed, or never made here)",
+                      op, arg, (void *)team);
     }
     return t;
+}
+
+struct gk_team *gk__team_get(const char *op, gk_team_t team)
+{
+    return gk__team_get_arg(op, "team", team);
 }
 
 int gk_team_n_pes(gk_team_t team)
@@ -219,12 +231,19 @@ struct split_record {
     uint64_t calls[GK_TEAM_MAX];
 };
 
+/* The slots this PE can give a new team: free, and with their pages. */
 static uint64_t free_mask_mine(void)
 {
     uint64_t mask = 0;
-    for (int s = 0; s < GK_TEAM_MAX; s++)
-        if (slot_team[s] == NULL)
+    for (int s = 2; s < GK_TEAM_MAX; s++) {
+        if (slot_team[s] != NULL)
+            continue;
+        if (!slot_ready[s])
+            slot_ready[s] = gk__seg_populate(gk__team_scratch_mine(s),
+                                             gk__team_scratch_size()) == GK_OK;
+        if (slot_ready[s])
             mask |= (uint64_t)1 << s;
+    }
     return mask;
 }
 
@@ -309,8 +328,9 @@ static int team_make(const char *name, struct gk_team *parent, const int *member
 
 static int no_slot(const char *name)
 {
-    gk__error("%s: every one of the GK_TEAM_MAX (%d) teams is in use on some PE of the "
-              "parent; destroy a team first",
+    gk__error("%s: no team slot is free on every PE of the parent (GK_TEAM_MAX is %d, "
+              "the predefined teams included; or /dev/shm had no room for one); destroy "
+              "a team first",
               name, GK_TEAM_MAX);
     return GK_ERR_NOMEM;
 }
@@ -320,8 +340,7 @@ int gk_team_split_strided(gk_team_t parent, int start, int stride, int size, gk_
     static const char name[] = "gk_team_split_strided";
     if (team_p == NULL)
         return gk__rt_report_null(name, "team_p", 1);
-    *team_p = GK_TEAM_INVALID;
-    struct gk_team *p = gk__team_get(name, parent);
+    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
     if (p == NULL)
         return GK_ERR_INVALID_ARG;
     int status = gk__progress_check_not_in_handler(name);
@@ -361,8 +380,11 @@ int gk_team_split_strided(gk_team_t parent, int start, int stride, int size, gk_
     }
     for (int i = 0; i < size; i++)
         members[i] = start + stride * i;
-    r = team_make(name, p, members, size, slot, calls[slot], team_p);
+    gk_team_t made;
+    r = team_make(name, p, members, size, slot, calls[slot], &made);
     free(members);
+    if (r == GK_OK)
+        *team_p = made;
     return r;
 }
 
@@ -373,8 +395,7 @@ int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p, gk_team_t
         return gk__rt_report_null(name, "xteam_p", 1);
     if (yteam_p == NULL)
         return gk__rt_report_null(name, "yteam_p", 1);
-    *xteam_p = *yteam_p = GK_TEAM_INVALID;
-    struct gk_team *p = gk__team_get(name, parent);
+    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
     if (p == NULL)
         return GK_ERR_INVALID_ARG;
     int status = gk__progress_check_not_in_handler(name);
@@ -403,15 +424,25 @@ int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p, gk_team_t
         return GK_ERR_NOMEM;
     }
     int k = 0;
+    gk_team_t xt = GK_TEAM_INVALID, yt = GK_TEAM_INVALID;
     for (int i = y * xrange; i < n && i < (y + 1) * xrange; i++)
         members[k++] = i;
-    r = team_make(name, p, members, k, xslot, calls[xslot], xteam_p);
+    r = team_make(name, p, members, k, xslot, calls[xslot], &xt);
     k = 0;
     for (int i = x; i < n; i += xrange)
         members[k++] = i;
     if (r == GK_OK)
-        r = team_make(name, p, members, k, yslot, calls[yslot], yteam_p);
+        r = team_make(name, p, members, k, yslot, calls[yslot], &yt);
     free(members);
+    if (r == GK_OK) {
+        *xteam_p = xt;
+        *yteam_p = yt;
+    } else if (xt != GK_TEAM_INVALID) {
+        gk_team_t undo = xt; /* the row made, the column not: no half result */
+        slot_team[xslot] = NULL;
+        team_free_arrays(undo);
+        free(undo);
+    }
     return r;
 }
 
@@ -433,8 +464,7 @@ int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p)
     static const char name[] = "gk_team_split";
     if (team_p == NULL)
         return gk__rt_report_null(name, "team_p", 1);
-    *team_p = GK_TEAM_INVALID;
-    struct gk_team *p = gk__team_get(name, parent);
+    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
     if (p == NULL)
         return GK_ERR_INVALID_ARG;
     int status = gk__progress_check_not_in_handler(name);
@@ -457,6 +487,7 @@ int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p)
     }
     if (color == GK_TEAM_UNDEFINED) {
         free(all);
+        *team_p = GK_TEAM_INVALID;
         return GK_OK;
     }
     struct color_member *cm = malloc((size_t)p->n * sizeof(*cm));
@@ -475,10 +506,13 @@ int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p)
     qsort(cm, (size_t)n, sizeof(*cm), color_member_cmp);
     for (int i = 0; i < n; i++)
         members[i] = cm[i].index;
-    r = team_make(name, p, members, n, slot, calls[slot], team_p);
+    gk_team_t made;
+    r = team_make(name, p, members, n, slot, calls[slot], &made);
     free(all);
     free(cm);
     free(members);
+    if (r == GK_OK)
+        *team_p = made;
     return r;
 }
 
@@ -682,6 +716,17 @@ int gk__team_aset_open(const char *name, int start, int stride, int size, uint64
         aset_start = start;
         aset_stride = stride;
         aset_size = size;
+    }
+    /* The slot's pages, before any member may write to them (a member
+     * that cannot take them ends the job; the others wait for it). */
+    if (!slot_ready[GK__TEAM_ASET_SLOT]) {
+        if (gk__seg_populate(gk__team_scratch_mine(GK__TEAM_ASET_SLOT),
+                             gk__team_scratch_size()) != GK_OK) {
+            gk__error("%s: no room in /dev/shm for the active sets' team slot (%zu bytes)",
+                      name, gk__team_scratch_size());
+            return GK_ERR_NOMEM;
+        }
+        slot_ready[GK__TEAM_ASET_SLOT] = 1;
     }
     /* The call number: the largest any member has used, by dissemination. */
     uint64_t calls = aset_calls;

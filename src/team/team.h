@@ -57,6 +57,8 @@ struct gk_team {
 /* The team behind a handle, or NULL (logged, naming `op` and the handle)
  * for an invalid one, a destroyed one, or one this PE is not in. */
 struct gk_team *gk__team_get(const char *op, gk_team_t team);
+/* The same, naming the argument `arg` ("parent") in the message. */
+struct gk_team *gk__team_get_arg(const char *op, const char *arg, gk_team_t team);
 
 /* The world team (always valid after gk_init). */
 struct gk_team *gk__team_world(void);

@@ -157,7 +157,7 @@ static void check_interleaved(void)
     for (int round = 0; round < 4; round++) {
         for (int s = 0; s < 3; s++) {
             int start = sets[s].start, stride = 1 << sets[s].log_stride, size = sets[s].size;
-            long *psync = ps + s * SHMEM_REDUCE_SYNC_SIZE;
+            long *set_sync = ps + s * SHMEM_REDUCE_SYNC_SIZE;
             if (!sets[s].in || size < 1)
                 continue;
             int idx = (me - start) / stride, root = (round + s) % size;
@@ -166,23 +166,23 @@ static void check_interleaved(void)
                 a[i] = me * 1000000L + round * 1000 + s * 100 + i % 97;
                 b[i] = -7;
             }
-            shmem_broadcast64(b, a, BIG, root, start, sets[s].log_stride, size, psync);
+            shmem_broadcast64(b, a, BIG, root, start, sets[s].log_stride, size, set_sync);
             for (int i = 0; i < BIG; i += 101)
                 CHECK_EQ(b[i], idx == root ? -7 : rpe * 1000000L + round * 1000 + s * 100 + i % 97);
-            shmem_long_sum_to_all(b, a, BIG, start, sets[s].log_stride, size, w, psync);
+            shmem_long_sum_to_all(b, a, BIG, start, sets[s].log_stride, size, w, set_sync);
             long ids = 0;
             for (int j = 0; j < size; j++)
                 ids += start + j * stride;
             for (int i = 0; i < BIG; i += 103)
                 CHECK_EQ(b[i], ids * 1000000L + size * (round * 1000 + s * 100 + i % 97));
             int per = BIG / size;
-            shmem_fcollect64(b, a, (size_t)per, start, sets[s].log_stride, size, psync);
+            shmem_fcollect64(b, a, (size_t)per, start, sets[s].log_stride, size, set_sync);
             for (int j = 0; j < size; j++)
                 CHECK_EQ(b[j * per + per - 1], (start + j * stride) * 1000000L + round * 1000 +
                                                     s * 100 + (per - 1) % 97);
             for (int i = 0; i < BIG; i++)
                 a[i] = me * 1000000L + i;
-            shmem_alltoall64(b, a, (size_t)per, start, sets[s].log_stride, size, psync);
+            shmem_alltoall64(b, a, (size_t)per, start, sets[s].log_stride, size, set_sync);
             for (int j = 0; j < size; j++)
                 CHECK_EQ(b[j * per], (start + j * stride) * 1000000L + idx * per);
         }
