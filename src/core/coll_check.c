@@ -6,6 +6,7 @@
 #include "core/coll_check.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "base/log.h"
 #include "base/time.h"
@@ -124,22 +125,36 @@ int gk__coll_check_word(int pe, uint64_t word)
     return coll_check_call(pe, coll_word_seq(word), (unsigned)(word & 0xff));
 }
 
-int gk__coll_enter_broken(enum gk__coll_kind kind)
+int gk__coll_report_broken(const char *call_name, enum gk__coll_kind kind)
 {
     if (gk__coll_depth > 0)
         return GK_ERR_COLL_MISMATCH; /* the outermost call has said it */
     uint64_t *call = gk__coll_state.clash_call;
     int *pe = gk__coll_state.clash_pe;
+    char other[32] = "another PE";
+    if (pe[1] >= 0)
+        snprintf(other, sizeof(other), "PE %d", pe[1]);
     gk__error("%s: not run: the PEs' collective calls went out of step earlier (PE %d in "
-              "%s, collective #%llu; PE %d in %s, collective #%llu), so every collective "
+              "%s, collective #%llu; %s in %s, collective #%llu), so every collective "
               "fails%s",
-              gk__coll_name(kind), pe[0], gk__coll_name(call[0] & 0xff),
-              coll_seq_of(call[0]), pe[1], gk__coll_name(call[1] & 0xff),
-              coll_seq_of(call[1]),
+              call_name, pe[0], gk__coll_name(call[0] & 0xff), coll_seq_of(call[0]), other,
+              gk__coll_name(call[1] & 0xff), coll_seq_of(call[1]),
               kind == GK__COLL_FINALIZE ? "; this PE's resources are released without "
                                           "the final barrier"
                                         : "");
     return GK_ERR_COLL_MISMATCH;
+}
+
+int gk__coll_enter_broken(enum gk__coll_kind kind)
+{
+    return gk__coll_report_broken(gk__coll_name(kind), kind);
+}
+
+void gk__coll_note_mismatch(unsigned other_kind)
+{
+    if (!gk__coll_state.broken)
+        coll_record(gk__rt.my_pe, gk__coll_state.word, -1,
+                    (gk__coll_state.word & ~(uint64_t)0xff) | (other_kind & 0xff));
 }
 
 /*

@@ -125,6 +125,12 @@ extern _Thread_local unsigned gk__coll_depth __attribute__((tls_model("initial-e
 
 /* A collective entered after a mismatch: logs (outermost only), fails. */
 int gk__coll_enter_broken(enum gk__coll_kind kind) __attribute__((cold, noinline));
+/* The same for a call named call_name (a team call on the world team). */
+int gk__coll_report_broken(const char *call_name, enum gk__coll_kind kind)
+    __attribute__((cold, noinline));
+/* A world-team call found, in band, other PEs in a call of other_kind:
+ * the collectives are out of step for good (recorded, not logged). */
+void gk__coll_note_mismatch(unsigned other_kind);
 
 /* A call that is about to fail its first checks (not initialized, or in an
  * active-message handler) does not enter: it never communicates. */

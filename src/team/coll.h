@@ -122,8 +122,8 @@ unsigned char *gk__p1_my_block(struct gk__team_op *op);
 /* The first bulk box (after the agreement's), and how many there are: a
  * tree's levels, a pairwise exchange's rounds and Bruck's rounds each take
  * one. */
-#define GK__TEAM_BULK_BOX GK__TEAM_P1_BOXES
-#define GK__TEAM_BULK_BOXES (GK__TEAM_BOXES - GK__TEAM_BULK_BOX)
+#define GK__TEAM_BULK_BOX (gk__team_layout.p1_boxes)
+#define GK__TEAM_BULK_BOXES (gk__team_layout.bulk_boxes)
 
 /* ceil(log2 n) */
 static inline int gk__team_log2_up(int n)

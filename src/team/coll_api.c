@@ -115,9 +115,11 @@ static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
     /* On the world team a call is one of the job's collective calls
      * (core/coll_check.h): numbered alike on every PE, so a PE in another
      * kind of world call (gk_malloc, gk_finalize) is found by the waits. */
-    int world = op->team == gk__team_world() && !op->team->broken;
+    int world = op->team == gk__team_world();
     if (world) {
-        int entered = gk__coll_enter(gk__team_coll_kind(op->kind));
+        enum gk__coll_kind kind = (enum gk__coll_kind)gk__team_coll_kind(op->kind);
+        int entered = gk__coll_state.broken ? gk__coll_report_broken(op->name, kind)
+                                            : gk__coll_enter(kind);
         if (entered != GK_OK) {
             free(op->work);
             free(op->sizes);

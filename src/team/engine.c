@@ -18,32 +18,60 @@
 #include "team/coll.h"
 
 /* Every team slot's scratch, in every segment. */
-#define TEAM_SCRATCH_SIZE ((sizeof(struct gk__team_scratch) + 4095) / 4096 * 4096)
+struct gk__team_layout gk__team_layout;
+
+static int log2_up(long n)
+{
+    int r = 0;
+    while ((1L << r) < n)
+        r++;
+    return r;
+}
+
+void gk__team_layout_for(int n_pes, struct gk__team_layout *layout)
+{
+    int lg = log2_up(n_pes);
+    layout->p1_boxes = lg + 4;
+    layout->bulk_boxes = n_pes <= 16 && n_pes - 1 > lg ? n_pes - 1 : lg;
+    if (layout->bulk_boxes < 1)
+        layout->bulk_boxes = 1;
+    layout->boxes = layout->p1_boxes + layout->bulk_boxes;
+    size_t bytes = (size_t)2 * (size_t)layout->boxes * GK__TEAM_DEPTH *
+                       sizeof(struct gk__team_chunk) +
+                   GK__TEAM_ACKS_SIZE;
+    layout->slot_size = (bytes + 4095) / 4096 * 4096;
+}
+
+/* The largest slot: GK__TEAM_MAX_BOXES boxes. */
+#define TEAM_SLOT_MAX                                                                    \
+    (((size_t)2 * GK__TEAM_MAX_BOXES * GK__TEAM_DEPTH * sizeof(struct gk__team_chunk) +  \
+      GK__TEAM_ACKS_SIZE + 4095) / 4096 * 4096)
 
 /* Reserved at start-up: the world's and the node's slots (engine.h). */
 static size_t team_region_used(int n_pes)
 {
-    (void)n_pes;
-    return 2 * TEAM_SCRATCH_SIZE;
+    struct gk__team_layout layout;
+    gk__team_layout_for(n_pes, &layout);
+    return 2 * layout.slot_size;
 }
 
 static GK__SEG_REGION(team_region, .name = "teams",
-                      .size = GK__TEAM_SLOTS * TEAM_SCRATCH_SIZE,
+                      .size = GK__TEAM_SLOTS * TEAM_SLOT_MAX,
                       .align = (size_t)64 * 1024, .used = team_region_used);
 
 size_t gk__team_scratch_size(void)
 {
-    return TEAM_SCRATCH_SIZE;
+    return gk__team_layout.slot_size;
 }
 
 size_t gk__team_scratch_offset(int slot)
 {
-    return team_region.offset + (size_t)slot * TEAM_SCRATCH_SIZE;
+    return team_region.offset + (size_t)slot * gk__team_layout.slot_size;
 }
 
-struct gk__team_scratch *gk__team_scratch_mine(int slot)
+unsigned char *gk__team_scratch_mine(int slot)
 {
-    return (struct gk__team_scratch *)(gk__rt.my_seg.base + gk__team_scratch_offset(slot));
+    return (unsigned char *)gk__rt.my_seg.base + gk__team_scratch_offset(slot);
 }
 
 /* A chunk's stamp: the call in the high bits, the chunk's number on its
@@ -63,16 +91,19 @@ static int parity(const struct gk__team_op *op)
 static size_t chunk_offset(const struct gk__team_op *op, int box, uint32_t c)
 {
     return gk__team_scratch_offset(op->team->slot) +
-           offsetof(struct gk__team_scratch, box) +
-           (((size_t)parity(op) * GK__TEAM_BOXES + (size_t)box) * GK__TEAM_DEPTH +
+           (((size_t)parity(op) * (size_t)gk__team_layout.boxes + (size_t)box) *
+                GK__TEAM_DEPTH +
             c % GK__TEAM_DEPTH) *
                sizeof(struct gk__team_chunk);
 }
 
 static size_t ack_offset(const struct gk__team_op *op, int box)
 {
-    return gk__team_scratch_offset(op->team->slot) + offsetof(struct gk__team_scratch, ack) +
-           ((size_t)parity(op) * GK__TEAM_BOXES + (size_t)box) * sizeof(struct gk__team_ack);
+    return gk__team_scratch_offset(op->team->slot) +
+           (size_t)2 * (size_t)gk__team_layout.boxes * GK__TEAM_DEPTH *
+               sizeof(struct gk__team_chunk) +
+           ((size_t)parity(op) * GK__TEAM_MAX_BOXES + (size_t)box) *
+               sizeof(struct gk__team_ack);
 }
 
 /* ---- Steps ---- */
@@ -207,8 +238,7 @@ static struct gk__team_chunk *rx_slot(struct gk__team_op *op, const struct gk__t
 {
     uint32_t n = op->rx_next[rx->box];
     *stamp_p = stamp_of(op->call, n);
-    return &gk__team_scratch_mine(op->team->slot)
-                ->box[parity(op)][rx->box][n % GK__TEAM_DEPTH];
+    return (struct gk__team_chunk *)(gk__rt.my_seg.base + chunk_offset(op, rx->box, n));
 }
 
 /* Whether tx may send its next chunk: the slot is free (acknowledged) and,
@@ -221,7 +251,7 @@ static int tx_ready(struct gk__team_op *op, const struct gk__team_tx *tx)
     if (n < GK__TEAM_DEPTH)
         return 1;
     const _Atomic uint64_t *ack =
-        &gk__team_scratch_mine(op->team->slot)->ack[parity(op)][tx->box].value;
+        &((struct gk__team_ack *)(gk__rt.my_seg.base + ack_offset(op, tx->box)))->value;
     return atomic_load_explicit(ack, memory_order_acquire) >=
            stamp_of(op->call, n - GK__TEAM_DEPTH);
 }
@@ -320,7 +350,7 @@ static int verdict_kinds(struct gk__team_op *op, int first)
                       op->name, (unsigned long long)gk__coll_state.seq,
                       gk__coll_name((unsigned)gk__team_coll_kind((int)other_kind(op))),
                       gk__team_kind_name(other_kind(op)));
-        gk__coll_state.broken = 1;
+        gk__coll_note_mismatch((unsigned)gk__team_coll_kind((int)other_kind(op)));
     } else if (first) {
         gk__error("%s: collective mismatch on a team of %d PEs: this PE is in %s while "
                   "others are in %s; the team's collectives are out of step for good",

@@ -19,9 +19,10 @@
  * Who sends to whom is fixed by the algorithm, and every algorithm
  * receives at most one stream per box per call: the agreement rounds use
  * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
- * rest.
+ * rest (gk__team_layout).
  *
- * Footprint: a slot is about 470 KiB. The world's and the node's are
+ * Footprint: a slot is 16 KiB per box (a chunk and its header are a page;
+ * two deep, two parities): 320 KiB at 512 PEs. The world's and the node's are
  * reserved in /dev/shm at start-up with the rest of the runtime's area; a
  * split takes the pages of its slot then (gk__seg_populate), and a PE
  * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
@@ -52,10 +53,23 @@
 
 #include "team/team.h"
 
-#define GK__TEAM_BOXES 28
-#define GK__TEAM_P1_BOXES 14 /* the agreement rounds' boxes; the rest are bulk */
+#define GK__TEAM_MAX_BOXES 48
 #define GK__TEAM_DEPTH 2
-#define GK__TEAM_CHUNK ((size_t)4096)
+#define GK__TEAM_CHUNK ((size_t)3968) /* a chunk and its header fill a page */
+
+/*
+ * How many boxes a slot has, fixed at gk_init from the job's PE count n
+ * (the same on every PE): the agreement's ceil(log2 n) + 4 (room for the
+ * levels; p1.c goes flat where they would need more), and the bulk
+ * algorithms' ceil(log2 n), or n - 1 up to 16 PEs (pairwise exchange).
+ */
+struct gk__team_layout {
+    int p1_boxes, bulk_boxes, boxes;
+    size_t slot_size;
+};
+extern struct gk__team_layout gk__team_layout;
+void gk__team_layout_for(int n_pes, struct gk__team_layout *layout);
+#define GK__TEAM_P1_BOXES (gk__team_layout.p1_boxes)
 #define GK__TEAM_MAX_TX 20
 
 /* The fields every member must pass alike; the kind of call first. */
@@ -80,17 +94,15 @@ struct gk__team_chunk {
     struct gk__team_hdr hdr;
     unsigned char data[GK__TEAM_CHUNK];
 };
+_Static_assert(sizeof(struct gk__team_chunk) == 4096, "a chunk is a page");
 
 struct gk__team_ack {
     _Alignas(64) _Atomic uint64_t value;
 };
 
-/* One team slot of a segment: boxes by call parity, then the ack words of
- * the streams this PE sends. */
-struct gk__team_scratch {
-    struct gk__team_chunk box[2][GK__TEAM_BOXES][GK__TEAM_DEPTH];
-    struct gk__team_ack ack[2][GK__TEAM_BOXES];
-};
+/* One team slot of a segment: chunks [parity][box][depth], then the ack
+ * words of the streams this PE sends, [parity][GK__TEAM_MAX_BOXES]. */
+#define GK__TEAM_ACKS_SIZE (2 * GK__TEAM_MAX_BOXES * sizeof(struct gk__team_ack))
 
 /* A stream this PE sends in a step. */
 struct gk__team_tx {
@@ -181,8 +193,8 @@ struct gk__team_op {
     struct gk__team_step step;
     int step_live;
     /* Chunks sent and received on each box in this call. */
-    uint32_t tx_next[GK__TEAM_BOXES];
-    uint32_t rx_next[GK__TEAM_BOXES];
+    uint32_t tx_next[GK__TEAM_MAX_BOXES];
+    uint32_t rx_next[GK__TEAM_MAX_BOXES];
     /* The call's arguments and working memory (coll.c). */
     void *dst;
     const void *src;
@@ -245,8 +257,8 @@ extern _Atomic int gk__team_pending;
 int gk__team_handle_is(gk_handle_t handle);
 int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p);
 
-/* The scratch slot `slot` of this PE, and a field's segment offset. */
-struct gk__team_scratch *gk__team_scratch_mine(int slot);
+/* This PE's scratch slot `slot`, its segment offset and size. */
+unsigned char *gk__team_scratch_mine(int slot);
 size_t gk__team_scratch_offset(int slot);
 size_t gk__team_scratch_size(void);
 

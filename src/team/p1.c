@@ -90,7 +90,7 @@ int gk__p1_begin_at(struct gk__team_op *op, enum gk__p1_mode mode, int flat_box)
     } else {
         if (ceil_log2(t->n) > GK__TEAM_P1_BOXES) {
             gk__error("%s: a team of %d PEs is more than this build's %d agreement rounds "
-                      "reach (GK__TEAM_P1_BOXES)",
+                      "reach",
                       op->name, t->n, GK__TEAM_P1_BOXES);
             return GK_ERR_UNSUPPORTED;
         }

@@ -249,7 +249,7 @@ case "$kind:$case_name" in
     # before the exchange that lets any of them fail, and exit). A node is
     # a simulated host under --hosts (K of 1, 2 or 4).
     node_pes=$(( 4 / ${hosts:-1} ))
-    area_kib=1776 # what the runtime reserves before the heap in a job of 4 PEs (mem/segment.h)
+    area_kib=1436 # what the runtime reserves before the heap in a job of 4 PEs (mem/segment.h)
     each=$(( heap + (area_kib << 10) ))
     each_mib=$(( (each + (1 << 20) - 1) >> 20 )) need_mib=$(( (node_pes * each + (1 << 20) - 1) >> 20 ))
     if [ "$node_pes" = 1 ]; then
