@@ -968,6 +968,11 @@ GK_API int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p,
  * GK_TEAM_UNDEFINED gives GK_TEAM_INVALID. Collective over the parent.
  */
 GK_API int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p);
+/** A context (gk_ctx_create()) whose calls number PEs as `team` does: PE i
+ * of a gk_ctx_* call is team PE i. Not collective; the context may outlive
+ * the team, keeping its numbering. */
+typedef struct gk_ctx gk_ctx_t;
+GK_API int gk_team_ctx_create(gk_team_t team, unsigned options, gk_ctx_t **ctx_p);
 /** Destroys a split team (collective over it; its non-blocking collectives
  * must be complete) and sets *team_p to GK_TEAM_INVALID. The predefined
  * teams cannot be destroyed (GK_ERR_INVALID_ARG). */

@@ -4,6 +4,7 @@
 #include "core/ctx.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/log.h"
 #include "base/wait.h"
@@ -19,7 +20,24 @@ int gk__ctx_check_slow(const char *op, const gk_ctx_t *ctx)
 
 int gk_ctx_create(unsigned options, gk_ctx_t **ctx_p)
 {
-    static const char op[] = "gk_ctx_create";
+    return gk__ctx_create_on("gk_ctx_create", options, NULL, 0, ctx_p);
+}
+
+int gk__ctx_team_pe(const char *op, const gk_ctx_t *ctx, int *pe_p)
+{
+    int pe = *pe_p;
+    if (pe < 0 || pe >= ctx->team_n) {
+        gk__error("%s: PE %d is not in the context's team (it has PEs 0 to %d)", op, pe,
+                  ctx->team_n - 1);
+        return GK_ERR_PE;
+    }
+    *pe_p = ctx->team_pes[pe];
+    return GK_OK;
+}
+
+int gk__ctx_create_on(const char *op, unsigned options, const int *pes, int n,
+                      gk_ctx_t **ctx_p)
+{
     if (!gk__rt.initialized)
         return gk__rt_report_pe(op, 0);
     if (ctx_p == NULL) {
@@ -32,12 +50,19 @@ int gk_ctx_create(unsigned options, gk_ctx_t **ctx_p)
         return GK_ERR_INVALID_ARG;
     }
     gk_ctx_t *ctx = malloc(sizeof(*ctx));
-    if (ctx == NULL) {
+    int *copy = pes != NULL ? malloc((size_t)n * sizeof(int)) : NULL;
+    if (ctx == NULL || (pes != NULL && copy == NULL)) {
+        free(ctx);
+        free(copy);
         gk__error("%s: out of memory", op);
         return GK_ERR_NOMEM;
     }
+    if (copy != NULL)
+        memcpy(copy, pes, (size_t)n * sizeof(int));
     ctx->magic = GK__CTX_MAGIC;
     ctx->options = options;
+    ctx->team_pes = copy;
+    ctx->team_n = n;
     *ctx_p = ctx;
     return GK_OK;
 }
@@ -54,6 +79,7 @@ int gk_ctx_destroy(gk_ctx_t *ctx)
         return status;
     status = gk__path_quiet(); /* what was issued on it completes first */
     ctx->magic = 0;
+    free(ctx->team_pes);
     free(ctx);
     return status;
 }

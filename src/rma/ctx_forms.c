@@ -2,12 +2,22 @@
  * ctx_forms.c: the context forms of the one-sided, atomic and signaling
  * calls. A context carries no state of its own on this node's transport
  * (core/ctx.h), so each form checks its context and runs the plain call:
- * one predictable branch on the way.
+ * one predictable branch on the way. A context made on a team
+ * (gk_team_ctx_create) numbers PEs as its team does: the form makes the
+ * number a world PE's first.
  */
 #include "core/ctx.h"
 #include "core/runtime.h"
 
 #define CTX_CALL(name, ...)                                                    \
+    do {                                                                       \
+        int status_ = gk__ctx_check_pe("gk_ctx_" #name, ctx, &pe);             \
+        if (GK__UNLIKELY(status_ != GK_OK))                                    \
+            return status_;                                                    \
+        return gk_##name(__VA_ARGS__);                                         \
+    } while (0)
+/* The same for the calls without a PE (a semaphore names its own). */
+#define CTX_CALL_ALL(name, ...)                                                \
     do {                                                                       \
         int status_ = gk__ctx_check("gk_ctx_" #name, ctx);                     \
         if (GK__UNLIKELY(status_ != GK_OK))                                    \
@@ -51,8 +61,8 @@ int gk_ctx_get_nb(gk_ctx_t *ctx, int pe, void *dst, const void *src, size_t nbyt
 {
     CTX_CALL(get_nb, pe, dst, src, nbytes, handle_p);
 }
-int gk_ctx_quiet(gk_ctx_t *ctx) { CTX_CALL(quiet); }
-int gk_ctx_fence(gk_ctx_t *ctx) { CTX_CALL(fence); }
+int gk_ctx_quiet(gk_ctx_t *ctx) { CTX_CALL_ALL(quiet); }
+int gk_ctx_fence(gk_ctx_t *ctx) { CTX_CALL_ALL(fence); }
 
 #define CTX_VALUE(bits)                                                        \
     int gk_ctx_put_u##bits(gk_ctx_t *ctx, int pe, uint##bits##_t *dst,         \
@@ -133,8 +143,8 @@ int gk_ctx_put_signal_nbi(gk_ctx_t *ctx, int pe, void *dst, const void *src, siz
 {
     CTX_CALL(put_signal_nbi, pe, dst, src, nbytes, sig_addr, signal, sig_op);
 }
-int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem) { CTX_CALL(sem_post, sem); }
+int gk_ctx_sem_post(gk_ctx_t *ctx, gk_sem_t sem) { CTX_CALL_ALL(sem_post, sem); }
 int gk_ctx_sem_post_n(gk_ctx_t *ctx, gk_sem_t sem, uint64_t n)
 {
-    CTX_CALL(sem_post_n, sem, n);
+    CTX_CALL_ALL(sem_post_n, sem, n);
 }

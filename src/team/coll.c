@@ -94,6 +94,13 @@ static size_t ring_lo(const struct gk__team_op *op, size_t count, int b)
 static int p1_finish(struct gk__team_op *op, int *r_p)
 {
     int r = gk__p1_next(op);
+    if (r == 1 && op->p1.mode != GK__P1_FIELDS && gk__team_digests_differ(op)) {
+        /* The members passed different things: the same rounds again
+         * with the fields themselves, so every PE can say which. */
+        r = gk__p1_begin(op, GK__P1_FIELDS);
+        if (r == GK_OK)
+            r = gk__p1_next(op);
+    }
     if (r == 0) {
         *r_p = 0;
         return 1;

@@ -103,7 +103,9 @@ enum gk__p1_mode {
     GK__P1_NONE,    /* headers only */
     GK__P1_BCAST,   /* op->work (nbytes) from team PE op->root */
     GK__P1_GATHER,  /* every PE's block (op->sizes) to op->work, in team order */
-    GK__P1_REDUCE   /* every PE's count elements combined, to op->work */
+    GK__P1_REDUCE,  /* every PE's count elements combined, to op->work */
+    GK__P1_FIELDS   /* the call's fields' extremes (a second round, when the
+                     * digests differ: engine.h, "Agreement") */
 };
 
 /* Sets up the agreement rounds of op in `mode` (p1.c): the levels, and

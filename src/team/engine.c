@@ -161,17 +161,19 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
     size_t len = tx->len - at < GK__TEAM_CHUNK ? tx->len - at : GK__TEAM_CHUNK;
     size_t base = chunk_offset(op, tx->box, n);
     struct gk__team_hdr h;
-    h.bytes = len;
+    h.bytes = (uint32_t)len;
     h.flags = j + 1 == tx->chunks ? (tx->box_final ? GK__TEAM_END | GK__TEAM_FINAL : GK__TEAM_END) : 0;
-    h.from = (uint64_t)gk__rt.my_pe;
-    h.fail = op->agree.fail;
-    memcpy(h.lo, op->agree.lo, sizeof(h.lo));
-    memcpy(h.hi, op->agree.hi, sizeof(h.hi));
+    h.from = (uint32_t)gk__rt.my_pe;
+    h.fail = (uint16_t)op->agree.fail;
+    h.pad0 = 0;
+    h.dlo = op->agree.dlo;
+    h.dhi = op->agree.dhi;
     int status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_chunk, data),
                                  tx->src + at, len, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
     if (status == GK_OK)
         status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_hdr, bytes),
-                                 &h.bytes, sizeof(h) - offsetof(struct gk__team_hdr, bytes),
+                                 &h.bytes, offsetof(struct gk__team_hdr, pad) -
+                                               offsetof(struct gk__team_hdr, bytes),
                                  GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
     if (status == GK_OK)
         status = gk__path_fence_peer(tx->pe);
@@ -184,14 +186,27 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
 
 static void agree_fold(struct gk__team_agree *a, const struct gk__team_hdr *h)
 {
-    for (int f = 0; f < GK__TF_COUNT; f++) {
-        if (h->lo[f] < a->lo[f])
-            a->lo[f] = h->lo[f];
-        if (h->hi[f] > a->hi[f])
-            a->hi[f] = h->hi[f];
-    }
+    if (h->dlo < a->dlo)
+        a->dlo = h->dlo;
+    if (h->dhi > a->dhi)
+        a->dhi = h->dhi;
     if (h->fail > a->fail)
         a->fail = h->fail;
+}
+
+/* The fields' round: a sender's extremes of each field (lo then hi). */
+static void agree_fold_fields(struct gk__team_agree *a, const unsigned char *data, size_t n)
+{
+    uint64_t v[2 * GK__TF_COUNT];
+    if (n < sizeof(v))
+        return;
+    memcpy(v, data, sizeof(v));
+    for (int f = 0; f < GK__TF_COUNT; f++) {
+        if (v[f] < a->lo[f])
+            a->lo[f] = v[f];
+        if (v[GK__TF_COUNT + f] > a->hi[f])
+            a->hi[f] = v[GK__TF_COUNT + f];
+    }
 }
 
 /* Takes the chunk that has arrived (its stamp checked). */
@@ -202,7 +217,9 @@ static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__t
     size_t bytes = c->hdr.bytes < GK__TEAM_CHUNK ? c->hdr.bytes : GK__TEAM_CHUNK;
     size_t room = rx->cap > rx->bytes ? rx->cap - rx->bytes : 0;
     size_t keep = bytes < room ? bytes : room;
-    if (keep > 0) {
+    if (rx->mode == GK__TEAM_RX_FIELDS)
+        agree_fold_fields(&op->agree, c->data, bytes);
+    else if (keep > 0) {
         if (rx->mode == GK__TEAM_RX_COPY)
             memcpy(rx->dst + rx->bytes, c->data, keep);
         else
@@ -327,6 +344,17 @@ static void agree_init(struct gk__team_op *op)
         op->agree.hi[GK__TF_ROOT] = 0;
     }
     op->agree.fail = op->my_status < 0 ? (uint64_t)-(int64_t)op->my_status : 0;
+    /* The digest: a mix of the fields (a root that is no PE left out, as
+     * in the fields' comparison, so it differs and the fields' round
+     * sorts it out). */
+    uint64_t d = 0x9e3779b97f4a7c15ull;
+    for (int f = 0; f < GK__TF_COUNT; f++) {
+        uint64_t v = f == GK__TF_ROOT && op->root_invalid ? UINT64_MAX : op->mine[f];
+        d ^= v + 0x9e3779b97f4a7c15ull + (d << 6) + (d >> 2);
+        d *= 0xbf58476d1ce4e5b9ull;
+        d ^= d >> 31;
+    }
+    op->agree.dlo = op->agree.dhi = d;
 }
 
 static const char *field_plural[GK__TF_COUNT] = {"calls", "roots", "sizes",

@@ -55,7 +55,7 @@
 
 #define GK__TEAM_MAX_BOXES 48
 #define GK__TEAM_DEPTH 2
-#define GK__TEAM_CHUNK ((size_t)3968) /* a chunk and its header fill a page */
+#define GK__TEAM_CHUNK ((size_t)4032) /* a chunk and its header fill a page */
 
 /*
  * How many boxes a slot has, fixed at gk_init from the job's PE count n
@@ -75,20 +75,22 @@ void gk__team_layout_for(int n_pes, struct gk__team_layout *layout);
 /* The fields every member must pass alike; the kind of call first. */
 enum gk__team_field { GK__TF_KIND, GK__TF_ROOT, GK__TF_SIZE, GK__TF_TYPE, GK__TF_COUNT };
 
-/* A chunk's header: two cache lines, the stamp alone at the start. */
+/* A chunk's header: one cache line, the stamp first. Beside the chunk, the
+ * extremes of the digest of the call's fields its sender has heard of,
+ * and the worst failure of a member's own checks (-status). */
 struct gk__team_hdr {
     _Alignas(64) _Atomic uint64_t stamp;
-    uint64_t bytes; /* in this chunk */
-    uint64_t flags; /* GK__TEAM_END, GK__TEAM_FINAL */
-    uint64_t from;  /* the sender's world PE */
-    uint64_t fail;  /* the worst -status of a member's own checks heard of */
-    uint64_t lo[GK__TF_COUNT];
-    uint64_t hi[GK__TF_COUNT];
+    uint32_t bytes; /* in this chunk */
+    uint16_t flags; /* GK__TEAM_END, GK__TEAM_FINAL */
+    uint16_t fail;
+    uint32_t from; /* the sender's world PE */
+    uint32_t pad0;
+    uint64_t dlo, dhi;
     uint64_t pad[3];
 };
 #define GK__TEAM_END 1u   /* the stream's last chunk */
 #define GK__TEAM_FINAL 2u /* the box's last chunk in this call: no ack */
-_Static_assert(sizeof(struct gk__team_hdr) == 128, "a header is two lines");
+_Static_assert(sizeof(struct gk__team_hdr) == 64, "a header is a line");
 
 struct gk__team_chunk {
     struct gk__team_hdr hdr;
@@ -118,7 +120,11 @@ struct gk__team_tx {
 
 /* What a received chunk's bytes do: land at dst + offset, or be combined
  * into it (op->combine), or nothing (dst NULL). */
-enum gk__team_rx_mode { GK__TEAM_RX_COPY, GK__TEAM_RX_COMBINE };
+enum gk__team_rx_mode {
+    GK__TEAM_RX_COPY,
+    GK__TEAM_RX_COMBINE,
+    GK__TEAM_RX_FIELDS /* the sender's field extremes, folded into the call's */
+};
 
 struct gk__team_rx {
     int box;
@@ -140,9 +146,13 @@ struct gk__team_step {
     int forward;
 };
 
-/* A collective call's agreement: the extremes of the fields heard of. */
+/* A collective call's agreement: the extremes heard of, of the digest of
+ * the call's fields and (after a second round, only when the digests
+ * differ) of the fields themselves; lo and hi are contiguous, the second
+ * round's payload. */
 struct gk__team_agree {
     uint64_t lo[GK__TF_COUNT], hi[GK__TF_COUNT];
+    uint64_t dlo, dhi;
     uint64_t fail;
 };
 
@@ -231,6 +241,12 @@ void gk__team_step_send_more(struct gk__team_op *op, int member, int box, const 
                              size_t len);
 void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
                         enum gk__team_rx_mode mode);
+
+/* Whether the digests heard of differ: the fields' round must follow. */
+static inline int gk__team_digests_differ(const struct gk__team_op *op)
+{
+    return op->agree.dlo != op->agree.dhi;
+}
 
 /* Whether every member's fields agree and no member failed, from what
  * this PE has heard; logs and returns the error once the call is known

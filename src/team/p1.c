@@ -21,6 +21,9 @@
  *           kept in relative order (its own first) so each round sends one
  *           contiguous run; over levels, each host's blocks, then the
  *           hosts' runs between leaders, then the whole from each leader.
+ *   FIELDS  the call's fields' extremes: a second pass, only when the
+ *           digests in the headers differ, so the verdict can name what
+ *           differs (engine.h, "Agreement").
  *   REDUCE  GATHER's exchange of equal blocks, each level combining what
  *           it gathered in team order (a host's blocks, then the hosts'
  *           results): every member combines the same values in the same
@@ -98,7 +101,7 @@ int gk__p1_begin_at(struct gk__team_op *op, enum gk__p1_mode mode, int flat_box)
         p->lv[0] = (struct gk__p1_level){NULL, t->n, t->me, flat_box < 0 ? 0 : flat_box, -1};
     }
     int hier = p->nlevels == 3;
-    if (hier && mode != GK__P1_NONE)
+    if (hier && mode != GK__P1_NONE && mode != GK__P1_FIELDS)
         p->lv[2].root_gi = 0; /* each leader to its host */
     if (mode == GK__P1_BCAST) {
         int root = op->root;
@@ -114,7 +117,7 @@ int gk__p1_begin_at(struct gk__team_op *op, enum gk__p1_mode mode, int flat_box)
         }
         return GK_OK;
     }
-    if (mode == GK__P1_NONE)
+    if (mode == GK__P1_NONE || mode == GK__P1_FIELDS)
         return GK_OK;
     /* GATHER and REDUCE: the stage, the offsets and sizes, a host's part. */
     size_t total = 0, block = op->count * op->elem;
@@ -259,6 +262,11 @@ static void round_step(struct gk__team_op *op, int level, int r)
     int to = lv_member(lv, (gi + d) % g);
     int box = lv->box + r;
     gk__team_step_clear(op);
+    if (p->mode == GK__P1_FIELDS) {
+        gk__team_step_send(op, to, box, op->agree.lo, 2 * sizeof(op->agree.lo));
+        gk__team_step_recv(op, box, NULL, 0, GK__TEAM_RX_FIELDS);
+        return;
+    }
     if (level_gathers(p, level)) {
         int cnt = d < g - d ? d : g - d;
         gk__team_step_send(op, to, box, p->stage, p->roff[cnt]);

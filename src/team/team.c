@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/ctx.h"
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
@@ -221,6 +222,15 @@ int gk_team_translate_pe(gk_team_t from, int pe, gk_team_t to)
         if (d->pes[i] == world)
             return i;
     return -1;
+}
+
+int gk_team_ctx_create(gk_team_t team, unsigned options, gk_ctx_t **ctx_p)
+{
+    static const char name[] = "gk_team_ctx_create";
+    struct gk_team *t = gk__team_get(name, team);
+    if (t == NULL)
+        return GK_ERR_INVALID_ARG;
+    return gk__ctx_create_on(name, options, t->pes, t->n, ctx_p);
 }
 
 /* ---- Splits ---- */
