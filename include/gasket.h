@@ -860,7 +860,7 @@ GK_API int gk_reduce(void *dst, const void *src, size_t count, gk_dtype_t dtype,
  * must not overlap, except that `src` may be this PE's own block of `dst`
  * (dst + gk_my_pe() * nbytes: in place). It is the world team's fcollect
  * (gk_team_fcollect(GK_TEAM_WORLD, ...)): Bruck's all-gather in the call's
- * agreement rounds up to 64 KiB in all, a ring above. The PEs check, in
+ * agreement rounds for blocks up to 2 KiB, a ring above. The PEs check, in
  * those rounds, that they all passed the same nbytes and that no PE's
  * arguments failed: otherwise every PE returns an error with a message and
  * nothing is delivered (GK_ERR_INVALID_ARG, or the failing PE's own code).
@@ -874,7 +874,7 @@ GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
  * bytes each, which must not overlap. The world team's all-to-all
  * (gk_team_alltoall(GK_TEAM_WORLD, ...)): pairwise exchange (round r: PE p
  * sends to p + r, receives from p - r), or Bruck's log2(n) rounds for
- * blocks up to 256 bytes and teams over 15 PEs. Arguments are agreed on as
+ * blocks up to 256 bytes and jobs over 16 PEs. Arguments are agreed on as
  * in gk_collect().
  */
 GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);

@@ -59,16 +59,16 @@
     X(TEAM_ALGO_ALLREDUCE, str, team_algo_allreduce, "auto",                   \
       "team all-reduce, reduce and reduce-scatter: gather (every block "       \
       "gathered, combined in team order), ring (reduce-scatter then "          \
-      "all-gather) or auto (gather while PEs x bytes <= 64 KiB)")              \
+      "all-gather) or auto (gather for vectors up to 2 KiB, 4 MiB in all)")    \
     X(TEAM_ALGO_FCOLLECT, str, team_algo_fcollect, "auto",                     \
-      "team fcollect and collect: bruck, ring or auto (bruck while the "       \
-      "total <= 64 KiB)")                                                      \
+      "team fcollect and collect: bruck, ring or auto (bruck for blocks up "   \
+      "to 2 KiB, 4 MiB in all)")                                               \
     X(TEAM_ALGO_ALLTOALL, str, team_algo_alltoall, "auto",                     \
-      "team all-to-all(s): pairwise (up to 15 PEs), bruck, or auto (bruck "    \
-      "for blocks <= 256 bytes or teams over 15 PEs)")                         \
+      "team all-to-all(s): pairwise (jobs up to 16 PEs), bruck, or auto "      \
+      "(bruck for blocks <= 256 bytes or jobs over 16 PEs)")                  \
     X(TEAM_ALGO_SCAN, str, team_algo_scan, "auto",                             \
       "team scan and exscan: gather, chain (a pipeline from PE 0) or auto "    \
-      "(gather while PEs x bytes <= 64 KiB)")                                  \
+      "(gather for vectors up to 2 KiB, 4 MiB in all)")                        \
     X(NET_INDIRECT, uint, net_indirect, "0",                                   \
       "testing: 1 reaches the other PEs of this node only through the "        \
       "transport interface, as if they were on other hosts (no direct loads "  \

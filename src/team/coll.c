@@ -470,7 +470,7 @@ int gk__team_next_collect(struct gk__team_op *op)
         if (op->total_p != NULL)
             *op->total_p = total;
         if (op->algo == GK__ALGO_AUTO)
-            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX &&
+            op->algo = gk__team_gather_fits(total / (size_t)t->n, total) &&
                                gk__team_log2_up(t->n) <= GK__TEAM_BULK_BOXES
                            ? GK__ALGO_SMALL
                            : GK__ALGO_RING;

@@ -59,7 +59,15 @@ int gk__team_tuning_init(void);
 
 /* Switch points of the automatic choices (bytes; docs/COLLECTIVES.md). */
 #define GK__TEAM_BCAST_SMALL_MAX ((size_t)8192)    /* broadcast in the agreement */
-#define GK__TEAM_GATHER_SMALL_MAX ((size_t)65536)  /* n x block: gathers, reductions */
+/* The gathers (reductions, scans, collects): a block of at most
+ * GK__TEAM_GATHER_BLOCK_MAX bytes, and at most GK__TEAM_GATHER_TOTAL_MAX
+ * gathered in all; above either, a ring or a chain. */
+#define GK__TEAM_GATHER_BLOCK_MAX ((size_t)2048)
+#define GK__TEAM_GATHER_TOTAL_MAX ((size_t)4 << 20)
+static inline int gk__team_gather_fits(size_t block, size_t total)
+{
+    return block <= GK__TEAM_GATHER_BLOCK_MAX && total <= GK__TEAM_GATHER_TOTAL_MAX;
+}
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
 
 /* The algorithms' next() functions (coll.c). */

@@ -317,7 +317,8 @@ int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team
         check_buf(op, "dst", dst, out);
     check_buf(op, "src", src, bytes);
     size_t nb = 0;
-    int gather_fits = mul_ok(op, bytes, (size_t)t->n, &nb) && nb <= GK__TEAM_GATHER_SMALL_MAX;
+    int gather_fits = mul_ok(op, bytes, (size_t)t->n, &nb) &&
+                      gk__team_gather_fits(bytes, nb);
     if (kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) {
         op->algo = gk__team_tuning.scan != GK__ALGO_AUTO ? gk__team_tuning.scan
                    : gather_fits                         ? GK__ALGO_SMALL
@@ -407,7 +408,7 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     check_buf(op, "src", src, nbytes);
     check_overlap(op, dst, total, src, nbytes, (const unsigned char *)dst + (size_t)t->me * nbytes);
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
-               : total <= GK__TEAM_GATHER_SMALL_MAX              ? GK__ALGO_SMALL
+               : gk__team_gather_fits(nbytes, total)             ? GK__ALGO_SMALL
                                                         : GK__ALGO_RING;
     op->sizes = malloc((size_t)t->n * sizeof(size_t));
     if (op->sizes == NULL) {
