@@ -4,8 +4,8 @@
  * it), and how an error of a routine without a return code ends the job.
  *
  * The layer calls gasket through the public API (gasket.h); from below it
- * uses only base/ (logging, the size parser) and sync/'s wait on a
- * predicate (.ci/check-layers).
+ * uses only base/ (logging, the size parser), sync/'s wait on a predicate
+ * (.ci/check-layers), and team/'s active sets (declared below).
  */
 #ifndef GK_SHMEM_INT_H
 #define GK_SHMEM_INT_H
@@ -146,37 +146,24 @@ void gk__shmem_ctx_fini(void);
                                        SHMEM__ARGS params)
 
 /*
- * A team (team.c): its PEs, numbered 0 .. n-1, and this PE's number in it.
- * Team PE i is world PE pes[i], or start + i * stride where pes is NULL
- * (every team split from the world by strides: a strided split of a
- * strided team is strided again). SHMEM_TEAM_SHARED, the PEs of this
- * node, is the one that needs the array.
- *
- * `sync` is TEAM_SYNC_WORDS symmetric 64-bit words the team's own
- * collectives synchronise on (coll.c's layout): a slot of a pool that
- * shmem_init() allocates from the symmetric heap, since a split is
- * collective over the parent team only and gk_malloc() is collective over
- * every PE. An active set of the deprecated collectives is a team on the
- * stack whose words are the caller's pSync.
+ * A team (team.c): gasket's team, and what the layer's routines read of it
+ * without a call: its PEs, numbered 0 .. n-1, this PE's number, and the
+ * world PE of each team PE (a context's routines translate their target
+ * PEs with it). SHMEM_TEAM_WORLD is GK_TEAM_WORLD, SHMEM_TEAM_SHARED
+ * GK_TEAM_NODE; shmem_init() fills in their fields.
  */
-#define TEAM_SYNC_WORDS 40
-
 struct shmem_team {
-    int is_world;     /* the native collectives serve it */
-    int n;            /* its size, 0 for a team not (yet) valid */
+    gk_team_t gk;     /* the native team */
+    int n;            /* its size; 0 for a predefined team before shmem_init() */
     int me;           /* this PE's number in it */
-    int start;        /* world PE of team PE 0, when pes is NULL ... */
-    int stride;       /* ... and the step between team PEs */
-    int *pes;         /* or world PE of each team PE (malloc'd) */
-    uint64_t *sync;   /* TEAM_SYNC_WORDS symmetric words */
-    int slot;         /* the pool slot of `sync`, -1 for none */
+    int *pes;         /* world PE of each team PE (malloc'd), NULL where it is i */
     int num_contexts; /* from the config; gasket reserves nothing for it */
 };
 
 /* World PE of team PE i (0 <= i < team->n). */
 static inline int gk__shmem_team_world_pe(const struct shmem_team *team, int i)
 {
-    return team->pes != NULL ? team->pes[i] : team->start + i * team->stride;
+    return team->pes != NULL ? team->pes[i] : i;
 }
 
 /* Reports a target PE outside a context's team of n PEs; ends the job. */
@@ -200,21 +187,25 @@ static inline int gk__shmem_ctx_world_pe(const char *routine, shmem_ctx_t ctx, i
 void gk__shmem_ctx_destroy_team(shmem_team_t team);
 
 /* 0 for a team a collective may run on, or -1 after a message naming the
- * routine (SHMEM_TEAM_INVALID, or a team before shmem_init()). */
+ * routine (SHMEM_TEAM_INVALID, or a handle that is no live team). */
 int gk__shmem_team_check(const char *routine, shmem_team_t team);
 
-/* Dissemination barrier over the team's PEs on its sync words (coll.c);
- * a native status. */
-int gk__shmem_team_barrier(const char *routine, struct shmem_team *team);
-
-/* The team's PEs combine one value each (every PE gets the same result):
- * GK_OP_BAND or GK_OP_MAX over *value_p; a native status. */
-int gk__shmem_team_agree(const char *routine, struct shmem_team *team, gk_op_t op,
-                         uint64_t *value_p);
-
-/* The predefined teams and the slot pool: made in shmem_init() and
- * shmem_finalize() (collective over every PE). */
+/* The predefined teams' fields: filled in by shmem_init() and cleared,
+ * with the split teams left, by shmem_finalize(). */
 void gk__shmem_teams_init(const char *routine);
 void gk__shmem_teams_fini(void);
+
+/*
+ * The deprecated active-set collectives (coll.c) run on team/'s active
+ * sets: a team the set's members make alone, for one call, agreeing on it
+ * on the caller's pSync (src/team/team.c, "Active sets"). These repeat
+ * src/team/team.h's declarations: the layer includes no header of team/
+ * (.ci/check-layers).
+ */
+#define GK__TEAM_ASET_ROUNDS 16
+int gk__team_aset_barrier(const char *name, int start, int stride, int size, uint64_t *sync);
+int gk__team_aset_open(const char *name, int start, int stride, int size, uint64_t *sync,
+                       gk_team_t *team_p);
+void gk__team_aset_close(gk_team_t *team_p);
 
 #endif /* GK_SHMEM_INT_H */

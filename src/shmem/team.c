@@ -1,19 +1,17 @@
 /*
- * team.c: teams (spec "Team Management Routines"): SHMEM_TEAM_WORLD,
- * SHMEM_TEAM_SHARED, split_strided, split_2d, translate_pe, my_pe, n_pes,
- * get_config, destroy and team_ptr, and the pool of symmetric sync words
- * the teams' collectives run on.
+ * team.c: teams (spec "Team Management Routines") on gasket's teams:
+ * SHMEM_TEAM_WORLD is GK_TEAM_WORLD, SHMEM_TEAM_SHARED GK_TEAM_NODE (the
+ * PEs whose heaps this PE maps: those of its node, or itself alone where
+ * they are reached through the network, GK_NET_INDIRECT=1), and
+ * shmem_team_split_strided and _split_2d are gk_team_split_strided and
+ * gk_team_split_2d. A handle wraps the native team with what the routines
+ * read without a call (shmem_int.h): size, this PE's number, the world PE
+ * of each team PE, and the config.
  *
- * The pool: TEAM_SLOTS slots of TEAM_SYNC_WORDS words, allocated by
- * shmem_init() with gk_calloc() (collective over every PE, which a split
- * over a parent team cannot be). Slot 0 is the world's, slot 1 the shared
- * team's. Each PE keeps a mask of the slots its teams do not use; a split
- * AND-reduces the masks over the parent team, so every parent PE sees the
- * same mask and picks the same lowest free slot(s) for the new team(s).
- * Teams that are disjoint may share a slot index: the words are each
- * PE's own. A slot is clean again once a team's last collective returns
- * (coll.c: every count a PE receives, it takes back itself), so destroy
- * only returns it to the mask.
+ * What differs from the native calls: OpenSHMEM's messages and return
+ * values (-1, SHMEM_TEAM_INVALID), a stride of 0 for a team of one PE,
+ * and handles checked against this PE's live teams before they are
+ * followed, so that a destroyed or stray one is reported, not read.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,18 +19,11 @@
 #include "base/log.h"
 #include "shmem/shmem_int.h"
 
-#define TEAM_SLOTS 64
-#define TEAM_SLOT_WORLD 0
-#define TEAM_SLOT_SHARED 1
+struct shmem_team shmem__team_world = {.gk = GK_TEAM_WORLD};
+struct shmem_team shmem__team_shared = {.gk = GK_TEAM_NODE};
 
-struct shmem_team shmem__team_world = {.is_world = 1, .slot = -1};
-struct shmem_team shmem__team_shared = {.slot = -1};
-
-static uint64_t *team_pool;     /* TEAM_SLOTS * TEAM_SYNC_WORDS, symmetric */
-static uint64_t team_free_mask; /* bit s: slot s is free on this PE */
-/* This PE's split team in each slot: a handle is looked up here before it
- * is followed, so a destroyed or stray one is reported, not read. */
-static struct shmem_team *team_in_slot[TEAM_SLOTS];
+/* This PE's split teams: at most GK_TEAM_MAX teams exist on a PE. */
+static struct shmem_team *team_live[GK_TEAM_MAX];
 
 /* Whether team is a live team of this PE (predefined, or split and not
  * destroyed): compares the handle only. */
@@ -40,75 +31,66 @@ static int team_is_live(shmem_team_t team)
 {
     if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED)
         return 1;
-    for (int s = 0; s < TEAM_SLOTS; s++)
-        if (team_in_slot[s] == team && team != NULL)
+    for (int i = 0; i < GK_TEAM_MAX; i++)
+        if (team_live[i] == team && team != NULL)
             return 1;
     return 0;
 }
 
-static uint64_t *team_slot_words(int slot)
+/* A predefined team's fields wait for shmem_init(); a program that called
+ * only gk_init() has the native team already. */
+static int team_n(shmem_team_t team)
 {
-    return team_pool + (size_t)slot * TEAM_SYNC_WORDS;
+    return team->n > 0 ? team->n : gk_team_n_pes(team->gk);
 }
 
-/*
- * SHMEM_TEAM_SHARED is the PEs whose heaps this PE maps (gk_ptr() gives a
- * pointer): the PEs of this node, or this PE alone where the node's PEs
- * are reached through the network (GK_NET_INDIRECT=1).
- */
-static void team_shared_init(const char *routine)
+static int team_me(shmem_team_t team)
 {
-    int npes = gk_n_pes(), me = gk_my_pe(), n = 0;
-    int *pes = malloc((size_t)npes * sizeof(int));
-    if (pes == NULL) {
-        gk__error("%s: no memory for SHMEM_TEAM_SHARED's %d PEs", routine, npes);
-        gk__shmem_fail(routine, GK_ERR_NOMEM);
-    }
-    for (int pe = 0; pe < npes; pe++) {
-        if (pe == me || gk_ptr(team_pool, pe) != NULL) {
-            if (pe == me)
-                shmem__team_shared.me = n;
-            pes[n++] = pe;
-        }
-    }
-    shmem__team_shared.pes = pes;
-    shmem__team_shared.n = n;
-    shmem__team_shared.slot = TEAM_SLOT_SHARED;
-    shmem__team_shared.sync = team_slot_words(TEAM_SLOT_SHARED);
+    return team->n > 0 ? team->me : gk_team_my_pe(team->gk);
+}
+
+static int team_world_pe(shmem_team_t team, int i)
+{
+    return team->n > 0 ? gk__shmem_team_world_pe(team, i)
+                       : gk_team_translate_pe(team->gk, i, GK_TEAM_WORLD);
 }
 
 void gk__shmem_teams_init(const char *routine)
 {
-    if (team_pool != NULL)
+    if (shmem__team_shared.n > 0)
         return; /* shmem_init() again, or after start_pes() */
-    team_pool = gk_calloc((size_t)TEAM_SLOTS * TEAM_SYNC_WORDS, sizeof(uint64_t));
-    if (team_pool == NULL)
+    int n = gk_team_n_pes(GK_TEAM_NODE);
+    int *pes = malloc((size_t)(n > 0 ? n : 1) * sizeof(int));
+    if (pes == NULL) {
+        gk__error("%s: no memory for SHMEM_TEAM_SHARED's %d PEs", routine, n);
         gk__shmem_fail(routine, GK_ERR_NOMEM);
-    team_free_mask = ~(uint64_t)0 & ~((uint64_t)1 << TEAM_SLOT_WORLD) &
-                     ~((uint64_t)1 << TEAM_SLOT_SHARED);
+    }
+    for (int i = 0; i < n; i++)
+        pes[i] = gk_team_translate_pe(GK_TEAM_NODE, i, GK_TEAM_WORLD);
     shmem__team_world.n = gk_n_pes();
     shmem__team_world.me = gk_my_pe();
-    shmem__team_world.start = 0;
-    shmem__team_world.stride = 1;
-    shmem__team_world.slot = TEAM_SLOT_WORLD;
-    shmem__team_world.sync = team_slot_words(TEAM_SLOT_WORLD);
-    team_shared_init(routine);
+    shmem__team_shared.pes = pes;
+    shmem__team_shared.me = gk_team_my_pe(GK_TEAM_NODE);
+    shmem__team_shared.n = n;
 }
 
 /*
- * Teams the program did not destroy stay allocated: their handles are
- * invalid after shmem_finalize() all the same. The pool goes with the heap
- * in gk_finalize(): freeing it here would be one more collective call at
- * exit (shmem_finalize runs from atexit too).
+ * The split teams the program did not destroy are freed with their
+ * handles (invalid after shmem_finalize() all the same); gk_finalize()
+ * frees their native teams.
  */
 void gk__shmem_teams_fini(void)
 {
-    if (team_pool == NULL)
-        return;
+    for (int i = 0; i < GK_TEAM_MAX; i++) {
+        if (team_live[i] != NULL) {
+            free(team_live[i]->pes);
+            free(team_live[i]);
+            team_live[i] = NULL;
+        }
+    }
     free(shmem__team_shared.pes);
-    shmem__team_shared = (struct shmem_team){.slot = -1};
-    shmem__team_world = (struct shmem_team){.is_world = 1, .slot = -1};
-    team_pool = NULL;
+    shmem__team_shared = (struct shmem_team){.gk = GK_TEAM_NODE};
+    shmem__team_world = (struct shmem_team){.gk = GK_TEAM_WORLD};
 }
 
 int gk__shmem_team_check(const char *routine, shmem_team_t team)
@@ -122,55 +104,24 @@ int gk__shmem_team_check(const char *routine, shmem_team_t team)
                   routine, (void *)team);
         return -1;
     }
-    if (team->n <= 0 || team->sync == NULL) {
-        gk__error("%s: team %p is not valid (was shmem_init() called?)", routine,
-                  (void *)team);
-        return -1;
-    }
     return 0;
-}
-
-/* Team PE number of world PE `pe` in `team`, or -1. */
-static int team_index_of(const struct shmem_team *team, int pe)
-{
-    if (team->pes != NULL) {
-        for (int i = 0; i < team->n; i++)
-            if (team->pes[i] == pe)
-                return i;
-        return -1;
-    }
-    int d = pe - team->start;
-    if (team->stride == 0)
-        return d == 0 ? 0 : -1;
-    if (d % team->stride != 0 || d / team->stride < 0 || d / team->stride >= team->n)
-        return -1;
-    return d / team->stride;
 }
 
 SHMEM_DEFINE(int, team_my_pe, (shmem_team_t team))
 {
-    if (!team_is_live(team))
-        return -1;
-    if (team->is_world && team->n == 0)
-        return gk_my_pe(); /* a gk_init() program before shmem_init() */
-    return team->n > 0 ? team->me : -1;
+    return team_is_live(team) ? team_me(team) : -1;
 }
 
 SHMEM_DEFINE(int, team_n_pes, (shmem_team_t team))
 {
-    if (!team_is_live(team))
-        return -1;
-    if (team->is_world && team->n == 0)
-        return gk_n_pes();
-    return team->n > 0 ? team->n : -1;
+    return team_is_live(team) ? team_n(team) : -1;
 }
 
 SHMEM_DEFINE(int, team_translate_pe, (shmem_team_t src_team, int src_pe, shmem_team_t dest_team))
 {
-    if (!team_is_live(src_team) || !team_is_live(dest_team) || src_team->n <= 0 ||
-        dest_team->n <= 0 || src_pe < 0 || src_pe >= src_team->n)
+    if (!team_is_live(src_team) || !team_is_live(dest_team))
         return -1;
-    return team_index_of(dest_team, gk__shmem_team_world_pe(src_team, src_pe));
+    return gk_team_translate_pe(src_team->gk, src_pe, dest_team->gk);
 }
 
 SHMEM_DEFINE(int, team_get_config, (shmem_team_t team, long config_mask,
@@ -185,79 +136,59 @@ SHMEM_DEFINE(int, team_get_config, (shmem_team_t team, long config_mask,
 
 SHMEM_DEFINE(void *, team_ptr, (shmem_team_t team, const void *dest, int pe))
 {
-    if (!team_is_live(team) || team->n <= 0 || pe < 0 || pe >= team->n)
+    if (!team_is_live(team) || pe < 0 || pe >= team_n(team))
         return NULL;
-    return gk_ptr(dest, gk__shmem_team_world_pe(team, pe));
+    return gk_ptr(dest, team_world_pe(team, pe));
 }
 
-/* The slots free on every PE of the parent team (the same mask on each),
- * or 0 after a message. */
-static uint64_t team_agree_free(const char *routine, shmem_team_t parent)
+/* A team of n PEs, before the split that makes it: every PE of the parent
+ * is in the split by then, and cannot be told of a failure here, so no
+ * memory ends the job. */
+static struct shmem_team *team_alloc(const char *routine, int n)
 {
-    uint64_t mask = team_free_mask;
-    if (gk__shmem_team_agree(routine, parent, GK_OP_BAND, &mask) != GK_OK) {
-        gk__error("%s: the parent team's PEs could not agree on a free team slot", routine);
-        return 0;
-    }
-    return mask;
-}
-
-/* Whether a PE of the parent team failed (ran out of memory). */
-static int team_any_failed(const char *routine, shmem_team_t parent, int failed)
-{
-    uint64_t any = (uint64_t)failed;
-    if (gk__shmem_team_agree(routine, parent, GK_OP_MAX, &any) != GK_OK)
-        return 1;
-    return any != 0;
-}
-
-/* The team of parent PEs start + i * stride, i < size, if this PE is one
- * of them (else *team_p = SHMEM_TEAM_INVALID); a native status. */
-static int team_make(const char *routine, shmem_team_t parent, int start, int stride,
-                     int size, int slot, const shmem_team_config_t *config, long mask,
-                     shmem_team_t *team_p)
-{
-    *team_p = SHMEM_TEAM_INVALID;
-    int me = -1;
-    for (int i = 0; i < size; i++)
-        if (start + i * stride == parent->me)
-            me = i;
-    if (me < 0)
-        return GK_OK;
     struct shmem_team *team = calloc(1, sizeof(*team));
-    if (team == NULL)
-        goto err;
-    team->n = size;
-    team->me = me;
-    team->slot = slot;
-    team->sync = team_slot_words(slot);
+    int *pes = malloc((size_t)n * sizeof(int));
+    if (team == NULL || pes == NULL) {
+        gk__error("%s: no memory for a team of %d PEs", routine, n);
+        gk__shmem_fail(routine, GK_ERR_NOMEM);
+    }
+    team->pes = pes;
+    return team;
+}
+
+static void team_free(struct shmem_team *team)
+{
+    free(team->pes);
+    free(team);
+}
+
+/*
+ * Fills in team, made of the parent's PEs start + i * stride, as the
+ * native team gk (GK_TEAM_INVALID: this PE is not in it; team is freed
+ * and *team_p stays SHMEM_TEAM_INVALID).
+ */
+static void team_made(shmem_team_t parent, struct shmem_team *team, gk_team_t gk, int start,
+                      int stride, int n, const shmem_team_config_t *config, long mask,
+                      shmem_team_t *team_p)
+{
+    if (gk == GK_TEAM_INVALID) {
+        team_free(team);
+        return;
+    }
+    team->gk = gk;
+    team->n = n;
+    team->me = gk_team_my_pe(gk);
+    for (int i = 0; i < n; i++)
+        team->pes[i] = team_world_pe(parent, start + i * stride);
     if (config != NULL && (mask & SHMEM_TEAM_NUM_CONTEXTS))
         team->num_contexts = config->num_contexts;
-    if (parent->pes == NULL) {
-        team->start = gk__shmem_team_world_pe(parent, start);
-        team->stride = stride * parent->stride;
-    } else {
-        team->pes = malloc((size_t)size * sizeof(int));
-        if (team->pes == NULL)
-            goto err_free_team;
-        for (int i = 0; i < size; i++)
-            team->pes[i] = parent->pes[start + i * stride];
+    for (int i = 0; i < GK_TEAM_MAX; i++) {
+        if (team_live[i] == NULL) {
+            team_live[i] = team;
+            break;
+        }
     }
-    team_free_mask &= ~((uint64_t)1 << slot);
-    team_in_slot[slot] = team;
     *team_p = team;
-    return GK_OK;
-
-err_free_team:
-    free(team);
-err:
-    gk__error("%s: no memory for a team of %d PEs", routine, size);
-    return GK_ERR_NOMEM;
-}
-
-static int team_lowest_slot(uint64_t mask)
-{
-    return mask == 0 ? -1 : __builtin_ctzll(mask);
 }
 
 static int team_parent_check(const char *routine, shmem_team_t parent)
@@ -277,7 +208,7 @@ SHMEM_DEFINE(int, team_split_strided,
     *new_team = SHMEM_TEAM_INVALID;
     if (team_parent_check(r, parent_team) != 0)
         return -1;
-    int n = parent_team->n;
+    int n = team_n(parent_team);
     /* Every parent PE passes the same triplet, so every one of them takes
      * the same way out here, before any communication. */
     long last = (long)start + (long)stride * (size - 1);
@@ -288,20 +219,15 @@ SHMEM_DEFINE(int, team_split_strided,
                   r, start, stride, size, n - 1);
         return -1;
     }
-    int slot = team_lowest_slot(team_agree_free(r, parent_team));
-    if (slot < 0) {
-        gk__error("%s: all %d team slots are in use (destroy teams no longer needed)", r,
-                  TEAM_SLOTS);
-        return -1;
+    if (stride == 0)
+        stride = 1; /* one PE: OpenSHMEM lets the stride be anything */
+    struct shmem_team *team = team_alloc(r, size);
+    gk_team_t gk = GK_TEAM_INVALID;
+    if (gk_team_split_strided(parent_team->gk, start, stride, size, &gk) != GK_OK) {
+        team_free(team);
+        return -1; /* on every parent PE, which gasket has told why */
     }
-    int status = team_make(r, parent_team, start, stride, size, slot, config, config_mask,
-                           new_team);
-    /* One PE out of memory: every parent PE must see the failure. */
-    if (team_any_failed(r, parent_team, status != GK_OK)) {
-        pshmem_team_destroy(*new_team);
-        *new_team = SHMEM_TEAM_INVALID;
-        return -1;
-    }
+    team_made(parent_team, team, gk, start, stride, size, config, config_mask, new_team);
     return 0;
 }
 
@@ -309,8 +235,6 @@ SHMEM_DEFINE(int, team_split_strided,
  * Parent PE p is at (x, y) = (p % xrange, p / xrange): the x-axis team is
  * this PE's row (parent PEs y*xrange .. y*xrange + xrange - 1, the last
  * row possibly shorter), the y-axis team its column (x, x + xrange, ...).
- * Rows are disjoint, and so are columns: all rows share one slot, all
- * columns another.
  */
 SHMEM_DEFINE(int, team_split_2d,
              (shmem_team_t parent_team, int xrange, const shmem_team_config_t *xaxis_config,
@@ -327,55 +251,45 @@ SHMEM_DEFINE(int, team_split_2d,
         gk__error("%s: xrange %d is not positive", r, xrange);
         return -1;
     }
-    int n = parent_team->n;
+    int n = team_n(parent_team), me = team_me(parent_team);
     if (xrange > n)
         xrange = n;
-    uint64_t mask = team_agree_free(r, parent_team);
-    int xslot = team_lowest_slot(mask);
-    int yslot = xslot < 0 ? -1 : team_lowest_slot(mask & ~((uint64_t)1 << xslot));
-    if (yslot < 0) {
-        gk__error("%s: fewer than 2 of the %d team slots are free (destroy teams no "
-                  "longer needed)",
-                  r, TEAM_SLOTS);
-        return -1;
-    }
-    int x = parent_team->me % xrange, y = parent_team->me / xrange;
-    int row = y * xrange;
+    int x = me % xrange, row = me / xrange * xrange;
     int row_size = n - row < xrange ? n - row : xrange;
     int col_size = (n - 1 - x) / xrange + 1;
-    int status = team_make(r, parent_team, row, 1, row_size, xslot, xaxis_config,
-                           xaxis_mask, xaxis_team);
-    if (status == GK_OK)
-        status = team_make(r, parent_team, x, xrange, col_size, yslot, yaxis_config,
-                           yaxis_mask, yaxis_team);
-    if (team_any_failed(r, parent_team, status != GK_OK)) {
-        pshmem_team_destroy(*xaxis_team);
-        pshmem_team_destroy(*yaxis_team);
-        *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    struct shmem_team *xt = team_alloc(r, row_size), *yt = team_alloc(r, col_size);
+    gk_team_t xgk = GK_TEAM_INVALID, ygk = GK_TEAM_INVALID;
+    if (gk_team_split_2d(parent_team->gk, xrange, &xgk, &ygk) != GK_OK) {
+        team_free(xt);
+        team_free(yt);
         return -1;
     }
+    team_made(parent_team, xt, xgk, row, 1, row_size, xaxis_config, xaxis_mask, xaxis_team);
+    team_made(parent_team, yt, ygk, x, xrange, col_size, yaxis_config, yaxis_mask,
+              yaxis_team);
     return 0;
 }
 
-/* Collective, but nothing to agree on: this PE's sync words are clean once
- * its last collective on the team returned (see above). */
+/* Collective over the team, as gk_team_destroy() is. */
 SHMEM_DEFINE(void, team_destroy, (shmem_team_t team))
 {
+    static const char r[] = "shmem_team_destroy";
     if (team == SHMEM_TEAM_INVALID)
         return;
     if (team == SHMEM_TEAM_WORLD || team == SHMEM_TEAM_SHARED) {
-        gk__error("shmem_team_destroy: a predefined team cannot be destroyed");
-        gk__shmem_fail("shmem_team_destroy", GK_ERR_INVALID_ARG);
+        gk__error("%s: a predefined team cannot be destroyed", r);
+        gk__shmem_fail(r, GK_ERR_INVALID_ARG);
     }
     if (!team_is_live(team)) {
-        gk__error("shmem_team_destroy: team %p is not a live team (destroyed already, or "
-                  "never made by a split)",
-                  (void *)team);
-        gk__shmem_fail("shmem_team_destroy", GK_ERR_INVALID_ARG);
+        gk__error("%s: team %p is not a live team (destroyed already, or never made by a "
+                  "split)",
+                  r, (void *)team);
+        gk__shmem_fail(r, GK_ERR_INVALID_ARG);
     }
     gk__shmem_ctx_destroy_team(team);
-    team_in_slot[team->slot] = NULL;
-    team_free_mask |= (uint64_t)1 << team->slot;
-    free(team->pes);
-    free(team);
+    SHMEM_CHECK(r, gk_team_destroy(&team->gk));
+    for (int i = 0; i < GK_TEAM_MAX; i++)
+        if (team_live[i] == team)
+            team_live[i] = NULL;
+    team_free(team);
 }

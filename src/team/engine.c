@@ -55,7 +55,8 @@ static size_t team_region_used(int n_pes)
     return 2 * layout.slot_size;
 }
 
-static GK__SEG_REGION(team_region, .name = "teams", .size = GK_TEAM_MAX * TEAM_SLOT_MAX,
+static GK__SEG_REGION(team_region, .name = "teams",
+                      .size = GK__TEAM_SLOTS * TEAM_SLOT_MAX,
                       .align = (size_t)64 * 1024, .used = team_region_used);
 
 size_t gk__team_scratch_size(void)
@@ -520,15 +521,15 @@ int gk__team_start(struct gk__team_op *op)
     return GK_OK;
 }
 
-/* Every team with calls in its queue: the world, the node, and the split
- * teams (team.c keeps them). */
+/* Every team with calls in its queue: the world, the node, the split
+ * teams and an open active set (team.c keeps them). */
 void gk__team_progress(void)
 {
     if (in_progress)
         return;
     in_progress = 1;
     int moved = 0;
-    for (int i = 0; i < GK_TEAM_MAX; i++) {
+    for (int i = 0; i < GK__TEAM_SLOTS; i++) {
         struct gk_team *t = gk__team_in_slot(i);
         if (t != NULL && t->queue_head != NULL)
             team_progress(t, &moved);

@@ -9,7 +9,8 @@
  * teams that are disjoint may share a slot index (the words are each PE's
  * own). Call numbers go on from the slot's last team (the largest any
  * parent PE has seen there), so no stale message of an earlier team ever
- * looks new: a slot never needs clearing.
+ * looks new: a slot never needs clearing. One more slot, past those,
+ * serves OpenSHMEM's active sets (below).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +24,12 @@
 #include "team/coll.h"
 
 static struct gk_team team_world_obj, team_node_obj;
-static struct gk_team *slot_team[GK_TEAM_MAX];
+static struct gk_team *slot_team[GK__TEAM_SLOTS];
 /* The last call number used in each slot by any team of this PE. */
-static uint64_t slot_calls[GK_TEAM_MAX];
+static uint64_t slot_calls[GK__TEAM_SLOTS];
 /* Whether slot s's pages are this PE's (taken at the first split that
- * offered it; the predefined teams' at start-up). */
-static int slot_ready[GK_TEAM_MAX];
+ * offered it, or the first active set; the predefined teams' at start-up). */
+static int slot_ready[GK__TEAM_SLOTS];
 
 struct gk_team *gk__team_in_slot(int slot)
 {
@@ -147,8 +148,11 @@ static int team_init(void)
     return GK_OK;
 }
 
+static void aset_forget(void);
+
 static void team_fini(void)
 {
+    aset_forget();
     for (int s = 0; s < GK_TEAM_MAX; s++) {
         struct gk_team *t = slot_team[s];
         if (t == NULL)
@@ -169,7 +173,7 @@ static struct gk_team *team_lookup(gk_team_t team)
         return slot_team[0];
     if (team == GK_TEAM_NODE)
         return slot_team[1];
-    for (int s = 2; s < GK_TEAM_MAX; s++)
+    for (int s = 2; s < GK__TEAM_SLOTS; s++)
         if (slot_team[s] == team && team != NULL)
             return slot_team[s];
     return NULL;
@@ -562,4 +566,210 @@ int gk_team_destroy(gk_team_t *team_p)
     free(t);
     *team_p = GK_TEAM_INVALID;
     return r;
+}
+
+/* ---- Active sets ---- */
+
+/*
+ * An active set of OpenSHMEM's deprecated collectives (PE_start,
+ * 2^logPE_stride, PE_size, pSync) is called by its members only, so it
+ * cannot be split from a parent: each member builds the team alone, from
+ * the triplet they share, on GK__TEAM_ASET_SLOT, the slot every active
+ * set uses and no split takes. What a split learns from its parent's
+ * gather, the call number to go on from (engine.h: on a slot the numbers
+ * must only grow for its members, or a stale stamp looks new), the
+ * members agree on as each call opens, on the caller's pSync:
+ *
+ *   open: a dissemination over the members (in round k member i sends to
+ *   member i + 2^k what it has heard of) of the largest call number each
+ *   has used on the slot; the team's calls go on from the largest of all,
+ *   so they grow on every member, whichever sets it was in before. And as
+ *   a member leaves the rounds only once every member has entered them,
+ *   no message of the call reaches a member that is still in an earlier
+ *   call on the slot (with another set): the engine's rule that a box is
+ *   read before it is used again holds across sets too.
+ *   close: the member keeps the team's last call number.
+ *
+ * Round k's word is sync[GK__TEAM_ASET_ROUNDS + k]: its sender sets it to
+ * the number + 1 (never 0); its receiver waits for it, reads it and sets
+ * it back to 0. A word has one sender, whose next value for it cannot
+ * come before the receiver cleared it: each open is followed by a
+ * collective on the team, whose agreement rounds end on the sender only
+ * once every member has started it, so has left the open.
+ *
+ * gk__team_aset_barrier() is a barrier on the other words, sync[k], with
+ * nothing to agree on: in round k member i adds 1 to sync[k] on member
+ * i + 2^k, waits for its own sync[k] to reach 1 and takes the 1 back. Word
+ * k has one writer, which adds in order, so a count that comes early (its
+ * writer in its next barrier already) waits there for that barrier.
+ * Either way the words end at 0, as OpenSHMEM asks of a pSync.
+ */
+static struct gk_team aset_team;     /* the last set built, kept for its next call */
+static int aset_start, aset_stride; /* its triplet (aset_size 0: none built) */
+static int aset_size;
+static uint64_t aset_calls; /* the largest call number this PE used on the slot */
+
+static void aset_forget(void)
+{
+    if (aset_size > 0)
+        team_free_arrays(&aset_team);
+    memset(&aset_team, 0, sizeof(aset_team));
+    aset_size = 0;
+    aset_calls = 0;
+    slot_team[GK__TEAM_ASET_SLOT] = NULL;
+}
+
+/* This PE's number in the set, or -1 after a message. */
+static int aset_me(const char *name, int start, int stride, int size)
+{
+    long last = (long)start + (long)stride * (size - 1);
+    int d = gk__rt.my_pe - start;
+    if (size < 1 || size > 1 << GK__TEAM_ASET_ROUNDS || stride < 1 || start < 0 ||
+        last >= gk__rt.n_pes) {
+        gk__error("%s: the active set (start %d, stride %d, size %d) is not a set of at "
+                  "most %d of PEs 0 to %d",
+                  name, start, stride, size, 1 << GK__TEAM_ASET_ROUNDS, gk__rt.n_pes - 1);
+        return -1;
+    }
+    if (d < 0 || d % stride != 0 || d / stride >= size) {
+        gk__error("%s: PE %d is not in the active set (start %d, stride %d, size %d)", name,
+                  gk__rt.my_pe, start, stride, size);
+        return -1;
+    }
+    return d / stride;
+}
+
+static int aset_word_set(const void *arg)
+{
+    return __atomic_load_n((const uint64_t *)arg, __ATOMIC_ACQUIRE) != 0;
+}
+
+/*
+ * Round k of a dissemination over the set on `word` of the caller's sync:
+ * `op` of `value` on the member 2^k places ahead, then a wait for this
+ * PE's own word to be non-zero; *got_p is what it holds then, *my_off_p
+ * its segment offset.
+ */
+static int aset_round(const char *name, int me, int n, int start, int stride, int k,
+                      uint64_t *word, enum gk__amo_op op, uint64_t value, size_t *my_off_p,
+                      uint64_t *got_p)
+{
+    int to = start + stride * (int)((me + (1L << k)) % n);
+    size_t off = 0;
+    int status = gk__rt_check_word(name, to, word, sizeof(*word), &off);
+    if (status == GK_OK)
+        status = gk__rt_check_word(name, gk__rt.my_pe, word, sizeof(*word), my_off_p);
+    if (status != GK_OK)
+        return status;
+    gk__path_flush_wakes();
+    status = gk__path_flag64(to, op, off, value);
+    if (status == GK_OK && !aset_word_set(word))
+        status = gk__path_wait_own(*my_off_p, aset_word_set, word);
+    if (status == GK_OK)
+        *got_p = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    return status;
+}
+
+/* What an active-set routine may not do: run before gk_init or in an
+ * active-message handler, or name a set this PE is not in. */
+static int aset_check(const char *name, int start, int stride, int size, int *me_p)
+{
+    int status = gk__rt.initialized ? gk__progress_check_not_in_handler(name)
+                                    : gk__rt_report_pe(name, 0);
+    if (status != GK_OK)
+        return status;
+    *me_p = aset_me(name, start, stride, size);
+    return *me_p < 0 ? GK_ERR_INVALID_ARG : GK_OK;
+}
+
+int gk__team_aset_barrier(const char *name, int start, int stride, int size, uint64_t *sync)
+{
+    int me = 0;
+    int status = aset_check(name, start, stride, size, &me);
+    for (int k = 0; status == GK_OK && (1L << k) < size; k++) {
+        size_t my_off;
+        uint64_t got;
+        status = aset_round(name, me, size, start, stride, k, &sync[k], GK__AMO_FETCH_ADD, 1,
+                            &my_off, &got);
+        if (status == GK_OK)
+            status = gk__path_atomic64(gk__rt.my_pe, GK__AMO_FETCH_ADD, my_off, UINT64_MAX, 0,
+                                       NULL);
+    }
+    if (status != GK_OK)
+        gk__error("%s: the barrier over the active set's %d PEs failed: %s", name, size,
+                  gk_strerror(status));
+    return status;
+}
+
+int gk__team_aset_open(const char *name, int start, int stride, int size, uint64_t *sync,
+                       gk_team_t *team_p)
+{
+    *team_p = GK_TEAM_INVALID;
+    int me = 0;
+    int status = aset_check(name, start, stride, size, &me);
+    if (status != GK_OK)
+        return status;
+    if (aset_size == 0 || aset_start != start || aset_stride != stride || aset_size != size) {
+        int *pes = malloc((size_t)size * sizeof(int));
+        if (pes == NULL) {
+            gk__error("%s: no memory for an active set of %d PEs", name, size);
+            return GK_ERR_NOMEM;
+        }
+        for (int i = 0; i < size; i++)
+            pes[i] = start + stride * i;
+        if (aset_size > 0)
+            team_free_arrays(&aset_team);
+        aset_size = 0;
+        status = team_build(&aset_team, pes, size, me, GK__TEAM_ASET_SLOT, 0);
+        free(pes);
+        if (status != GK_OK)
+            return status;
+        aset_start = start;
+        aset_stride = stride;
+        aset_size = size;
+    }
+    /* The slot's pages, before any member may write to them (a member
+     * that cannot take them ends the job; the others wait for it). */
+    if (!slot_ready[GK__TEAM_ASET_SLOT]) {
+        if (gk__seg_populate(gk__team_scratch_mine(GK__TEAM_ASET_SLOT),
+                             gk__team_scratch_size()) != GK_OK) {
+            gk__error("%s: no room in /dev/shm for the active sets' team slot (%zu bytes)",
+                      name, gk__team_scratch_size());
+            return GK_ERR_NOMEM;
+        }
+        slot_ready[GK__TEAM_ASET_SLOT] = 1;
+    }
+    /* The call number: the largest any member has used, by dissemination. */
+    uint64_t calls = aset_calls;
+    for (int k = 0; status == GK_OK && (1L << k) < size; k++) {
+        size_t my_off;
+        uint64_t got = 0;
+        status = aset_round(name, me, size, start, stride, k,
+                            &sync[GK__TEAM_ASET_ROUNDS + k], GK__AMO_SET, calls + 1, &my_off,
+                            &got);
+        if (status == GK_OK)
+            status = gk__path_atomic64(gk__rt.my_pe, GK__AMO_SET, my_off, 0, 0, NULL);
+        if (status == GK_OK && got - 1 > calls)
+            calls = got - 1;
+    }
+    if (status != GK_OK) {
+        gk__error("%s: the active set's %d PEs could not agree on a call number: %s", name,
+                  size, gk_strerror(status));
+        return status;
+    }
+    aset_team.calls = calls;
+    aset_team.broken = 0;
+    slot_team[GK__TEAM_ASET_SLOT] = &aset_team;
+    *team_p = &aset_team;
+    return GK_OK;
+}
+
+void gk__team_aset_close(gk_team_t *team_p)
+{
+    if (*team_p == &aset_team) {
+        if (aset_team.calls > aset_calls)
+            aset_calls = aset_team.calls;
+        slot_team[GK__TEAM_ASET_SLOT] = NULL;
+    }
+    *team_p = GK_TEAM_INVALID;
 }

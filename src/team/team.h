@@ -19,6 +19,12 @@
 
 #define GK__TEAM_MAGIC 0x7465616du /* "team" */
 
+/* The scratch slots (engine.h): one for each team that may exist at once,
+ * and one more for OpenSHMEM's active sets (team.c, "Active sets"), which
+ * no split takes. */
+#define GK__TEAM_ASET_SLOT GK_TEAM_MAX
+#define GK__TEAM_SLOTS (GK_TEAM_MAX + 1)
+
 struct gk__team_op;
 
 struct gk_team {
@@ -62,5 +68,22 @@ static inline int gk__team_local_n(const struct gk_team *t)
 {
     return t->host_first[t->my_host + 1] - t->host_first[t->my_host];
 }
+
+/*
+ * The active sets of OpenSHMEM's deprecated collectives (team.c): the
+ * world PEs start, start + stride, ... (size of them), this PE among
+ * them, called by those PEs only, with `sync` the caller's pSync
+ * (symmetric, 2 * GK__TEAM_ASET_ROUNDS words, 0 before the call and after
+ * it). gk__team_aset_barrier() is a barrier over them on `sync` alone.
+ * gk__team_aset_open() gives a team of them for the call's collectives
+ * (one at least, called in the same order by every member), and
+ * gk__team_aset_close() ends it. src/shmem/shmem_int.h declares the three again: the OpenSHMEM
+ * layer includes no header of this folder.
+ */
+#define GK__TEAM_ASET_ROUNDS 16
+int gk__team_aset_barrier(const char *name, int start, int stride, int size, uint64_t *sync);
+int gk__team_aset_open(const char *name, int start, int stride, int size, uint64_t *sync,
+                       gk_team_t *team_p);
+void gk__team_aset_close(gk_team_t *team_p);
 
 #endif /* GK_TEAM_TEAM_H */

@@ -3,8 +3,10 @@
  * benchmarks call: the active-set collectives with pSync (barrier, sync,
  * broadcast32/64, collect, fcollect, alltoall, alltoalls, the _to_all
  * reductions) on the even PEs and on PEs 1 .. npes-1, each pSync left at
- * SHMEM_SYNC_VALUE; the 1.3 AMO names (finc, fadd, cswap, ...) and
- * shmem_wait / shmem_TYPENAME_wait / shmem_wait_until.
+ * SHMEM_SYNC_VALUE; overlapping sets called in turn with payloads of many
+ * chunks, so that a PE's calls alternate between sets whose other members
+ * have made different numbers of calls; the 1.3 AMO names (finc, fadd,
+ * cswap, ...) and shmem_wait / shmem_TYPENAME_wait / shmem_wait_until.
  */
 #include <complex.h>
 #include <shmem.h>
@@ -129,6 +131,71 @@ static void check_active_set(int start, int log_stride, int size)
     check_psync();
 }
 
+/*
+ * The world, the even PEs and PEs 1 .. npes-1 in turn, each with a pSync
+ * of its own, every PE calling the sets it is in, in that order: so PE 2
+ * alternates between three sets, PE 1 between two others. BIG longs a
+ * call, many chunks: broadcast (the root's dest left alone), sum, fcollect
+ * and alltoall, each checked.
+ */
+#define BIG 24000
+static void check_interleaved(void)
+{
+    int me = shmem_my_pe(), npes = shmem_n_pes();
+    long *ps = shmem_malloc(3 * SHMEM_REDUCE_SYNC_SIZE * sizeof(long));
+    long *a = shmem_malloc(BIG * sizeof(long)), *b = shmem_malloc(BIG * sizeof(long));
+    long *w = shmem_malloc(BIG * sizeof(long));
+    CHECK_NOT_NULL(w);
+    for (int i = 0; i < 3 * SHMEM_REDUCE_SYNC_SIZE; i++)
+        ps[i] = SHMEM_SYNC_VALUE;
+    shmem_barrier_all();
+    struct {
+        int start, log_stride, size, in;
+    } sets[3] = {{0, 0, npes, 1},
+                 {0, 1, (npes + 1) / 2, me % 2 == 0},
+                 {1, 0, npes - 1, me > 0}};
+    for (int round = 0; round < 4; round++) {
+        for (int s = 0; s < 3; s++) {
+            int start = sets[s].start, stride = 1 << sets[s].log_stride, size = sets[s].size;
+            long *set_sync = ps + s * SHMEM_REDUCE_SYNC_SIZE;
+            if (!sets[s].in || size < 1)
+                continue;
+            int idx = (me - start) / stride, root = (round + s) % size;
+            int rpe = start + root * stride;
+            for (int i = 0; i < BIG; i++) {
+                a[i] = me * 1000000L + round * 1000 + s * 100 + i % 97;
+                b[i] = -7;
+            }
+            shmem_broadcast64(b, a, BIG, root, start, sets[s].log_stride, size, set_sync);
+            for (int i = 0; i < BIG; i += 101)
+                CHECK_EQ(b[i], idx == root ? -7 : rpe * 1000000L + round * 1000 + s * 100 + i % 97);
+            shmem_long_sum_to_all(b, a, BIG, start, sets[s].log_stride, size, w, set_sync);
+            long ids = 0;
+            for (int j = 0; j < size; j++)
+                ids += start + j * stride;
+            for (int i = 0; i < BIG; i += 103)
+                CHECK_EQ(b[i], ids * 1000000L + size * (round * 1000 + s * 100 + i % 97));
+            int per = BIG / size;
+            shmem_fcollect64(b, a, (size_t)per, start, sets[s].log_stride, size, set_sync);
+            for (int j = 0; j < size; j++)
+                CHECK_EQ(b[j * per + per - 1], (start + j * stride) * 1000000L + round * 1000 +
+                                                    s * 100 + (per - 1) % 97);
+            for (int i = 0; i < BIG; i++)
+                a[i] = me * 1000000L + i;
+            shmem_alltoall64(b, a, (size_t)per, start, sets[s].log_stride, size, set_sync);
+            for (int j = 0; j < size; j++)
+                CHECK_EQ(b[j * per], (start + j * stride) * 1000000L + idx * per);
+        }
+    }
+    for (int i = 0; i < 3 * SHMEM_REDUCE_SYNC_SIZE; i++)
+        CHECK_EQ(ps[i], SHMEM_SYNC_VALUE);
+    shmem_barrier_all();
+    shmem_free(w);
+    shmem_free(b);
+    shmem_free(a);
+    shmem_free(ps);
+}
+
 int main(void)
 {
     shmem_init();
@@ -148,6 +215,7 @@ int main(void)
     shmem_barrier_all();
     check_active_set(0, 0, npes);
     shmem_barrier_all();
+    check_interleaved();
 
     /* The 1.3 AMO names, on PE 0's words. */
     int *ic = shmem_calloc(1, sizeof(int));

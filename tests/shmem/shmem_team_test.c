@@ -4,7 +4,8 @@
  * translate_pe, SHMEM_TEAM_INVALID for the PEs left out, get_config,
  * destroy and slot reuse; SHMEM_TEAM_SHARED and team_ptr; every team
  * collective on the world, the even PEs, a row, a column and the reversed
- * world, each result checked, several back to back; misuse of
+ * world, each result checked, several back to back, and some with
+ * payloads of many chunks; misuse of
  * SHMEM_TEAM_INVALID returns non-zero with a message.
  */
 #include <complex.h>
@@ -22,6 +23,10 @@ static double *dsrc;        /* MAXN doubles */
 static double _Complex *csrc, *cdst;
 static uint64_t *usrc, *udst;
 static short *ssrc, *sdst;
+#define BIG 20000  /* longs: many chunks */
+#define CBIG 3000  /* complex doubles */
+static long *big, *bigdst;
+static double _Complex *cbig, *cbigdst;
 
 /* |z|^2, without libm */
 static double norm2(double _Complex z)
@@ -175,6 +180,22 @@ static void check_collectives(shmem_team_t team, const char *name)
     for (int j = 0; j < n; j++)
         sprod = (short)(unsigned short)((unsigned)sprod * 300u);
     CHECK_EQ(sdst[0], sprod);
+
+    /* Payloads of many chunks: broadcast, sum, and a complex product (the
+     * sources gathered, then multiplied). */
+    for (int i = 0; i < BIG; i++)
+        big[i] = wme + i;
+    CHECK_EQ(shmem_long_broadcast(team, bigdst, big, BIG, n - 1), 0);
+    for (int i = 0; i < BIG; i += 97)
+        CHECK_EQ(bigdst[i], world_of(team, n - 1) + i);
+    CHECK_EQ(shmem_long_sum_reduce(team, bigdst, big, BIG), 0);
+    for (int i = 0; i < BIG; i += 89)
+        CHECK_EQ(bigdst[i], sum - n + (long)n * i);
+    for (int i = 0; i < CBIG; i++)
+        cbig[i] = 1 + 0.5 * wme * I;
+    CHECK_EQ(shmem_complexd_prod_reduce(team, cbigdst, cbig, CBIG), 0);
+    for (int i = 0; i < CBIG; i += 83)
+        CHECK_TRUE(norm2(cbigdst[i] - cprod) < 1e-18 * norm2(cprod));
     (void)name;
 }
 
@@ -193,7 +214,11 @@ int main(void)
     udst = shmem_calloc(MAXN, sizeof(uint64_t));
     ssrc = shmem_calloc(MAXN, sizeof(short));
     sdst = shmem_calloc(MAXN, sizeof(short));
-    CHECK_NOT_NULL(sdst);
+    big = shmem_calloc(BIG, sizeof(long));
+    bigdst = shmem_calloc(BIG, sizeof(long));
+    cbig = shmem_calloc(CBIG, sizeof(double _Complex));
+    cbigdst = shmem_calloc(CBIG, sizeof(double _Complex));
+    CHECK_NOT_NULL(cbigdst);
 
     /* The predefined teams. */
     CHECK_EQ(shmem_team_my_pe(SHMEM_TEAM_WORLD), me);
@@ -325,6 +350,10 @@ int main(void)
     }
 
     shmem_barrier_all();
+    shmem_free(cbigdst);
+    shmem_free(cbig);
+    shmem_free(bigdst);
+    shmem_free(big);
     shmem_free(sdst);
     shmem_free(ssrc);
     shmem_free(udst);
