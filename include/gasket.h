@@ -898,7 +898,7 @@ GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
  * 2-D (shmem_team_split_2d), and by colour and key (MPI_Comm_split's
  * semantics: PEs that pass the same colour form a team ordered by key, ties
  * by their number in the parent; GK_TEAM_UNDEFINED joins none). A team
- * takes one of GK_TEAM_MAX slots (the predefined ones take two), the same
+ * takes one of GK_TEAM_MAX (32) slots (the predefined ones take two), the same
  * slot on every member: a split takes the lowest slot free on every PE of
  * the parent (a 2-D split two), and returns GK_ERR_NOMEM on every PE of the
  * parent when there is none, which can happen before any one PE holds
@@ -936,7 +936,7 @@ typedef struct gk_team *gk_team_t;
 /** The colour of a PE that joins no team in gk_team_split(). */
 #define GK_TEAM_UNDEFINED (-1)
 /** The most teams that exist at once on a PE, predefined ones included. */
-#define GK_TEAM_MAX 8
+#define GK_TEAM_MAX 32
 
 /** The team's PE count and this PE's number in it; -1 for an invalid team
  * or one this PE is not in. */

@@ -34,7 +34,7 @@
  *   [0, 4 KiB)           struct gk__seg_header
  *   [1 MiB, 2 MiB)       the active-message inbox: a fixed part, then one
  *                        bit per PE of the job (net/shm_ring.h)
- *   [16 MiB, ...)        the symmetric heap
+ *   [64 MiB, ...)        the symmetric heap
  * and in the rest below the heap, the regions features declare
  * (mem/seg_region.h): the semaphore pool (sync/sem.c), the teams' scratch
  * slots (team/engine.h), the runtime's own all-reduce's (core/allreduce.h),
@@ -50,7 +50,7 @@
 #define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
 #define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
-#define GK__SEG_HEAP_OFFSET ((size_t)16 * 1024 * 1024)
+#define GK__SEG_HEAP_OFFSET ((size_t)64 * 1024 * 1024)
 
 /* Bytes of the inbox a job of n_pes PEs uses: its holders' bitmap ends it,
  * in 64-bit words, one bit per PE as far as the room allows. */

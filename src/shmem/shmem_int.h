@@ -195,17 +195,9 @@ int gk__shmem_team_check(const char *routine, shmem_team_t team);
 void gk__shmem_teams_init(const char *routine);
 void gk__shmem_teams_fini(void);
 
-/*
- * The deprecated active-set collectives (coll.c) run on team/'s active
+/* The deprecated active-set collectives (coll.c) run on team/'s active
  * sets: a team the set's members make alone, for one call, agreeing on it
- * on the caller's pSync (src/team/team.c, "Active sets"). These repeat
- * src/team/team.h's declarations: the layer includes no header of team/
- * (.ci/check-layers).
- */
-#define GK__TEAM_ASET_ROUNDS 16
-int gk__team_aset_barrier(const char *name, int start, int stride, int size, uint64_t *sync);
-int gk__team_aset_open(const char *name, int start, int stride, int size, uint64_t *sync,
-                       gk_team_t *team_p);
-void gk__team_aset_close(gk_team_t *team_p);
+ * on the caller's pSync (team/team.h, team/team.c "Active sets"). */
+#include "team/team.h"
 
 #endif /* GK_SHMEM_INT_H */

@@ -77,8 +77,7 @@ static inline int gk__team_local_n(const struct gk_team *t)
  * it). gk__team_aset_barrier() is a barrier over them on `sync` alone.
  * gk__team_aset_open() gives a team of them for the call's collectives
  * (one at least, called in the same order by every member), and
- * gk__team_aset_close() ends it. src/shmem/shmem_int.h declares the three again: the OpenSHMEM
- * layer includes no header of this folder.
+ * gk__team_aset_close() ends it (the OpenSHMEM layer's, shmem/coll.c).
  */
 #define GK__TEAM_ASET_ROUNDS 16
 int gk__team_aset_barrier(const char *name, int start, int stride, int size, uint64_t *sync);

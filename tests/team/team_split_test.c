@@ -283,13 +283,13 @@ static void test_reuse(void)
 }
 
 /* A team takes the same slot on every member, the lowest free on every
- * PE of the parent: with PE 0 in three teams of its own (slots 2 to 4)
- * and then PE 1 in three of its own (slots 5 to 7), no slot is free on
- * both, though neither PE holds GK_TEAM_MAX teams; the split of the
- * world fails on every PE, and works again once they are destroyed. */
+ * PE of the parent: with PE 0 in half the split slots on teams of its own
+ * and then PE 1 in the other half, no slot is free on both, though
+ * neither PE holds GK_TEAM_MAX teams; the split of the world fails on
+ * every PE, and works again once they are destroyed. */
 static void test_limit_per_pe(void)
 {
-    enum { OWN = 3 };
+    enum { OWN = (GK_TEAM_MAX - 2) / 2 };
     struct team_def own0[OWN], own1[OWN];
     for (int i = 0; i < OWN; i++)
         split_strided(&own0[i], "PE 0's own", &world, 0, 1, 1);
