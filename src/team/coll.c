@@ -145,7 +145,7 @@ int gk__team_next_bcast(struct gk__team_op *op)
         int small = op->algo == GK__ALGO_SMALL;
         op->buf = op->dst;
         if (t->me == op->root && op->my_status == GK_OK && op->dst != op->src)
-            memmove(op->dst, op->src, op->nbytes);
+            gk__team_copy(op->dst, op->src, op->nbytes);
         int status = gk__p1_begin(op, small ? GK__P1_BCAST : GK__P1_NONE);
         if (status != GK_OK)
             return status;
@@ -227,9 +227,9 @@ static void reduce_deliver(struct gk__team_op *op, const unsigned char *result)
 {
     if (op->kind == GK__TEAM_REDUCE_SCATTER) {
         size_t block = op->count / (size_t)op->team->n * op->elem;
-        memcpy(op->dst, result + (size_t)op->team->me * block, block);
+        gk__team_copy(op->dst, result + (size_t)op->team->me * block, block);
     } else if (result != op->dst && reduce_result(op) == op->dst) {
-        memcpy(op->dst, result, op->count * op->elem);
+        gk__team_copy(op->dst, result, op->count * op->elem);
     }
 }
 
@@ -245,7 +245,7 @@ int gk__team_next_reduce(struct gk__team_op *op)
             return status;
         if (small) {
             if (op->my_status == GK_OK)
-                memcpy(gk__p1_my_block(op), op->src, bytes);
+                gk__team_copy(gk__p1_my_block(op), op->src, bytes);
             op->buf = op->kind != GK__TEAM_REDUCE_SCATTER && op->my_status == GK_OK
                           ? reduce_result(op)
                           : op->work;
@@ -262,7 +262,7 @@ int gk__team_next_reduce(struct gk__team_op *op)
         }
         op->buf = op->kind == GK__TEAM_REDUCE_SCATTER ? op->work : reduce_result(op);
         if (op->buf != op->src)
-            memmove(op->buf, op->src, bytes);
+            gk__team_copy(op->buf, op->src, bytes);
         op->round = 0;
         op->stage = 2;
     /* fallthrough */
@@ -286,7 +286,7 @@ static void scan_combine(struct gk__team_op *op, const unsigned char *all, int u
     size_t block = op->count * op->elem;
     if (upto < 0)
         return;
-    memmove(op->dst, all, block);
+    gk__team_copy(op->dst, all, block);
     for (int i = 1; i <= upto; i++)
         gk__reduce_apply(op->dst, op->dst, all + (size_t)i * block, op->count, op->dtype,
                          op->reduce);
@@ -304,7 +304,7 @@ int gk__team_next_scan(struct gk__team_op *op)
         if (status != GK_OK)
             return status;
         if (small && op->my_status == GK_OK)
-            memcpy(gk__p1_my_block(op), op->src, block);
+            gk__team_copy(gk__p1_my_block(op), op->src, block);
         op->buf = op->work;
         op->stage = 1;
     }
@@ -328,13 +328,13 @@ int gk__team_next_scan(struct gk__team_op *op)
         /* work + block: the prefix of 0 .. me, for me + 1. */
         unsigned char *in = op->work, *out = op->work + block;
         if (t->me == 0)
-            memcpy(out, op->src, block);
+            gk__team_copy(out, op->src, block);
         else
             gk__reduce_apply(out, in, op->src, op->count, op->dtype, op->reduce);
         if (ex && t->me > 0)
-            memcpy(op->dst, in, block);
+            gk__team_copy(op->dst, in, block);
         else if (!ex)
-            memcpy(op->dst, out, block);
+            gk__team_copy(op->dst, out, block);
         op->stage = 3;
         if (t->me + 1 < t->n) {
             gk__team_step_clear(op);
@@ -393,11 +393,11 @@ static int collect_bulk(struct gk__team_op *op)
             int status = gk__p1_begin_at(op, GK__P1_GATHER, GK__TEAM_BULK_BOX);
             if (status != GK_OK)
                 return status;
-            memcpy(gk__p1_my_block(op), op->src, op->sizes[t->me]);
+            gk__team_copy(gk__p1_my_block(op), op->src, op->sizes[t->me]);
             op->buf = op->dst;
             op->stage = 11;
         } else {
-            memmove((unsigned char *)op->dst + mine, op->src, op->sizes[t->me]);
+            gk__team_copy((unsigned char *)op->dst + mine, op->src, op->sizes[t->me]);
             op->round = 0;
             op->stage = 12;
         }
@@ -417,7 +417,7 @@ int gk__team_next_fcollect(struct gk__team_op *op)
         if (status != GK_OK)
             return status;
         if (small && op->my_status == GK_OK)
-            memcpy(gk__p1_my_block(op), op->src, op->nbytes);
+            gk__team_copy(gk__p1_my_block(op), op->src, op->nbytes);
         op->buf = op->dst;
         op->stage = 1;
     }
@@ -445,7 +445,7 @@ int gk__team_next_collect(struct gk__team_op *op)
         if (status != GK_OK)
             return status;
         uint64_t mine[2] = {op->nbytes, op->dst_size};
-        memcpy(gk__p1_my_block(op), mine, sizeof(mine));
+        gk__team_copy(gk__p1_my_block(op), mine, sizeof(mine));
         op->buf = op->work;
         op->stage = 1;
     }
@@ -498,7 +498,7 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             /* Pack: element k of block i from src + (i * nelems + k) * sst. */
             size_t el = op->elem, ne = op->count;
             for (size_t i = 0; i < (size_t)n * ne; i++)
-                memcpy(op->work + i * el, (const unsigned char *)op->src + i * op->src_stride * el,
+                gk__team_copy(op->work + i * el, (const unsigned char *)op->src + i * op->src_stride * el,
                        el);
         }
         op->stage = 1;
@@ -508,13 +508,13 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             return r;
         op->round = 0;
         if (op->algo == GK__ALGO_PAIRWISE) {
-            memcpy(dst + (size_t)me * nb, src + (size_t)me * nb, nb);
+            gk__team_copy(dst + (size_t)me * nb, src + (size_t)me * nb, nb);
             op->stage = 2;
         } else {
             /* Bruck: tmp[k] = the block for me + k. */
             unsigned char *tmp = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
             for (int k = 0; k < n; k++)
-                memcpy(tmp + (size_t)k * nb, src + (size_t)team_mod(me + k, n) * nb, nb);
+                gk__team_copy(tmp + (size_t)k * nb, src + (size_t)team_mod(me + k, n) * nb, nb);
             op->stage = 3;
         }
     }
@@ -539,7 +539,7 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             size_t at = 0;
             for (int k = 0; k < n; k++)
                 if (k & d) {
-                    memcpy(tmp + (size_t)k * nb, packr + at, nb);
+                    gk__team_copy(tmp + (size_t)k * nb, packr + at, nb);
                     at += nb;
                 }
         }
@@ -548,7 +548,7 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             size_t at = 0;
             for (int k = 0; k < n; k++)
                 if (k & d) {
-                    memcpy(packs + at, tmp + (size_t)k * nb, nb);
+                    gk__team_copy(packs + at, tmp + (size_t)k * nb, nb);
                     at += nb;
                 }
             gk__team_step_clear(op);
@@ -559,13 +559,13 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             return 0;
         }
         for (int k = 0; k < n; k++)
-            memcpy(dst + (size_t)team_mod(me - k, n) * nb, tmp + (size_t)k * nb, nb);
+            gk__team_copy(dst + (size_t)team_mod(me - k, n) * nb, tmp + (size_t)k * nb, nb);
         op->stage = 5;
     }
     if (op->kind == GK__TEAM_ALLTOALLS) {
         size_t el = op->elem, ne = op->count;
         for (size_t i = 0; i < (size_t)n * ne; i++)
-            memcpy((unsigned char *)op->dst + i * op->dst_stride * el, dst + i * el, el);
+            gk__team_copy((unsigned char *)op->dst + i * op->dst_stride * el, dst + i * el, el);
     }
     return 1;
 }

@@ -5,6 +5,8 @@
 #ifndef GK_TEAM_COLL_H
 #define GK_TEAM_COLL_H
 
+#include <string.h>
+
 #include "team/engine.h"
 
 /* The kinds of call, for the agreement and for messages. */
@@ -69,6 +71,14 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
     return block <= GK__TEAM_GATHER_BLOCK_MAX && total <= GK__TEAM_GATHER_TOTAL_MAX;
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
+
+/* memmove that takes any pointers for 0 bytes (a call's buffers may be
+ * NULL when it moves nothing). */
+static inline void gk__team_copy(void *dst, const void *src, size_t n)
+{
+    if (n != 0)
+        memmove(dst, src, n);
+}
 
 /* The algorithms' next() functions (coll.c). */
 int gk__team_next_headers_only(struct gk__team_op *op);

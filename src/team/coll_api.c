@@ -406,7 +406,9 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     mul_ok(op, nbytes, (size_t)t->n, &total);
     check_buf(op, "dst", dst, total);
     check_buf(op, "src", src, nbytes);
-    check_overlap(op, dst, total, src, nbytes, (const unsigned char *)dst + (size_t)t->me * nbytes);
+    if (op->my_status == GK_OK) /* total did not overflow: my block's address is sound */
+        check_overlap(op, dst, total, src, nbytes,
+                      (const unsigned char *)dst + (size_t)t->me * nbytes);
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : gk__team_gather_fits(nbytes, total)             ? GK__ALGO_SMALL
                                                         : GK__ALGO_RING;

@@ -185,7 +185,7 @@ static void gather_level_start(struct gk__team_op *op, int level)
     for (int k = 0; k < lv->g; k++)
         p->roff[k + 1] = p->roff[k] + unit_size(op, level, (lv->gi - k + lv->g) % lv->g);
     if (level == 1)
-        memcpy(p->stage, p->agg, unit_size(op, 1, lv->gi));
+        gk__team_copy(p->stage, p->agg, unit_size(op, 1, lv->gi));
 }
 
 /* The offset of member m's block in team order (GATHER's result). */
@@ -213,7 +213,7 @@ static void gather_level_end(struct gk__team_op *op, int level)
         for (int u = 0; u < lv->g; u++) {
             const unsigned char *in = p->stage + p->roff[(lv->gi - u + lv->g) % lv->g];
             if (u == 0)
-                memmove(out, in, block);
+                gk__team_copy(out, in, block);
             else
                 gk__reduce_apply(out, out, in, op->count, op->dtype, op->reduce);
         }
@@ -223,7 +223,7 @@ static void gather_level_end(struct gk__team_op *op, int level)
         size_t at = 0; /* the host's blocks in host order */
         for (int u = 0; u < lv->g; u++) {
             size_t s = unit_size(op, 0, u);
-            memcpy(out + at, p->stage + p->roff[(lv->gi - u + lv->g) % lv->g], s);
+            gk__team_copy(out + at, p->stage + p->roff[(lv->gi - u + lv->g) % lv->g], s);
             at += s;
         }
         return;
@@ -233,14 +233,14 @@ static void gather_level_end(struct gk__team_op *op, int level)
             const unsigned char *run = p->stage + p->roff[(lv->gi - h + lv->g) % lv->g];
             for (int k = t->host_first[h]; k < t->host_first[h + 1]; k++) {
                 int m = t->host_members[k];
-                memcpy(out + team_offset(op, m), run, op->sizes[m]);
+                gk__team_copy(out + team_offset(op, m), run, op->sizes[m]);
                 run += op->sizes[m];
             }
         }
         return;
     }
     for (int u = 0; u < lv->g; u++)
-        memcpy(out + team_offset(op, u), p->stage + p->roff[(lv->gi - u + lv->g) % lv->g],
+        gk__team_copy(out + team_offset(op, u), p->stage + p->roff[(lv->gi - u + lv->g) % lv->g],
                op->sizes[u]);
 }
 
