@@ -877,6 +877,162 @@ GK_API int gk_collect(void *dst, const void *src, size_t nbytes);
 GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
 
 /* ------------------------------------------------------------------------ */
+/* Teams and their collectives                                               */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A team is an ordered set of PEs that run collectives together. Inside a
+ * team PEs are numbered 0 .. gk_team_n_pes(team) - 1 in the order of the
+ * team's definition; gk_team_translate_pe() converts numbers between teams.
+ *
+ * Predefined teams, valid from gk_init() to gk_finalize():
+ *   GK_TEAM_WORLD  every PE, numbered as gk_my_pe();
+ *   GK_TEAM_NODE   the PEs of this host (those whose memory this PE maps),
+ *                  in world order; a PE whose host peers are reached through
+ *                  the network (GK_NET_INDIRECT=1) is alone in its team.
+ * New teams are split from a parent by every PE of the parent, collectively
+ * and in the same order: strided (OpenSHMEM's shmem_team_split_strided),
+ * 2-D (shmem_team_split_2d), and by colour and key (MPI_Comm_split's
+ * semantics: PEs that pass the same colour form a team ordered by key, ties
+ * by their number in the parent; GK_TEAM_UNDEFINED joins none). At most
+ * GK_TEAM_MAX teams (the predefined ones included) exist at once on a PE;
+ * a split that would need more returns GK_ERR_NOMEM on every PE of the
+ * parent. gk_team_destroy() is collective over the team.
+ *
+ * Collectives on a team are called by all of its PEs in the same order
+ * (teams are independent of each other: two teams' collectives may be
+ * interleaved differently on different PEs). Every collective checks, on
+ * every call and at no extra message, that the team's PEs are in the same
+ * call with the same root, size, type and operation: a PE that disagrees,
+ * or whose own arguments fail their checks, makes every PE of the team
+ * return an error with a message (GK_ERR_INVALID_ARG naming the argument
+ * and its range; GK_ERR_COLL_MISMATCH naming both calls, after which every
+ * later collective on that team fails at once). Buffers are any local
+ * memory; dst before src, as everywhere in gasket.
+ *
+ * Each collective has a non-blocking form, _nb, that returns a handle for
+ * gk_handle_wait()/gk_handle_test(). Several may be in flight on one team;
+ * they run in the order they were started, and a blocking collective on
+ * the team waits for them first. They progress whenever this PE is inside
+ * gasket (any wait, gk_poll(), gk_handle_test()). The buffers belong to the
+ * collective until its handle completes. gk_quiet() does not complete them.
+ *
+ * Algorithms are chosen by size, PE count and host count and are the same
+ * on every PE; docs/COLLECTIVES.md lists them, their switch points and the
+ * environment variables that force one (GK_TEAM_ALGO_<OP>=name).
+ */
+typedef struct gk_team *gk_team_t;
+
+#define GK_TEAM_INVALID ((gk_team_t)0)
+#define GK_TEAM_WORLD ((gk_team_t)1)
+#define GK_TEAM_NODE ((gk_team_t)2)
+/** The colour of a PE that joins no team in gk_team_split(). */
+#define GK_TEAM_UNDEFINED (-1)
+/** The most teams that exist at once on a PE, predefined ones included. */
+#define GK_TEAM_MAX 8
+
+/** The team's PE count and this PE's number in it; -1 for an invalid team
+ * or one this PE is not in. */
+GK_API int gk_team_n_pes(gk_team_t team);
+GK_API int gk_team_my_pe(gk_team_t team);
+/** PE `pe` of team `from` as numbered in team `to`; -1 when it is not in
+ * `to` (or either team is invalid, or pe is out of range). */
+GK_API int gk_team_translate_pe(gk_team_t from, int pe, gk_team_t to);
+
+/**
+ * The PEs start, start + stride, ... (size of them) of `parent` form a new
+ * team. Collective over the parent; every parent PE passes the same
+ * arguments. A PE not in the new team gets GK_TEAM_INVALID. stride may be
+ * negative (not 0); start and every member must be PEs of the parent.
+ */
+GK_API int gk_team_split_strided(gk_team_t parent, int start, int stride, int size,
+                                 gk_team_t *team_p);
+/**
+ * Splits `parent` into a 2-D grid of xrange columns: PE i of the parent is
+ * at x = i % xrange, y = i / xrange; *xteam_p gets the team of its row (the
+ * PEs with its y, ordered by x), *yteam_p the team of its column. Collective
+ * over the parent.
+ */
+GK_API int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p,
+                            gk_team_t *yteam_p);
+/**
+ * MPI_Comm_split: PEs of `parent` that pass the same colour (>= 0) form a
+ * team, ordered by key, then by number in the parent; colour
+ * GK_TEAM_UNDEFINED gives GK_TEAM_INVALID. Collective over the parent.
+ */
+GK_API int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p);
+/** Destroys a split team (collective over it; its non-blocking collectives
+ * must be complete) and sets *team_p to GK_TEAM_INVALID. The predefined
+ * teams cannot be destroyed (GK_ERR_INVALID_ARG). */
+GK_API int gk_team_destroy(gk_team_t *team_p);
+
+/** Barrier over the team; completes this PE's outstanding operations first
+ * (as gk_quiet()), so data put before it is visible after it. */
+GK_API int gk_team_barrier(gk_team_t team);
+/** nbytes from src on team PE root to dst on every team PE. */
+GK_API int gk_team_broadcast(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                             int root);
+/** As gk_allreduce(), over the team. Every PE gets the same bits. */
+GK_API int gk_team_allreduce(gk_team_t team, void *dst, const void *src, size_t count,
+                             gk_dtype_t dtype, gk_op_t op);
+/** As gk_allreduce(); only team PE root writes dst (NULL elsewhere). */
+GK_API int gk_team_reduce(gk_team_t team, void *dst, const void *src, size_t count,
+                          gk_dtype_t dtype, gk_op_t op, int root);
+/** Reduce-scatter: combines count * n elements of src from every PE (n the
+ * team's size); team PE i gets block i (count elements) in dst. */
+GK_API int gk_team_reduce_scatter(gk_team_t team, void *dst, const void *src, size_t count,
+                                  gk_dtype_t dtype, gk_op_t op);
+/** Inclusive scan: dst on team PE i = src of PEs 0 .. i combined in order. */
+GK_API int gk_team_scan(gk_team_t team, void *dst, const void *src, size_t count,
+                        gk_dtype_t dtype, gk_op_t op);
+/** Exclusive scan: PEs 0 .. i-1; dst on PE 0 is not written. */
+GK_API int gk_team_exscan(gk_team_t team, void *dst, const void *src, size_t count,
+                          gk_dtype_t dtype, gk_op_t op);
+/** Fixed-size collect (all-gather): nbytes from each PE, PE j's block at
+ * dst + j * nbytes; src may be this PE's own block of dst. */
+GK_API int gk_team_fcollect(gk_team_t team, void *dst, const void *src, size_t nbytes);
+/** Variable-size collect: each PE contributes nbytes (which may differ);
+ * dst gets the blocks concatenated in team order. dst_size is this PE's
+ * room; *total_p (may be NULL) gets the total. Too little room on any PE
+ * is GK_ERR_INVALID_ARG on every PE, and nothing is written. */
+GK_API int gk_team_collect(gk_team_t team, void *dst, size_t dst_size, const void *src,
+                           size_t nbytes, size_t *total_p);
+/** All-to-all over the team: block i of src goes to team PE i, where it
+ * lands as block j of dst, j the sender. */
+GK_API int gk_team_alltoall(gk_team_t team, void *dst, const void *src, size_t nbytes);
+/** Strided all-to-all (shmem_alltoalls): nelems elements of elem_size bytes
+ * per PE, element k of the block for PE i at src + (i * nelems + k) * sst *
+ * elem_size, landing at dst + (j * nelems + k) * dst_stride * elem_size.
+ * Strides are in elements, at least 1. */
+GK_API int gk_team_alltoalls(gk_team_t team, void *dst, const void *src, size_t dst_stride,
+                             size_t src_stride, size_t elem_size, size_t nelems);
+
+/* The non-blocking forms: the same arguments, then the handle. */
+GK_API int gk_team_barrier_nb(gk_team_t team, gk_handle_t *handle_p);
+GK_API int gk_team_broadcast_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                                int root, gk_handle_t *handle_p);
+GK_API int gk_team_allreduce_nb(gk_team_t team, void *dst, const void *src, size_t count,
+                                gk_dtype_t dtype, gk_op_t op, gk_handle_t *handle_p);
+GK_API int gk_team_reduce_nb(gk_team_t team, void *dst, const void *src, size_t count,
+                             gk_dtype_t dtype, gk_op_t op, int root, gk_handle_t *handle_p);
+GK_API int gk_team_reduce_scatter_nb(gk_team_t team, void *dst, const void *src,
+                                     size_t count, gk_dtype_t dtype, gk_op_t op,
+                                     gk_handle_t *handle_p);
+GK_API int gk_team_scan_nb(gk_team_t team, void *dst, const void *src, size_t count,
+                           gk_dtype_t dtype, gk_op_t op, gk_handle_t *handle_p);
+GK_API int gk_team_exscan_nb(gk_team_t team, void *dst, const void *src, size_t count,
+                             gk_dtype_t dtype, gk_op_t op, gk_handle_t *handle_p);
+GK_API int gk_team_fcollect_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                               gk_handle_t *handle_p);
+GK_API int gk_team_collect_nb(gk_team_t team, void *dst, size_t dst_size, const void *src,
+                              size_t nbytes, size_t *total_p, gk_handle_t *handle_p);
+GK_API int gk_team_alltoall_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                               gk_handle_t *handle_p);
+GK_API int gk_team_alltoalls_nb(gk_team_t team, void *dst, const void *src,
+                                size_t dst_stride, size_t src_stride, size_t elem_size,
+                                size_t nelems, gk_handle_t *handle_p);
+
+/* ------------------------------------------------------------------------ */
 /* Windows (MPI-3 style) and passive-target locks                            */
 /* ------------------------------------------------------------------------ */
 

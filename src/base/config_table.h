@@ -47,6 +47,27 @@
       "1: every broadcast first has the PEs agree on its root, size and "      \
       "radix and on their argument checks (one all-reduce), so PEs that "      \
       "disagree get an error instead of a hang; gk_allreduce always checks")   \
+    X(TEAM_LEVELS, str, team_levels, "auto",                                   \
+      "the team collectives' agreement rounds: hier (within each host, "       \
+      "between one leader per host, within each host again), flat (over the "  \
+      "team at once) or auto (hier where a team spans hosts with several of "  \
+      "its PEs on one)")                                                       \
+    X(TEAM_ALGO_BCAST, str, team_algo_bcast, "auto",                           \
+      "team broadcast: small (the data rides in the agreement rounds), tree "  \
+      "(pipelined binomial tree) or auto (small up to 8 KiB)")                 \
+    X(TEAM_ALGO_ALLREDUCE, str, team_algo_allreduce, "auto",                   \
+      "team all-reduce, reduce and reduce-scatter: gather (every block "       \
+      "gathered, combined in team order), ring (reduce-scatter then "          \
+      "all-gather) or auto (gather while PEs x bytes <= 64 KiB)")              \
+    X(TEAM_ALGO_FCOLLECT, str, team_algo_fcollect, "auto",                     \
+      "team fcollect and collect: bruck, ring or auto (bruck while the "       \
+      "total <= 64 KiB)")                                                      \
+    X(TEAM_ALGO_ALLTOALL, str, team_algo_alltoall, "auto",                     \
+      "team all-to-all(s): pairwise (up to 17 PEs), bruck, or auto (bruck "    \
+      "for blocks <= 256 bytes or teams over 17 PEs)")                         \
+    X(TEAM_ALGO_SCAN, str, team_algo_scan, "auto",                             \
+      "team scan and exscan: gather, chain (a pipeline from PE 0) or auto "    \
+      "(gather while PEs x bytes <= 64 KiB)")                                  \
     X(NET_INDIRECT, uint, net_indirect, "0",                                   \
       "testing: 1 reaches the other PEs of this node only through the "        \
       "transport interface, as if they were on other hosts (no direct loads "  \

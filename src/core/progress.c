@@ -170,10 +170,20 @@ int gk__progress_report_in_handler(const char *op)
     return GK_ERR_UNSUPPORTED;
 }
 
+static void (*progress_extra)(void);
+int (*gk__handle_coll_complete)(const char *call, gk_handle_t *handle, int wait, int *done_p);
+
+void gk__progress_set_extra(void (*extra)(void))
+{
+    progress_extra = extra;
+}
+
 int gk__progress(void)
 {
     if (gk__in_handler || !gk__rt.initialized)
         return 0;
+    if (progress_extra != NULL)
+        progress_extra();
     if (GK__UNLIKELY(gk__net_remote)) {
         int status = gk__net_progress_remote(); /* lands its messages in our inbox */
         if (status < 0)

@@ -81,6 +81,19 @@ static inline int gk__progress_check_not_in_handler(const char *op)
  * number run, or a negative status if the job is ending. */
 int gk__progress(void);
 
+/*
+ * Work a feature above core wants done whenever the progress engine runs
+ * (the team collectives' calls in flight, team/engine.c): set once, called
+ * from gk__progress outside handlers. Core never calls up otherwise.
+ */
+void gk__progress_set_extra(void (*extra)(void));
+
+/* Handles of the team collectives (team/engine.c) carry this tag in their
+ * top 16 bits; gk_handle_wait/test (rma/rma.c) hand them to the hook. */
+#define GK__HANDLE_COLL_TAG ((uint64_t)0xc011)
+extern int (*gk__handle_coll_complete)(const char *call, gk_handle_t *handle, int wait,
+                                       int *done_p);
+
 /* Non-zero when a message waits in this PE's inbox: a few loads, through
  * the words the path layer publishes for the inline waits (gk__inline:
  * n_pes is set last when they open and cleared first when they close). */

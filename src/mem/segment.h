@@ -50,7 +50,7 @@
 #define GK__SEG_INBOX_OFFSET ((size_t)1024 * 1024)
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
 #define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
-#define GK__SEG_HEAP_OFFSET ((size_t)4 * 1024 * 1024)
+#define GK__SEG_HEAP_OFFSET ((size_t)16 * 1024 * 1024)
 
 /* Bytes of the inbox a job of n_pes PEs uses: its holders' bitmap ends it,
  * in 64-bit words, one bit per PE as far as the room allows. */

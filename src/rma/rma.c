@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "core/runtime.h"
 #include "core/path.h"
+#include "core/progress.h"
 
 static inline int rma_put(const char *op, int pe, void *dst, const void *src,
                           size_t nbytes)
@@ -105,6 +106,9 @@ static int rma_check_handle(const char *op, const gk_handle_t *handle, int *pe_p
  * waiting and testing a handle both complete it. */
 static int rma_complete_handle(const char *op, gk_handle_t *handle)
 {
+    if (handle != NULL && handle->opaque >> 48 == GK__HANDLE_COLL_TAG &&
+        gk__handle_coll_complete != NULL)
+        return gk__handle_coll_complete(op, handle, 1, NULL);
     int pe = -1;
     int status = rma_check_handle(op, handle, &pe);
     if (status == GK_OK && pe >= 0) {
@@ -124,6 +128,9 @@ int gk_handle_test(gk_handle_t *handle, int *done_p)
 {
     if (GK__UNLIKELY(done_p == NULL))
         return gk__rt_report_null("gk_handle_test", "done_p", 1);
+    if (handle != NULL && handle->opaque >> 48 == GK__HANDLE_COLL_TAG &&
+        gk__handle_coll_complete != NULL)
+        return gk__handle_coll_complete("gk_handle_test", handle, 0, done_p);
     int status = rma_complete_handle("gk_handle_test", handle);
     if (status == GK_OK)
         *done_p = 1;

@@ -1,0 +1,529 @@
+/*
+ * coll.c: the team collectives (gasket.h, "Teams and their collectives"):
+ * each call's argument checks and its algorithm, as a next() function the
+ * engine calls for one step at a time (engine.h). Every algorithm begins
+ * with the agreement rounds (p1.c); the ones for large payloads go on
+ * with a bulk phase, flat over the team, on the bulk boxes.
+ *
+ *   broadcast       small: in the agreement rounds; else a pipelined
+ *                   binomial tree (chunk j is forwarded as soon as it is in)
+ *   all-reduce,     small: every block gathered in the agreement rounds
+ *   reduce,         and combined in team order (per host, then across);
+ *   reduce-scatter  else a ring: reduce-scatter then all-gather (Patarasuk
+ *                   and Yuan), n - 1 steps each
+ *   scan, exscan    small: gathered, each PE combines its prefix; else a
+ *                   chain from PE 0 up
+ *   fcollect        small: Bruck's all-gather in the agreement rounds;
+ *                   else a ring
+ *   collect         the sizes in the agreement rounds, then Bruck's
+ *                   all-gather (small) or a ring
+ *   all-to-all      pairwise exchange (n - 1 rounds) up to 17 PEs and above
+ *                   256 bytes, else Bruck's (log2 n rounds, n/2 blocks each)
+ */
+#include "team/coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "coll/reduce_op.h"
+#include "core/path.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+
+
+static const char *kind_names[] = {
+    "none",
+#define GK__TEAM_KIND_NAME(name, text) text,
+    GK__TEAM_KIND_TABLE(GK__TEAM_KIND_NAME)
+#undef GK__TEAM_KIND_NAME
+};
+
+const char *gk__team_kind_name(uint64_t kind)
+{
+    if (kind < sizeof(kind_names) / sizeof(kind_names[0]))
+        return kind_names[kind];
+    return "an unknown collective";
+}
+
+static int team_mod(long a, int n)
+{
+    return (int)(((a % n) + n) % n);
+}
+
+/* Block b of a ring over count elements of size elem: its first element
+ * and length. */
+static size_t ring_lo(const struct gk__team_op *op, size_t count, int b)
+{
+    return count * (size_t)b / (size_t)op->team->n;
+}
+
+/* The bulk phase can start: the agreement said yes. 1 when the call ends
+ * here (an error, or nothing left), else 0. */
+static int p1_finish(struct gk__team_op *op, int *r_p)
+{
+    int r = gk__p1_next(op);
+    if (r == 0) {
+        *r_p = 0;
+        return 1;
+    }
+    if (r < 0) {
+        *r_p = r;
+        return 1;
+    }
+    op->status = gk__team_verdict(op);
+    if (op->status != GK_OK) {
+        *r_p = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- Barrier ---- */
+
+int gk__team_next_headers_only(struct gk__team_op *op)
+{
+    if (op->stage == 0) {
+        int status = gk__p1_begin(op, GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        op->stage = 1;
+    }
+    int r;
+    if (p1_finish(op, &r))
+        return r;
+    return 1;
+}
+
+/* ---- Broadcast ---- */
+
+int gk__team_next_bcast(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    int r;
+    switch (op->stage) {
+    case 0: {
+        int small = op->algo == GK__ALGO_SMALL;
+        op->buf = op->dst;
+        if (t->me == op->root && op->my_status == GK_OK && op->dst != op->src)
+            memmove(op->dst, op->src, op->nbytes);
+        int status = gk__p1_begin(op, small ? GK__P1_BCAST : GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        op->stage = 1;
+    }
+    /* fallthrough */
+    case 1:
+        if (p1_finish(op, &r))
+            return r;
+        if (op->algo == GK__ALGO_SMALL)
+            return 1;
+        {
+            /* The tree: relative number v, parent v - 2^k (k its top bit),
+             * children v + 2^j for j > k, each on box BULK + j. */
+            int n = t->n, v = team_mod(t->me - op->root, n), k = -1;
+            gk__team_step_clear(op);
+            if (v > 0) {
+                k = 31 - __builtin_clz((unsigned)v);
+                gk__team_step_recv(op, GK__TEAM_BULK_BOX + k, op->dst, op->nbytes,
+                                   GK__TEAM_RX_COPY);
+                op->step.forward = 1;
+            }
+            for (int j = k + 1; j < 31 && v + (1L << j) < n; j++)
+                gk__team_step_send(op, team_mod(op->root + v + (1L << j), n),
+                                   GK__TEAM_BULK_BOX + j, op->dst, op->nbytes);
+            op->stage = 2;
+            return 0;
+        }
+    default:
+        return 1;
+    }
+}
+
+/* ---- Reductions ---- */
+
+/* The ring's accumulator (count elements), src already in it. */
+static int ring_round(struct gk__team_op *op, unsigned char *acc, size_t count, int rs_rounds,
+                      int ag_rounds)
+{
+    struct gk_team *t = op->team;
+    int n = t->n, k = op->round, me = t->me;
+    int succ = team_mod(me + 1, n);
+    size_t e = op->elem;
+    int sb, rb;
+    enum gk__team_rx_mode mode;
+    if (k < rs_rounds) {
+        sb = team_mod(me - k - 1, n);
+        rb = team_mod(me - k - 2, n);
+        mode = GK__TEAM_RX_COMBINE;
+    } else if (k < rs_rounds + ag_rounds) {
+        int a = k - rs_rounds;
+        sb = team_mod(me - a, n);
+        rb = team_mod(me - a - 1, n);
+        mode = GK__TEAM_RX_COPY;
+    } else {
+        return 1;
+    }
+    size_t slo = ring_lo(op, count, sb), shi = ring_lo(op, count, sb + 1);
+    size_t rlo = ring_lo(op, count, rb), rhi = ring_lo(op, count, rb + 1);
+    gk__team_step_clear(op);
+    if (k + 1 < rs_rounds + ag_rounds)
+        gk__team_step_send_more(op, succ, GK__TEAM_BULK_BOX, acc + slo * e, (shi - slo) * e);
+    else
+        gk__team_step_send(op, succ, GK__TEAM_BULK_BOX, acc + slo * e, (shi - slo) * e);
+    gk__team_step_recv(op, GK__TEAM_BULK_BOX, acc + rlo * e, (rhi - rlo) * e, mode);
+    op->round++;
+    return 0;
+}
+
+/* Where a reduction's full result goes: dst, or op->work. */
+static unsigned char *reduce_result(struct gk__team_op *op)
+{
+    int keeps = op->kind == GK__TEAM_ALLREDUCE ||
+                (op->kind == GK__TEAM_REDUCE && op->team->me == op->root);
+    return keeps ? op->dst : op->work;
+}
+
+static void reduce_deliver(struct gk__team_op *op, const unsigned char *result)
+{
+    if (op->kind == GK__TEAM_REDUCE_SCATTER) {
+        size_t block = op->count / (size_t)op->team->n * op->elem;
+        memcpy(op->dst, result + (size_t)op->team->me * block, block);
+    } else if (result != op->dst && reduce_result(op) == op->dst) {
+        memcpy(op->dst, result, op->count * op->elem);
+    }
+}
+
+int gk__team_next_reduce(struct gk__team_op *op)
+{
+    int r;
+    size_t bytes = op->count * op->elem;
+    switch (op->stage) {
+    case 0: {
+        int small = op->algo == GK__ALGO_SMALL;
+        int status = gk__p1_begin(op, small ? GK__P1_REDUCE : GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        if (small) {
+            if (op->my_status == GK_OK)
+                memcpy(gk__p1_my_block(op), op->src, bytes);
+            op->buf = op->kind != GK__TEAM_REDUCE_SCATTER && op->my_status == GK_OK
+                          ? reduce_result(op)
+                          : op->work;
+        }
+        op->stage = 1;
+    }
+    /* fallthrough */
+    case 1:
+        if (p1_finish(op, &r))
+            return r;
+        if (op->algo == GK__ALGO_SMALL) {
+            reduce_deliver(op, op->buf);
+            return 1;
+        }
+        op->buf = op->kind == GK__TEAM_REDUCE_SCATTER ? op->work : reduce_result(op);
+        if (op->buf != op->src)
+            memmove(op->buf, op->src, bytes);
+        op->round = 0;
+        op->stage = 2;
+    /* fallthrough */
+    default: {
+        int n = op->team->n;
+        int ag = op->kind == GK__TEAM_REDUCE_SCATTER ? 0 : n - 1;
+        if (ring_round(op, op->buf, op->count, n - 1, ag) == 0)
+            return 0;
+        if (op->kind == GK__TEAM_REDUCE_SCATTER)
+            reduce_deliver(op, op->buf);
+        return 1;
+    }
+    }
+}
+
+/* ---- Scans ---- */
+
+/* dst = the combination of blocks 0 .. upto (inclusive) of `all`. */
+static void scan_combine(struct gk__team_op *op, const unsigned char *all, int upto)
+{
+    size_t block = op->count * op->elem;
+    if (upto < 0)
+        return;
+    memmove(op->dst, all, block);
+    for (int i = 1; i <= upto; i++)
+        gk__reduce_apply(op->dst, op->dst, all + (size_t)i * block, op->count, op->dtype,
+                         op->reduce);
+}
+
+int gk__team_next_scan(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    int r, ex = op->kind == GK__TEAM_EXSCAN;
+    size_t block = op->count * op->elem;
+    switch (op->stage) {
+    case 0: {
+        int small = op->algo == GK__ALGO_SMALL;
+        int status = gk__p1_begin(op, small ? GK__P1_GATHER : GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        if (small && op->my_status == GK_OK)
+            memcpy(gk__p1_my_block(op), op->src, block);
+        op->buf = op->work;
+        op->stage = 1;
+    }
+    /* fallthrough */
+    case 1:
+        if (p1_finish(op, &r))
+            return r;
+        if (op->algo == GK__ALGO_SMALL) {
+            scan_combine(op, op->work, ex ? t->me - 1 : t->me);
+            return 1;
+        }
+        /* The chain: the prefix of 0 .. me-1 from me - 1 into work. */
+        op->stage = 2;
+        if (t->me > 0) {
+            gk__team_step_clear(op);
+            gk__team_step_recv(op, GK__TEAM_BULK_BOX, op->work, block, GK__TEAM_RX_COPY);
+            return 0;
+        }
+    /* fallthrough */
+    case 2: {
+        /* work + block: the prefix of 0 .. me, for me + 1. */
+        unsigned char *in = op->work, *out = op->work + block;
+        if (t->me == 0)
+            memcpy(out, op->src, block);
+        else
+            gk__reduce_apply(out, in, op->src, op->count, op->dtype, op->reduce);
+        if (ex && t->me > 0)
+            memcpy(op->dst, in, block);
+        else if (!ex)
+            memcpy(op->dst, out, block);
+        op->stage = 3;
+        if (t->me + 1 < t->n) {
+            gk__team_step_clear(op);
+            gk__team_step_send(op, t->me + 1, GK__TEAM_BULK_BOX, out, block);
+            return 0;
+        }
+        return 1;
+    }
+    default:
+        return 1;
+    }
+}
+
+/* ---- Collects ---- */
+
+static int ring_gather_round(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    int n = t->n, k = op->round, me = t->me;
+    if (k >= n - 1)
+        return 1;
+    int sb = team_mod(me - k, n), rb = team_mod(me - k - 1, n);
+    size_t so = 0, ro = 0;
+    for (int i = 0; i < sb; i++)
+        so += op->sizes[i];
+    for (int i = 0; i < rb; i++)
+        ro += op->sizes[i];
+    unsigned char *dst = op->dst;
+    gk__team_step_clear(op);
+    if (k + 1 < n - 1)
+        gk__team_step_send_more(op, team_mod(me + 1, n), GK__TEAM_BULK_BOX, dst + so,
+                                op->sizes[sb]);
+    else
+        gk__team_step_send(op, team_mod(me + 1, n), GK__TEAM_BULK_BOX, dst + so,
+                           op->sizes[sb]);
+    size_t cap = op->dst_size > ro ? op->dst_size - ro : 0;
+    gk__team_step_recv(op, GK__TEAM_BULK_BOX, dst + ro, cap < op->sizes[rb] ? cap : op->sizes[rb],
+                       GK__TEAM_RX_COPY);
+    op->round++;
+    return 0;
+}
+
+/* Both collects after their sizes are known: my block to its place, then
+ * Bruck's gather on the bulk boxes (small) or the ring. */
+static int collect_bulk(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    if (op->stage == 10) {
+        size_t total = 0, mine = 0;
+        for (int i = 0; i < t->n; i++) {
+            if (i < t->me)
+                mine += op->sizes[i];
+            total += op->sizes[i];
+        }
+        if (op->algo == GK__ALGO_SMALL) {
+            int status = gk__p1_begin_at(op, GK__P1_GATHER, GK__TEAM_BULK_BOX);
+            if (status != GK_OK)
+                return status;
+            memcpy(gk__p1_my_block(op), op->src, op->sizes[t->me]);
+            op->buf = op->dst;
+            op->stage = 11;
+        } else {
+            memmove((unsigned char *)op->dst + mine, op->src, op->sizes[t->me]);
+            op->round = 0;
+            op->stage = 12;
+        }
+    }
+    if (op->stage == 11)
+        return gk__p1_next(op);
+    return ring_gather_round(op);
+}
+
+int gk__team_next_fcollect(struct gk__team_op *op)
+{
+    int r;
+    struct gk_team *t = op->team;
+    if (op->stage == 0) {
+        int small = op->algo == GK__ALGO_SMALL;
+        int status = gk__p1_begin(op, small ? GK__P1_GATHER : GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        if (small && op->my_status == GK_OK)
+            memcpy(gk__p1_my_block(op), op->src, op->nbytes);
+        op->buf = op->dst;
+        op->stage = 1;
+    }
+    if (op->stage == 1) {
+        if (p1_finish(op, &r))
+            return r;
+        if (op->algo == GK__ALGO_SMALL)
+            return 1;
+        op->dst_size = (size_t)t->n * op->nbytes;
+        op->algo = GK__ALGO_RING;
+        op->stage = 10;
+    }
+    return collect_bulk(op);
+}
+
+/* collect: the agreement gathers each PE's (size, room). */
+int gk__team_next_collect(struct gk__team_op *op)
+{
+    int r;
+    struct gk_team *t = op->team;
+    if (op->stage == 0) {
+        for (int i = 0; i < t->n; i++)
+            op->sizes[i] = 2 * sizeof(uint64_t);
+        int status = gk__p1_begin(op, GK__P1_GATHER);
+        if (status != GK_OK)
+            return status;
+        uint64_t mine[2] = {op->nbytes, op->dst_size};
+        memcpy(gk__p1_my_block(op), mine, sizeof(mine));
+        op->buf = op->work;
+        op->stage = 1;
+    }
+    if (op->stage == 1) {
+        if (p1_finish(op, &r))
+            return r;
+        const uint64_t *pairs = (const uint64_t *)op->work;
+        uint64_t total = 0;
+        for (int i = 0; i < t->n; i++)
+            total += pairs[2 * i];
+        for (int i = 0; i < t->n; i++) {
+            if (pairs[2 * i + 1] < total) {
+                gk__error("%s: the blocks total %llu bytes but PE %d of the team has room "
+                          "for %llu (dst_size); nothing was delivered",
+                          op->name, (unsigned long long)total, i,
+                          (unsigned long long)pairs[2 * i + 1]);
+                op->status = GK_ERR_INVALID_ARG;
+                return 1;
+            }
+        }
+        for (int i = 0; i < t->n; i++)
+            op->sizes[i] = pairs[2 * i];
+        if (op->total_p != NULL)
+            *op->total_p = total;
+        if (op->algo == GK__ALGO_AUTO)
+            op->algo = total <= GK__TEAM_GATHER_SMALL_MAX ? GK__ALGO_SMALL : GK__ALGO_RING;
+        op->stage = 10;
+    }
+    return collect_bulk(op);
+}
+
+/* ---- All-to-all ---- */
+
+int gk__team_next_alltoall(struct gk__team_op *op)
+{
+    int r;
+    struct gk_team *t = op->team;
+    int n = t->n, me = t->me;
+    size_t nb = op->nbytes;
+    const unsigned char *src = op->kind == GK__TEAM_ALLTOALLS ? op->work : op->src;
+    unsigned char *dst = op->kind == GK__TEAM_ALLTOALLS ? op->work + (size_t)n * nb : op->dst;
+    if (op->stage == 0) {
+        int status = gk__p1_begin(op, GK__P1_NONE);
+        if (status != GK_OK)
+            return status;
+        if (op->kind == GK__TEAM_ALLTOALLS && op->my_status == GK_OK) {
+            /* Pack: element k of block i from src + (i * nelems + k) * sst. */
+            size_t el = op->elem, ne = op->count;
+            for (size_t i = 0; i < (size_t)n * ne; i++)
+                memcpy(op->work + i * el, (const unsigned char *)op->src + i * op->src_stride * el,
+                       el);
+        }
+        op->stage = 1;
+    }
+    if (op->stage == 1) {
+        if (p1_finish(op, &r))
+            return r;
+        op->round = 0;
+        if (op->algo == GK__ALGO_PAIRWISE) {
+            memcpy(dst + (size_t)me * nb, src + (size_t)me * nb, nb);
+            op->stage = 2;
+        } else {
+            /* Bruck: tmp[k] = the block for me + k. */
+            unsigned char *tmp = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
+            for (int k = 0; k < n; k++)
+                memcpy(tmp + (size_t)k * nb, src + (size_t)team_mod(me + k, n) * nb, nb);
+            op->stage = 3;
+        }
+    }
+    if (op->stage == 2) { /* pairwise: round r+1 on box BULK + r */
+        int rr = op->round + 1;
+        if (rr < n) {
+            gk__team_step_clear(op);
+            int to = team_mod(me + rr, n), from = team_mod(me - rr, n);
+            gk__team_step_send(op, to, GK__TEAM_BULK_BOX + op->round, src + (size_t)to * nb, nb);
+            gk__team_step_recv(op, GK__TEAM_BULK_BOX + op->round, dst + (size_t)from * nb, nb,
+                               GK__TEAM_RX_COPY);
+            op->round++;
+            return 0;
+        }
+        op->stage = 5;
+    }
+    if (op->stage == 3 || op->stage == 4) {
+        unsigned char *tmp = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
+        unsigned char *packs = tmp + (size_t)n * nb, *packr = packs + (size_t)n * nb;
+        if (op->stage == 4) { /* unpack the round just done */
+            int d = 1 << (op->round - 1);
+            size_t at = 0;
+            for (int k = 0; k < n; k++)
+                if (k & d) {
+                    memcpy(tmp + (size_t)k * nb, packr + at, nb);
+                    at += nb;
+                }
+        }
+        int d = 1 << op->round;
+        if (d < n) {
+            size_t at = 0;
+            for (int k = 0; k < n; k++)
+                if (k & d) {
+                    memcpy(packs + at, tmp + (size_t)k * nb, nb);
+                    at += nb;
+                }
+            gk__team_step_clear(op);
+            gk__team_step_send(op, team_mod(me + d, n), GK__TEAM_BULK_BOX + op->round, packs, at);
+            gk__team_step_recv(op, GK__TEAM_BULK_BOX + op->round, packr, at, GK__TEAM_RX_COPY);
+            op->round++;
+            op->stage = 4;
+            return 0;
+        }
+        for (int k = 0; k < n; k++)
+            memcpy(dst + (size_t)team_mod(me - k, n) * nb, tmp + (size_t)k * nb, nb);
+        op->stage = 5;
+    }
+    if (op->kind == GK__TEAM_ALLTOALLS) {
+        size_t el = op->elem, ne = op->count;
+        for (size_t i = 0; i < (size_t)n * ne; i++)
+            memcpy((unsigned char *)op->dst + i * op->dst_stride * el, dst + i * el, el);
+    }
+    return 1;
+}

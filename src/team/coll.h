@@ -1,0 +1,110 @@
+/*
+ * coll.h: the team collectives' calls and algorithms (coll.c, p1.c) on the
+ * engine (engine.h).
+ */
+#ifndef GK_TEAM_COLL_H
+#define GK_TEAM_COLL_H
+
+#include "team/engine.h"
+
+/* The kinds of call, for the agreement and for messages. */
+#define GK__TEAM_KIND_TABLE(X)                                                           \
+    X(BARRIER, "gk_team_barrier")                                                        \
+    X(BROADCAST, "gk_team_broadcast")                                                    \
+    X(ALLREDUCE, "gk_team_allreduce")                                                    \
+    X(REDUCE, "gk_team_reduce")                                                          \
+    X(REDUCE_SCATTER, "gk_team_reduce_scatter")                                          \
+    X(SCAN, "gk_team_scan")                                                              \
+    X(EXSCAN, "gk_team_exscan")                                                          \
+    X(FCOLLECT, "gk_team_fcollect")                                                      \
+    X(COLLECT, "gk_team_collect")                                                        \
+    X(ALLTOALL, "gk_team_alltoall")                                                      \
+    X(ALLTOALLS, "gk_team_alltoalls")                                                    \
+    X(SPLIT, "gk_team_split")                                                            \
+    X(DESTROY, "gk_team_destroy")
+
+enum gk__team_kind {
+    GK__TEAM_KIND_NONE = 0,
+#define GK__TEAM_KIND_ENUM(name, text) GK__TEAM_##name,
+    GK__TEAM_KIND_TABLE(GK__TEAM_KIND_ENUM)
+#undef GK__TEAM_KIND_ENUM
+};
+
+const char *gk__team_kind_name(uint64_t kind);
+
+/* The algorithms (docs/COLLECTIVES.md): what GK_TEAM_ALGO_<OP> names. */
+enum gk__team_algo {
+    GK__ALGO_AUTO = 0,
+    GK__ALGO_SMALL,    /* the data rides in the agreement rounds */
+    GK__ALGO_TREE,     /* pipelined binomial tree (broadcast) */
+    GK__ALGO_RING,     /* ring (all-reduce: reduce-scatter + all-gather) */
+    GK__ALGO_PAIRWISE, /* all-to-all: n - 1 exchanges */
+    GK__ALGO_BRUCK,    /* all-to-all in log2 n rounds */
+    GK__ALGO_CHAIN     /* scan: a pipeline from PE 0 up */
+};
+
+/* GK_TEAM_LEVELS: the agreement rounds over hosts then leaders (hier), or
+ * over the team at once (flat); auto is hier where a team spans hosts with
+ * several of its PEs on one. */
+enum gk__team_levels { GK__LEVELS_AUTO, GK__LEVELS_FLAT, GK__LEVELS_HIER };
+
+struct gk__team_tuning {
+    enum gk__team_levels levels;
+    enum gk__team_algo bcast, allreduce, fcollect, alltoall, scan;
+};
+extern struct gk__team_tuning gk__team_tuning;
+/* Reads the GK_TEAM_* variables; GK_ERR_INVALID_ARG with a message for a
+ * value that names no algorithm. */
+int gk__team_tuning_init(void);
+
+/* Switch points of the automatic choices (bytes; docs/COLLECTIVES.md). */
+#define GK__TEAM_BCAST_SMALL_MAX ((size_t)8192)    /* broadcast in the agreement */
+#define GK__TEAM_GATHER_SMALL_MAX ((size_t)65536)  /* n x block: gathers, reductions */
+#define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
+
+/* The algorithms' next() functions (coll.c). */
+int gk__team_next_headers_only(struct gk__team_op *op);
+int gk__team_next_bcast(struct gk__team_op *op);
+int gk__team_next_reduce(struct gk__team_op *op);
+int gk__team_next_scan(struct gk__team_op *op);
+int gk__team_next_fcollect(struct gk__team_op *op);
+int gk__team_next_collect(struct gk__team_op *op);
+int gk__team_next_alltoall(struct gk__team_op *op);
+
+/* A blocking gather of nbytes from every member of t into dst (team
+ * order), as a call of `kind` whose root, size and type fields are
+ * fields[0..2] (the splits and destroy, team.c); status: this PE's own
+ * checks. */
+int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
+                    const void *src, size_t nbytes, const uint64_t fields[3], int status);
+
+/* ---- The agreement rounds (p1.c) ---- */
+
+/* What their messages carry. */
+enum gk__p1_mode {
+    GK__P1_NONE,    /* headers only */
+    GK__P1_BCAST,   /* op->work (nbytes) from team PE op->root */
+    GK__P1_GATHER,  /* every PE's block (op->sizes) to op->work, in team order */
+    GK__P1_REDUCE   /* every PE's count elements combined, to op->work */
+};
+
+/* Sets up the agreement rounds of op in `mode` (p1.c): the levels, and
+ * for GATHER and REDUCE this PE's block already at its place in op->work
+ * (gk__p1_my_block). */
+int gk__p1_begin(struct gk__team_op *op, enum gk__p1_mode mode);
+/* The same rounds' pattern, flat over the team, on boxes from `box`: a
+ * gather after the agreement (collect's blocks once their sizes are known). */
+int gk__p1_begin_at(struct gk__team_op *op, enum gk__p1_mode mode, int box);
+/* The next step of the rounds: 0 when one is ready, 1 when they are over
+ * (op->work then holds the payload), < 0 on error. */
+int gk__p1_next(struct gk__team_op *op);
+/* Where this PE puts its own block before the rounds (GATHER, REDUCE). */
+unsigned char *gk__p1_my_block(struct gk__team_op *op);
+
+/* The first bulk box (after the agreement's). */
+#define GK__TEAM_BULK_BOX GK__TEAM_P1_BOXES
+
+/* The team's scratch slots' teams (team.c), for the engine's progress. */
+struct gk_team *gk__team_in_slot(int slot);
+
+#endif /* GK_TEAM_COLL_H */

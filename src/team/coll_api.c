@@ -1,0 +1,540 @@
+/*
+ * coll_api.c: the team collectives' entry points: argument checks, the
+ * choice of algorithm (the same on every PE for the same arguments), and
+ * the blocking and non-blocking forms on one engine (coll.c, engine.c).
+ *
+ * A PE whose own arguments fail still takes part, with nothing to send
+ * (count and sizes 0), so that every PE of the team learns of the failure
+ * in the agreement rounds and returns an error, instead of waiting for it.
+ * Only what cannot communicate at all returns at once: no gk_init, a call
+ * from an active-message handler, a handle that is no team of this PE.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "coll/reduce_op.h"
+#include "core/path.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+#include "team/coll.h"
+
+
+/* A new call on `team`, or NULL with *status_p set (logged). */
+static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_team_t team,
+                                  gk__team_next_fn *next, int *status_p)
+{
+    if (!gk__rt.initialized) {
+        *status_p = gk__rt_report_pe(name, 0);
+        return NULL;
+    }
+    *status_p = gk__progress_check_not_in_handler(name);
+    if (*status_p != GK_OK)
+        return NULL;
+    struct gk_team *t = gk__team_get(name, team);
+    if (t == NULL) {
+        *status_p = GK_ERR_INVALID_ARG;
+        return NULL;
+    }
+    struct gk__team_op *op = calloc(1, sizeof(*op));
+    if (op == NULL) {
+        gk__error("%s: no memory for the call's state", name);
+        *status_p = GK_ERR_NOMEM;
+        return NULL;
+    }
+    op->team = t;
+    op->kind = kind;
+    op->name = name;
+    op->next = next;
+    op->root = -1;
+    op->elem = 1;
+    return op;
+}
+
+/* This PE's own check failed: it takes part with nothing. */
+static void op_fail(struct gk__team_op *op, int status)
+{
+    if (op->my_status == GK_OK)
+        op->my_status = status;
+}
+
+/* Working memory of `bytes` (at least a line, so a failed PE has some). */
+static int op_work(struct gk__team_op *op, size_t bytes)
+{
+    op->work_size = bytes < 64 ? 64 : bytes;
+    op->work = malloc(op->work_size);
+    if (op->work == NULL) {
+        gk__error("%s: no memory for %zu bytes of working space", op->name, op->work_size);
+        return GK_ERR_NOMEM;
+    }
+    return GK_OK;
+}
+
+/* Starts op, then waits for it (handle_p NULL) or gives its handle. */
+static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
+{
+    if (op->my_status != GK_OK) {
+        /* Nothing of this PE's is read or written. */
+        op->count = op->nbytes = 0;
+        op->src = NULL;
+        op->dst = NULL;
+        op->dst_size = 0;
+        op->total_p = NULL;
+    }
+    if (op->work == NULL) {
+        int status = op_work(op, 0);
+        if (status != GK_OK) {
+            free(op->sizes);
+            free(op);
+            return status;
+        }
+    }
+    int status = gk__team_start(op);
+    if (status != GK_OK)
+        return status;
+    if (handle_p == NULL)
+        return gk__team_wait(op);
+    *handle_p = gk__team_handle(op);
+    return GK_OK;
+}
+
+static int check_handle_p(const char *name, gk_handle_t *handle_p)
+{
+    if (handle_p == NULL)
+        return gk__rt_report_null(name, "handle_p", 1);
+    *handle_p = GK_HANDLE_NULL;
+    return GK_OK;
+}
+
+static void check_root(struct gk__team_op *op, int root)
+{
+    op->root = root;
+    op->mine[GK__TF_ROOT] = (uint64_t)(uint32_t)root;
+    if (root < 0 || root >= op->team->n) {
+        gk__error("%s: root %d is not a PE of the team (0 to %d)", op->name, root,
+                  op->team->n - 1);
+        op_fail(op, GK_ERR_PE);
+    }
+}
+
+static void check_buf(struct gk__team_op *op, const char *arg, const void *p, size_t n)
+{
+    if (op->my_status == GK_OK) {
+        int status = gk__rt_check_local(op->name, arg, p, n);
+        if (status != GK_OK)
+            op_fail(op, status);
+    }
+}
+
+/* Overflow-checked a * b. */
+static int mul_ok(struct gk__team_op *op, size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) {
+        gk__error("%s: %zu x %zu bytes overflows the address space", op->name, a, b);
+        op_fail(op, GK_ERR_INVALID_ARG);
+        *out = 0;
+        return 0;
+    }
+    *out = a * b;
+    return 1;
+}
+
+/* ---- Barrier ---- */
+
+static int team_barrier(gk_team_t team, gk_handle_t *handle_p)
+{
+    static const char *names[2] = {"gk_team_barrier", "gk_team_barrier_nb"};
+    const char *name = names[handle_p != NULL];
+    int status;
+    struct gk__team_op *op =
+        op_new(name, GK__TEAM_BARRIER, team, gk__team_next_headers_only, &status);
+    if (op == NULL)
+        return status;
+    /* Data put before the barrier is visible after it. */
+    status = gk__path_quiet();
+    if (status != GK_OK)
+        op_fail(op, status);
+    return op_run(op, handle_p);
+}
+
+int gk_team_barrier(gk_team_t team)
+{
+    return team_barrier(team, NULL);
+}
+
+int gk_team_barrier_nb(gk_team_t team, gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_barrier_nb", handle_p);
+    return status != GK_OK ? status : team_barrier(team, handle_p);
+}
+
+/* ---- Broadcast ---- */
+
+static int team_broadcast(const char *name, gk_team_t team, void *dst, const void *src,
+                          size_t nbytes, int root, gk_handle_t *handle_p)
+{
+    int status;
+    struct gk__team_op *op =
+        op_new(name, GK__TEAM_BROADCAST, team, gk__team_next_bcast, &status);
+    if (op == NULL)
+        return status;
+    op->dst = dst;
+    op->src = src;
+    op->nbytes = nbytes;
+    op->mine[GK__TF_SIZE] = nbytes;
+    check_root(op, root);
+    check_buf(op, "dst", dst, nbytes);
+    if (op->team->me == root)
+        check_buf(op, "src", src, nbytes);
+    op->algo = gk__team_tuning.bcast != GK__ALGO_AUTO ? gk__team_tuning.bcast
+               : nbytes <= GK__TEAM_BCAST_SMALL_MAX          ? GK__ALGO_SMALL
+                                                    : GK__ALGO_TREE;
+    return op_run(op, handle_p);
+}
+
+int gk_team_broadcast(gk_team_t team, void *dst, const void *src, size_t nbytes, int root)
+{
+    return team_broadcast("gk_team_broadcast", team, dst, src, nbytes, root, NULL);
+}
+
+int gk_team_broadcast_nb(gk_team_t team, void *dst, const void *src, size_t nbytes, int root,
+                         gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_broadcast_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_broadcast("gk_team_broadcast_nb", team, dst, src, nbytes,
+                                            root, handle_p);
+}
+
+/* ---- Reductions and scans ---- */
+
+static int team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team,
+                          void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                          gk_op_t rop, int root, gk_handle_t *handle_p)
+{
+    int status;
+    gk__team_next_fn *next = kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN
+                                 ? gk__team_next_scan
+                                 : gk__team_next_reduce;
+    struct gk__team_op *op = op_new(name, kind, team, next, &status);
+    if (op == NULL)
+        return status;
+    struct gk_team *t = op->team;
+    op->dst = dst;
+    op->src = src;
+    op->dtype = dtype;
+    op->reduce = rop;
+    op->mine[GK__TF_SIZE] = count;
+    op->mine[GK__TF_TYPE] = (uint64_t)dtype << 8 | (uint64_t)rop;
+    status = gk__reduce_check(name, dtype, rop);
+    if (status != GK_OK)
+        op_fail(op, status);
+    size_t elem = status == GK_OK ? gk__reduce_dtype_size(dtype) : 1;
+    op->elem = elem;
+    /* reduce-scatter reduces count elements per PE */
+    size_t total = count, bytes = 0;
+    if (kind == GK__TEAM_REDUCE_SCATTER)
+        mul_ok(op, count, (size_t)t->n, &total);
+    mul_ok(op, total, elem, &bytes);
+    op->count = total;
+    if (kind == GK__TEAM_REDUCE)
+        check_root(op, root);
+    int keeps = kind != GK__TEAM_REDUCE || t->me == root;
+    size_t out = kind == GK__TEAM_REDUCE_SCATTER ? count * elem : bytes;
+    if (keeps && !(kind == GK__TEAM_EXSCAN && t->me == 0))
+        check_buf(op, "dst", dst, out);
+    check_buf(op, "src", src, bytes);
+    size_t nb = 0;
+    int gather_fits = mul_ok(op, bytes, (size_t)t->n, &nb) && nb <= GK__TEAM_GATHER_SMALL_MAX;
+    if (kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) {
+        op->algo = gk__team_tuning.scan != GK__ALGO_AUTO ? gk__team_tuning.scan
+                   : gather_fits                         ? GK__ALGO_SMALL
+                                                         : GK__ALGO_CHAIN;
+    } else {
+        op->algo = gk__team_tuning.allreduce != GK__ALGO_AUTO ? gk__team_tuning.allreduce
+                   : gather_fits                              ? GK__ALGO_SMALL
+                                                              : GK__ALGO_RING;
+    }
+    if (op->my_status != GK_OK)
+        bytes = 0;
+    /* Working space: the gather's result (scans), the result a PE does not
+     * keep, the chain's two prefixes. */
+    size_t work = 2 * bytes;
+    if ((kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) && op->algo == GK__ALGO_SMALL)
+        work = nb;
+    if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
+        op_fail(op, status);
+    if (kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) {
+        op->sizes = malloc((size_t)t->n * sizeof(size_t));
+        if (op->sizes == NULL) {
+            free(op->work);
+            free(op);
+            gk__error("%s: no memory for the team's sizes", name);
+            return GK_ERR_NOMEM;
+        }
+        for (int i = 0; i < t->n; i++)
+            op->sizes[i] = op->my_status == GK_OK ? bytes : 0;
+    }
+    return op_run(op, handle_p);
+}
+
+#define GK__TEAM_REDUCTION(fn, kind)                                                     \
+    int fn(gk_team_t team, void *dst, const void *src, size_t count, gk_dtype_t dtype,   \
+           gk_op_t op)                                                                   \
+    {                                                                                    \
+        return team_reduction(#fn, kind, team, dst, src, count, dtype, op, -1, NULL);    \
+    }                                                                                    \
+    int fn##_nb(gk_team_t team, void *dst, const void *src, size_t count,                \
+                gk_dtype_t dtype, gk_op_t op, gk_handle_t *handle_p)                     \
+    {                                                                                    \
+        int status = check_handle_p(#fn "_nb", handle_p);                                \
+        return status != GK_OK ? status                                                  \
+                               : team_reduction(#fn "_nb", kind, team, dst, src, count,  \
+                                                dtype, op, -1, handle_p);                \
+    }
+GK__TEAM_REDUCTION(gk_team_allreduce, GK__TEAM_ALLREDUCE)
+GK__TEAM_REDUCTION(gk_team_reduce_scatter, GK__TEAM_REDUCE_SCATTER)
+GK__TEAM_REDUCTION(gk_team_scan, GK__TEAM_SCAN)
+GK__TEAM_REDUCTION(gk_team_exscan, GK__TEAM_EXSCAN)
+#undef GK__TEAM_REDUCTION
+
+int gk_team_reduce(gk_team_t team, void *dst, const void *src, size_t count, gk_dtype_t dtype,
+                   gk_op_t op, int root)
+{
+    return team_reduction("gk_team_reduce", GK__TEAM_REDUCE, team, dst, src, count, dtype, op,
+                          root, NULL);
+}
+
+int gk_team_reduce_nb(gk_team_t team, void *dst, const void *src, size_t count,
+                      gk_dtype_t dtype, gk_op_t op, int root, gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_reduce_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_reduction("gk_team_reduce_nb", GK__TEAM_REDUCE, team, dst,
+                                            src, count, dtype, op, root, handle_p);
+}
+
+/* ---- Collects ---- */
+
+static int team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
+                         size_t nbytes, gk_handle_t *handle_p)
+{
+    int status;
+    struct gk__team_op *op =
+        op_new(name, GK__TEAM_FCOLLECT, team, gk__team_next_fcollect, &status);
+    if (op == NULL)
+        return status;
+    struct gk_team *t = op->team;
+    op->dst = dst;
+    op->src = src;
+    op->nbytes = nbytes;
+    op->mine[GK__TF_SIZE] = nbytes;
+    size_t total = 0;
+    mul_ok(op, nbytes, (size_t)t->n, &total);
+    check_buf(op, "dst", dst, total);
+    check_buf(op, "src", src, nbytes);
+    op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
+               : total <= GK__TEAM_GATHER_SMALL_MAX              ? GK__ALGO_SMALL
+                                                        : GK__ALGO_RING;
+    op->sizes = malloc((size_t)t->n * sizeof(size_t));
+    if (op->sizes == NULL) {
+        free(op);
+        gk__error("%s: no memory for the team's sizes", name);
+        return GK_ERR_NOMEM;
+    }
+    for (int i = 0; i < t->n; i++)
+        op->sizes[i] = op->my_status == GK_OK ? nbytes : 0;
+    return op_run(op, handle_p);
+}
+
+int gk_team_fcollect(gk_team_t team, void *dst, const void *src, size_t nbytes)
+{
+    return team_fcollect("gk_team_fcollect", team, dst, src, nbytes, NULL);
+}
+
+int gk_team_fcollect_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                        gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_fcollect_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_fcollect("gk_team_fcollect_nb", team, dst, src, nbytes,
+                                           handle_p);
+}
+
+static int team_collect(const char *name, gk_team_t team, void *dst, size_t dst_size,
+                        const void *src, size_t nbytes, size_t *total_p, gk_handle_t *handle_p)
+{
+    int status;
+    struct gk__team_op *op =
+        op_new(name, GK__TEAM_COLLECT, team, gk__team_next_collect, &status);
+    if (op == NULL)
+        return status;
+    struct gk_team *t = op->team;
+    op->dst = dst;
+    op->src = src;
+    op->nbytes = nbytes;
+    op->dst_size = dst_size;
+    op->total_p = total_p;
+    check_buf(op, "dst", dst, dst_size);
+    check_buf(op, "src", src, nbytes);
+    op->algo = gk__team_tuning.fcollect;
+    op->sizes = malloc((size_t)t->n * sizeof(size_t));
+    status = op->sizes != NULL ? op_work(op, (size_t)t->n * 2 * sizeof(uint64_t)) : GK_ERR_NOMEM;
+    if (status != GK_OK) {
+        free(op->sizes);
+        free(op);
+        gk__error("%s: no memory for the team's sizes", name);
+        return GK_ERR_NOMEM;
+    }
+    return op_run(op, handle_p);
+}
+
+int gk_team_collect(gk_team_t team, void *dst, size_t dst_size, const void *src, size_t nbytes,
+                    size_t *total_p)
+{
+    return team_collect("gk_team_collect", team, dst, dst_size, src, nbytes, total_p, NULL);
+}
+
+int gk_team_collect_nb(gk_team_t team, void *dst, size_t dst_size, const void *src,
+                       size_t nbytes, size_t *total_p, gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_collect_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_collect("gk_team_collect_nb", team, dst, dst_size, src,
+                                          nbytes, total_p, handle_p);
+}
+
+/* ---- All-to-all ---- */
+
+static int team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team, void *dst,
+                         const void *src, size_t nbytes, size_t dst_stride, size_t src_stride,
+                         size_t elem, size_t nelems, gk_handle_t *handle_p)
+{
+    int status;
+    struct gk__team_op *op = op_new(name, kind, team, gk__team_next_alltoall, &status);
+    if (op == NULL)
+        return status;
+    struct gk_team *t = op->team;
+    int n = t->n;
+    op->dst = dst;
+    op->src = src;
+    if (kind == GK__TEAM_ALLTOALLS) {
+        op->count = nelems;
+        op->elem = elem;
+        op->dst_stride = dst_stride;
+        op->src_stride = src_stride;
+        if (dst_stride == 0 || src_stride == 0) {
+            gk__error("%s: the strides must be at least 1 (dst_stride %zu, src_stride %zu)",
+                      name, dst_stride, src_stride);
+            op_fail(op, GK_ERR_INVALID_ARG);
+        }
+        mul_ok(op, elem, nelems, &nbytes);
+        op->mine[GK__TF_TYPE] = (uint64_t)dst_stride << 32 ^ src_stride;
+        size_t span = 0, last = 0;
+        if (op->my_status == GK_OK && nbytes > 0 &&
+            mul_ok(op, (size_t)n * nelems - 1, src_stride, &last) &&
+            mul_ok(op, last + 1, elem, &span))
+            check_buf(op, "src", src, span);
+        if (op->my_status == GK_OK && nbytes > 0 &&
+            mul_ok(op, (size_t)n * nelems - 1, dst_stride, &last) &&
+            mul_ok(op, last + 1, elem, &span))
+            check_buf(op, "dst", dst, span);
+    }
+    op->nbytes = nbytes;
+    op->mine[GK__TF_SIZE] = nbytes;
+    size_t total = 0;
+    mul_ok(op, nbytes, (size_t)n, &total);
+    if (kind == GK__TEAM_ALLTOALL) {
+        check_buf(op, "dst", dst, total);
+        check_buf(op, "src", src, total);
+    }
+    int bruck_only = n - 1 > GK__TEAM_BOXES - GK__TEAM_BULK_BOX;
+    op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
+               : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
+                                                        : GK__ALGO_PAIRWISE;
+    if (bruck_only)
+        op->algo = GK__ALGO_BRUCK;
+    if (op->my_status != GK_OK) {
+        op->nbytes = nbytes = total = 0;
+    }
+    size_t work = (op->algo == GK__ALGO_BRUCK ? 3 : 0) * total +
+                  (kind == GK__TEAM_ALLTOALLS ? 2 * total : 0);
+    if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
+        op_fail(op, status);
+    return op_run(op, handle_p);
+}
+
+int gk_team_alltoall(gk_team_t team, void *dst, const void *src, size_t nbytes)
+{
+    return team_alltoall("gk_team_alltoall", GK__TEAM_ALLTOALL, team, dst, src, nbytes, 0, 0,
+                         1, 0, NULL);
+}
+
+int gk_team_alltoall_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
+                        gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_alltoall_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_alltoall("gk_team_alltoall_nb", GK__TEAM_ALLTOALL, team, dst,
+                                           src, nbytes, 0, 0, 1, 0, handle_p);
+}
+
+int gk_team_alltoalls(gk_team_t team, void *dst, const void *src, size_t dst_stride,
+                      size_t src_stride, size_t elem_size, size_t nelems)
+{
+    return team_alltoall("gk_team_alltoalls", GK__TEAM_ALLTOALLS, team, dst, src, 0,
+                         dst_stride, src_stride, elem_size, nelems, NULL);
+}
+
+int gk_team_alltoalls_nb(gk_team_t team, void *dst, const void *src, size_t dst_stride,
+                         size_t src_stride, size_t elem_size, size_t nelems,
+                         gk_handle_t *handle_p)
+{
+    int status = check_handle_p("gk_team_alltoalls_nb", handle_p);
+    return status != GK_OK ? status
+                           : team_alltoall("gk_team_alltoalls_nb", GK__TEAM_ALLTOALLS, team,
+                                           dst, src, 0, dst_stride, src_stride, elem_size,
+                                           nelems, handle_p);
+}
+
+/* ---- For team.c ---- */
+
+int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
+                    const void *src, size_t nbytes, const uint64_t fields[3], int status)
+{
+    struct gk__team_op *op = calloc(1, sizeof(*op));
+    if (op == NULL) {
+        gk__error("%s: no memory for the call's state", name);
+        return GK_ERR_NOMEM;
+    }
+    op->team = t;
+    op->kind = kind;
+    op->name = name;
+    op->next = gk__team_next_fcollect;
+    op->elem = 1;
+    op->dst = dst;
+    op->src = src;
+    op->nbytes = nbytes;
+    op->mine[GK__TF_ROOT] = fields[0];
+    op->mine[GK__TF_SIZE] = fields[1];
+    op->mine[GK__TF_TYPE] = fields[2];
+    op->my_status = status;
+    op->algo = GK__ALGO_SMALL;
+    op->sizes = malloc((size_t)t->n * sizeof(size_t));
+    if (op->sizes == NULL) {
+        free(op);
+        gk__error("%s: no memory for the team's sizes", name);
+        return GK_ERR_NOMEM;
+    }
+    for (int i = 0; i < t->n; i++)
+        op->sizes[i] = nbytes;
+    /* A failed PE still receives: dst stays (op_run would drop it). */
+    int r = op_work(op, 0);
+    if (r != GK_OK) {
+        free(op->sizes);
+        free(op);
+        return r;
+    }
+    r = gk__team_start(op);
+    return r != GK_OK ? r : gk__team_wait(op);
+}

@@ -1,0 +1,516 @@
+/*
+ * engine.c: the team collectives' engine (engine.h): streams of chunks
+ * through the receivers' boxes, steps, the agreement's bookkeeping, the
+ * queue of calls per team, and the handles of non-blocking calls.
+ */
+#include "team/engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "coll/reduce_op.h"
+#include "core/path.h"
+#include "core/progress.h"
+#include "core/runtime.h"
+#include "mem/seg_region.h"
+#include "team/coll.h"
+
+/* Every team slot's scratch, in every segment. */
+#define TEAM_SCRATCH_SIZE ((sizeof(struct gk__team_scratch) + 4095) / 4096 * 4096)
+static GK__SEG_REGION(team_region, .name = "teams", .size = GK_TEAM_MAX * TEAM_SCRATCH_SIZE,
+                      .align = (size_t)64 * 1024);
+
+size_t gk__team_scratch_offset(int slot)
+{
+    return team_region.offset + (size_t)slot * TEAM_SCRATCH_SIZE;
+}
+
+struct gk__team_scratch *gk__team_scratch_mine(int slot)
+{
+    return (struct gk__team_scratch *)(gk__rt.my_seg.base + gk__team_scratch_offset(slot));
+}
+
+/* A chunk's stamp: the call in the high bits, the chunk's number on its
+ * box in this call (from 1) in the low ones. */
+#define STAMP_CHUNK_BITS 24
+static uint64_t stamp_of(uint64_t call, uint32_t chunk)
+{
+    return call << STAMP_CHUNK_BITS | (uint64_t)(chunk + 1);
+}
+
+static int parity(const struct gk__team_op *op)
+{
+    return (int)(op->call & 1);
+}
+
+/* The segment offset of chunk slot `c` of box `box` of this call. */
+static size_t chunk_offset(const struct gk__team_op *op, int box, uint32_t c)
+{
+    return gk__team_scratch_offset(op->team->slot) +
+           offsetof(struct gk__team_scratch, box) +
+           (((size_t)parity(op) * GK__TEAM_BOXES + (size_t)box) * GK__TEAM_DEPTH +
+            c % GK__TEAM_DEPTH) *
+               sizeof(struct gk__team_chunk);
+}
+
+static size_t ack_offset(const struct gk__team_op *op, int box)
+{
+    return gk__team_scratch_offset(op->team->slot) + offsetof(struct gk__team_scratch, ack) +
+           ((size_t)parity(op) * GK__TEAM_BOXES + (size_t)box) * sizeof(struct gk__team_ack);
+}
+
+/* ---- Steps ---- */
+
+void gk__team_step_clear(struct gk__team_op *op)
+{
+    op->step.ntx = 0;
+    op->step.has_rx = 0;
+    op->step.forward = 0;
+    op->step_live = 1;
+}
+
+void gk__team_step_send(struct gk__team_op *op, int member, int box, const void *src,
+                        size_t len)
+{
+    struct gk__team_tx *tx = &op->step.tx[op->step.ntx++];
+    tx->pe = op->team->pes[member];
+    tx->box = box;
+    tx->src = src;
+    tx->len = len;
+    tx->chunks = len == 0 ? 1 : (uint32_t)((len + GK__TEAM_CHUNK - 1) / GK__TEAM_CHUNK);
+    tx->sent = 0;
+    tx->first = op->tx_next[box];
+    tx->box_final = 1;
+    op->tx_next[box] += tx->chunks;
+}
+
+void gk__team_step_send_more(struct gk__team_op *op, int member, int box, const void *src,
+                             size_t len)
+{
+    gk__team_step_send(op, member, box, src, len);
+    op->step.tx[op->step.ntx - 1].box_final = 0;
+}
+
+void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
+                        enum gk__team_rx_mode mode)
+{
+    struct gk__team_rx *rx = &op->step.rx;
+    op->step.has_rx = 1;
+    rx->box = box;
+    rx->dst = dst;
+    rx->cap = dst != NULL ? cap : 0;
+    rx->bytes = 0;
+    rx->got = 0;
+    rx->mode = mode;
+    rx->done = 0;
+}
+
+/* Sends chunk `j` of tx: data, header, fence, stamp. */
+static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
+{
+    static const char name[] = "a team collective's message";
+    uint32_t j = tx->sent, n = tx->first + j;
+    size_t at = (size_t)j * GK__TEAM_CHUNK;
+    size_t len = tx->len - at < GK__TEAM_CHUNK ? tx->len - at : GK__TEAM_CHUNK;
+    size_t base = chunk_offset(op, tx->box, n);
+    struct gk__team_hdr h;
+    h.bytes = len;
+    h.flags = j + 1 == tx->chunks ? (tx->box_final ? GK__TEAM_END | GK__TEAM_FINAL : GK__TEAM_END) : 0;
+    h.from = (uint64_t)gk__rt.my_pe;
+    h.fail = op->agree.fail;
+    memcpy(h.lo, op->agree.lo, sizeof(h.lo));
+    memcpy(h.hi, op->agree.hi, sizeof(h.hi));
+    int status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_chunk, data),
+                                 tx->src + at, len, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
+    if (status == GK_OK)
+        status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_hdr, bytes),
+                                 &h.bytes, sizeof(h) - offsetof(struct gk__team_hdr, bytes),
+                                 GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
+    if (status == GK_OK)
+        status = gk__path_fence_peer(tx->pe);
+    if (status == GK_OK)
+        status = gk__path_flag64(tx->pe, GK__AMO_SET, base, stamp_of(op->call, n));
+    if (status == GK_OK)
+        tx->sent++;
+    return status;
+}
+
+static void agree_fold(struct gk__team_agree *a, const struct gk__team_hdr *h)
+{
+    for (int f = 0; f < GK__TF_COUNT; f++) {
+        if (h->lo[f] < a->lo[f])
+            a->lo[f] = h->lo[f];
+        if (h->hi[f] > a->hi[f])
+            a->hi[f] = h->hi[f];
+    }
+    if (h->fail > a->fail)
+        a->fail = h->fail;
+}
+
+/* Takes the chunk that has arrived (its stamp checked). */
+static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__team_chunk *c,
+                    uint64_t stamp)
+{
+    agree_fold(&op->agree, &c->hdr);
+    size_t bytes = c->hdr.bytes < GK__TEAM_CHUNK ? c->hdr.bytes : GK__TEAM_CHUNK;
+    size_t room = rx->cap > rx->bytes ? rx->cap - rx->bytes : 0;
+    size_t keep = bytes < room ? bytes : room;
+    if (keep > 0) {
+        if (rx->mode == GK__TEAM_RX_COPY)
+            memcpy(rx->dst + rx->bytes, c->data, keep);
+        else
+            gk__reduce_apply(rx->dst + rx->bytes, rx->dst + rx->bytes, c->data,
+                             keep / op->elem, op->dtype, op->reduce);
+    }
+    rx->bytes += bytes;
+    rx->got++;
+    op->rx_next[rx->box]++;
+    uint64_t flags = c->hdr.flags;
+    int from = (int)c->hdr.from;
+    /* A stream of one chunk is the common case: the next one on this box
+     * and parity comes two calls later, when the slot is free for sure. */
+    if (!(flags & GK__TEAM_FINAL)) {
+        if ((unsigned)from >= (unsigned)gk__rt.n_pes) {
+            gk__error("%s: a message names PE %d as its sender", op->name, from);
+            return GK_ERR_SYSTEM;
+        }
+        int status = gk__path_fence_peer(from);
+        if (status == GK_OK)
+            status = gk__path_flag64(from, GK__AMO_SET, ack_offset(op, rx->box), stamp);
+        if (status != GK_OK)
+            return status;
+    }
+    if (flags & GK__TEAM_END)
+        rx->done = 1;
+    return GK_OK;
+}
+
+/* The chunk slot a receive waits on, and the stamp it waits for. */
+static struct gk__team_chunk *rx_slot(struct gk__team_op *op, const struct gk__team_rx *rx,
+                                      uint64_t *stamp_p)
+{
+    uint32_t n = op->rx_next[rx->box];
+    *stamp_p = stamp_of(op->call, n);
+    return &gk__team_scratch_mine(op->team->slot)
+                ->box[parity(op)][rx->box][n % GK__TEAM_DEPTH];
+}
+
+/* Whether tx may send its next chunk: the slot is free (acknowledged) and,
+ * in a forwarding step, the chunk has come in. */
+static int tx_ready(struct gk__team_op *op, const struct gk__team_tx *tx)
+{
+    if (op->step.forward && !op->step.rx.done && op->step.rx.got <= tx->sent)
+        return 0;
+    uint32_t n = tx->first + tx->sent;
+    if (n < GK__TEAM_DEPTH)
+        return 1;
+    const _Atomic uint64_t *ack =
+        &gk__team_scratch_mine(op->team->slot)->ack[parity(op)][tx->box].value;
+    return atomic_load_explicit(ack, memory_order_acquire) >=
+           stamp_of(op->call, n - GK__TEAM_DEPTH);
+}
+
+/* Moves the step on; 1 when it is complete, 0 when it waits, < 0 error.
+ * *moved_p is set when anything moved. */
+static int step_progress(struct gk__team_op *op, int *moved_p)
+{
+    struct gk__team_step *st = &op->step;
+    int more = 1;
+    while (more) {
+        more = 0;
+        if (st->has_rx && !st->rx.done) {
+            uint64_t stamp;
+            struct gk__team_chunk *c = rx_slot(op, &st->rx, &stamp);
+            if (atomic_load_explicit(&c->hdr.stamp, memory_order_acquire) >= stamp) {
+                int status = rx_chunk(op, &st->rx, c, stamp);
+                if (status != GK_OK)
+                    return status;
+                more = 1;
+            }
+        }
+        for (int i = 0; i < st->ntx; i++) {
+            struct gk__team_tx *tx = &st->tx[i];
+            if (tx->sent < tx->chunks && tx_ready(op, tx)) {
+                int status = tx_chunk(op, tx);
+                if (status != GK_OK)
+                    return status;
+                more = 1;
+            }
+        }
+        *moved_p |= more;
+    }
+    if (st->has_rx && !st->rx.done)
+        return 0;
+    for (int i = 0; i < st->ntx; i++)
+        if (st->tx[i].sent < st->tx[i].chunks)
+            return 0;
+    return 1;
+}
+
+/* Whether the op's step could move now (the blocking wait's predicate). */
+static int step_could_move(const void *arg)
+{
+    struct gk__team_op *op = (struct gk__team_op *)arg;
+    if (op->done || !op->step_live)
+        return 1;
+    struct gk__team_step *st = &op->step;
+    if (st->has_rx && !st->rx.done) {
+        uint64_t stamp;
+        struct gk__team_chunk *c = rx_slot(op, &st->rx, &stamp);
+        if (atomic_load_explicit(&c->hdr.stamp, memory_order_acquire) >= stamp)
+            return 1;
+    }
+    for (int i = 0; i < st->ntx; i++)
+        if (st->tx[i].sent < st->tx[i].chunks && tx_ready(op, &st->tx[i]))
+            return 1;
+    /* Another team's non-blocking call wants moving: the caller's loop
+     * does that too. */
+    return atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 1;
+}
+
+/* ---- Agreement ---- */
+
+static void agree_init(struct gk__team_op *op)
+{
+    for (int f = 0; f < GK__TF_COUNT; f++)
+        op->agree.lo[f] = op->agree.hi[f] = op->mine[f];
+    op->agree.fail = op->my_status < 0 ? (uint64_t)-(int64_t)op->my_status : 0;
+}
+
+static const char *field_plural[GK__TF_COUNT] = {"calls", "roots", "sizes",
+                                                 "types or operations"};
+
+int gk__team_verdict(struct gk__team_op *op)
+{
+    const struct gk__team_agree *a = &op->agree;
+    int first = !op->verdict_checked;
+    op->verdict_checked = 1;
+    if (a->lo[GK__TF_KIND] != a->hi[GK__TF_KIND]) {
+        if (first)
+            gk__error("%s: collective mismatch on a team of %d PEs: its PEs are in "
+                      "different calls (%s and %s); the team's collectives are out of "
+                      "step for good",
+                      op->name, op->team->n, gk__team_kind_name(a->lo[GK__TF_KIND]),
+                      gk__team_kind_name(a->hi[GK__TF_KIND]));
+        op->team->broken = 1;
+        return GK_ERR_COLL_MISMATCH;
+    }
+    if (op->my_status != GK_OK)
+        return op->my_status; /* it said why */
+    if (a->fail != 0) {
+        if (first)
+            gk__error("%s: failed on another PE of the team (%s); nothing was delivered",
+                      op->name, gk_strerror(-(int)a->fail));
+        return -(int)a->fail;
+    }
+    for (int f = GK__TF_ROOT; f < GK__TF_COUNT; f++) {
+        if (a->lo[f] == a->hi[f])
+            continue;
+        if (first) {
+            if (f == GK__TF_TYPE)
+                gk__error("%s: the team's PEs passed different %s; nothing was delivered",
+                          op->name, field_plural[f]);
+            else
+                gk__error("%s: the team's PEs passed different %s (from %llu to %llu; this "
+                          "PE %llu); nothing was delivered",
+                          op->name, field_plural[f], (unsigned long long)a->lo[f],
+                          (unsigned long long)a->hi[f], (unsigned long long)op->mine[f]);
+        }
+        return GK_ERR_INVALID_ARG;
+    }
+    return GK_OK;
+}
+
+/* ---- Calls ---- */
+
+_Atomic int gk__team_pending;
+static struct gk__team_op *nb_list; /* non-blocking calls, done or not */
+static uint64_t nb_serial;
+static int in_progress; /* the engine is moving calls on: no re-entry */
+
+static void op_free(struct gk__team_op *op)
+{
+    free(op->work);
+    free(op->sizes);
+    free(op->p1.mem);
+    free(op);
+}
+
+/* Moves the op (its team's current call) on; 1 once it is done. */
+static int op_progress(struct gk__team_op *op, int *moved_p)
+{
+    while (!op->done) {
+        if (!op->step_live) {
+            int r = op->next(op);
+            if (r != 0) {
+                op->status = r < 0 ? r : op->status;
+                op->done = 1;
+                break;
+            }
+            *moved_p = 1;
+            continue;
+        }
+        int r = step_progress(op, moved_p);
+        if (r < 0) {
+            op->status = r;
+            op->done = 1;
+            break;
+        }
+        if (r == 0)
+            return 0;
+        op->step_live = 0;
+    }
+    return 1;
+}
+
+/* Takes a finished call off its team's queue. */
+static void queue_pop(struct gk_team *t)
+{
+    struct gk__team_op *op = t->queue_head;
+    t->queue_head = op->queue_next;
+    if (t->queue_head == NULL)
+        t->queue_tail = NULL;
+    atomic_fetch_sub_explicit(&gk__team_pending, 1, memory_order_relaxed);
+}
+
+/* Moves the team's calls on, oldest first; returns whether `until` is done. */
+static void team_progress(struct gk_team *t, int *moved_p)
+{
+    while (t->queue_head != NULL) {
+        struct gk__team_op *op = t->queue_head;
+        if (!op_progress(op, moved_p))
+            return;
+        queue_pop(t);
+    }
+}
+
+static void progress_hook(void);
+
+int gk__team_start(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    if (t->broken) {
+        gk__error("%s: the team's collectives are out of step since an earlier mismatch",
+                  op->name);
+        op_free(op);
+        return GK_ERR_COLL_MISMATCH;
+    }
+    op->call = ++t->calls;
+    op->mine[GK__TF_KIND] = (uint64_t)op->kind;
+    agree_init(op);
+    op->queue_next = NULL;
+    if (t->queue_tail != NULL)
+        t->queue_tail->queue_next = op;
+    else
+        t->queue_head = op;
+    t->queue_tail = op;
+    gk__progress_set_extra(progress_hook);
+    atomic_fetch_add_explicit(&gk__team_pending, 1, memory_order_relaxed);
+    /* Send what can go at once: a call moves as soon as it is started. */
+    if (!in_progress && t->queue_head == op) {
+        in_progress = 1;
+        int moved = 0;
+        team_progress(t, &moved);
+        in_progress = 0;
+    }
+    return GK_OK;
+}
+
+/* Every team with calls in its queue: the world, the node, and the split
+ * teams (team.c keeps them). */
+void gk__team_progress(void)
+{
+    if (in_progress)
+        return;
+    in_progress = 1;
+    int moved = 0;
+    for (int i = 0; i < GK_TEAM_MAX; i++) {
+        struct gk_team *t = gk__team_in_slot(i);
+        if (t != NULL && t->queue_head != NULL)
+            team_progress(t, &moved);
+    }
+    in_progress = 0;
+}
+
+static void progress_hook(void)
+{
+    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 0)
+        gk__team_progress();
+}
+
+/* Waits until op is done (it stays allocated). */
+static int op_wait(struct gk__team_op *op)
+{
+    while (!op->done) {
+        gk__team_progress();
+        if (op->done)
+            break;
+        /* Sleep until a word of ours changes. */
+        int status = gk__path_wait_own(GK__WAKE_WATCH_ANY, step_could_move, op);
+        if (status != GK_OK) {
+            /* A PE died or the world's collectives broke: this call cannot
+             * end; it stays queued and the team is unusable. */
+            op->team->broken = 1;
+            return status;
+        }
+    }
+    return op->status;
+}
+
+int gk__team_wait(struct gk__team_op *op)
+{
+    int status = op_wait(op);
+    if (op->done)
+        op_free(op);
+    return status;
+}
+
+/* ---- Handles ---- */
+
+#define TEAM_HANDLE_TAG (GK__HANDLE_COLL_TAG << 48)
+#define TEAM_HANDLE_MASK ((uint64_t)0xffff << 48)
+
+gk_handle_t gk__team_handle(struct gk__team_op *op)
+{
+    gk__handle_coll_complete = gk__team_handle_complete;
+    op->handle_id = ++nb_serial;
+    op->nb_next = nb_list;
+    nb_list = op;
+    return (gk_handle_t){TEAM_HANDLE_TAG | op->handle_id};
+}
+
+int gk__team_handle_is(gk_handle_t handle)
+{
+    return (handle.opaque & TEAM_HANDLE_MASK) == TEAM_HANDLE_TAG;
+}
+
+int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p)
+{
+    uint64_t id = handle->opaque & ~TEAM_HANDLE_MASK;
+    struct gk__team_op **pp = &nb_list;
+    while (*pp != NULL && (*pp)->handle_id != id)
+        pp = &(*pp)->nb_next;
+    struct gk__team_op *op = *pp;
+    if (op == NULL) {
+        gk__error("%s: handle %#llx names no collective in flight (completed already?)",
+                  call, (unsigned long long)handle->opaque);
+        return GK_ERR_INVALID_ARG;
+    }
+    int status;
+    if (wait) {
+        status = op_wait(op);
+    } else {
+        gk__team_progress();
+        status = op->status;
+    }
+    int done = op->done;
+    if (done_p != NULL)
+        *done_p = done;
+    if (done) {
+        *pp = op->nb_next;
+        op_free(op);
+        *handle = GK_HANDLE_NULL;
+    }
+    return done || status < 0 ? status : GK_OK;
+}

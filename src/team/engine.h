@@ -1,0 +1,240 @@
+/*
+ * engine.h: the one engine every team collective runs on.
+ *
+ * Messages. A collective is a series of steps; in a step a PE sends up to
+ * GK__TEAM_MAX_TX streams of bytes and receives at most one. A stream
+ * travels through a box of the receiver's scratch (a slot of the "teams"
+ * region of every segment, one slot per team): GK__TEAM_DEPTH chunk slots
+ * of GK__TEAM_CHUNK bytes, each under a header whose stamp word says which
+ * call and which chunk it holds. The sender puts the data and the header,
+ * orders them (fence), then sets the stamp, which wakes the receiver; a
+ * chunk slot is refilled only after the receiver has acknowledged the
+ * chunk before it there (an ack word in the sender's scratch, one per box),
+ * so long streams pipeline GK__TEAM_DEPTH chunks deep. A stream's last
+ * chunk is flagged and never acknowledged: the next use of its box by the
+ * same team is two calls later (boxes alternate by the call's parity), and
+ * a member that has finished a call knows every member started it, so
+ * every member finished the call before (below, "Agreement").
+ *
+ * Who sends to whom is fixed by the algorithm, and every algorithm
+ * receives at most one stream per box per call: the agreement rounds use
+ * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
+ * rest.
+ *
+ * Agreement. Every call begins with rounds in which each member hears,
+ * directly or through others, from every member: a dissemination over the
+ * team, or over each host, its leaders, then each host again. Every header
+ * carries the smallest and largest value of each of the call's fields
+ * (kind, root, size, type and operation) that its sender has heard of, and
+ * the worst failure of a member's own argument checks; so after those
+ * rounds every member holds the same extremes and the same verdict, on
+ * every call and without a message of its own. Small payloads travel in
+ * those rounds (broadcast, gather); large ones after them, only when the
+ * verdict is good (a member that passed a smaller size never receives more
+ * than its buffer holds: a receiver keeps what fits).
+ *
+ * Calls run one at a time per team, in the order they were started, each
+ * moved on by whichever PE thread is inside gasket (gk__team_progress); a
+ * blocking collective starts its call and waits for it.
+ */
+#ifndef GK_TEAM_ENGINE_H
+#define GK_TEAM_ENGINE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "team/team.h"
+
+#define GK__TEAM_BOXES 32
+#define GK__TEAM_P1_BOXES 16 /* the agreement rounds' boxes; the rest are bulk */
+#define GK__TEAM_DEPTH 2
+#define GK__TEAM_CHUNK ((size_t)8192)
+#define GK__TEAM_MAX_TX 20
+
+/* The fields every member must pass alike; the kind of call first. */
+enum gk__team_field { GK__TF_KIND, GK__TF_ROOT, GK__TF_SIZE, GK__TF_TYPE, GK__TF_COUNT };
+
+/* A chunk's header: two cache lines, the stamp alone at the start. */
+struct gk__team_hdr {
+    _Alignas(64) _Atomic uint64_t stamp;
+    uint64_t bytes; /* in this chunk */
+    uint64_t flags; /* GK__TEAM_END, GK__TEAM_FINAL */
+    uint64_t from;  /* the sender's world PE */
+    uint64_t fail;  /* the worst -status of a member's own checks heard of */
+    uint64_t lo[GK__TF_COUNT];
+    uint64_t hi[GK__TF_COUNT];
+    uint64_t pad[3];
+};
+#define GK__TEAM_END 1u   /* the stream's last chunk */
+#define GK__TEAM_FINAL 2u /* the box's last chunk in this call: no ack */
+_Static_assert(sizeof(struct gk__team_hdr) == 128, "a header is two lines");
+
+struct gk__team_chunk {
+    struct gk__team_hdr hdr;
+    unsigned char data[GK__TEAM_CHUNK];
+};
+
+struct gk__team_ack {
+    _Alignas(64) _Atomic uint64_t value;
+};
+
+/* One team slot of a segment: boxes by call parity, then the ack words of
+ * the streams this PE sends. */
+struct gk__team_scratch {
+    struct gk__team_chunk box[2][GK__TEAM_BOXES][GK__TEAM_DEPTH];
+    struct gk__team_ack ack[2][GK__TEAM_BOXES];
+};
+
+/* A stream this PE sends in a step. */
+struct gk__team_tx {
+    int pe;  /* world PE */
+    int box;
+    const unsigned char *src;
+    size_t len;
+    uint32_t chunks; /* how many: at least one, an empty stream is a header */
+    uint32_t sent;
+    uint32_t first;  /* the number of its first chunk on the box in this call */
+    int box_final;   /* no more streams to this box in this call */
+};
+
+/* What a received chunk's bytes do: land at dst + offset, or be combined
+ * into it (op->combine), or nothing (dst NULL). */
+enum gk__team_rx_mode { GK__TEAM_RX_COPY, GK__TEAM_RX_COMBINE };
+
+struct gk__team_rx {
+    int box;
+    unsigned char *dst;
+    size_t cap;   /* bytes dst holds; more is dropped */
+    size_t bytes; /* received so far */
+    uint32_t got; /* chunks so far */
+    enum gk__team_rx_mode mode;
+    int done;
+};
+
+struct gk__team_step {
+    int ntx;
+    struct gk__team_tx tx[GK__TEAM_MAX_TX];
+    int has_rx;
+    struct gk__team_rx rx;
+    /* The sends forward what is received: chunk j goes out once chunk j
+     * came in (a pipelined tree). */
+    int forward;
+};
+
+/* A collective call's agreement: the extremes of the fields heard of. */
+struct gk__team_agree {
+    uint64_t lo[GK__TF_COUNT], hi[GK__TF_COUNT];
+    uint64_t fail;
+};
+
+typedef int gk__team_next_fn(struct gk__team_op *op);
+
+/* One level of the agreement rounds: a dissemination over `g` members
+ * (team numbers members[0 .. g-1]; I am members[gi], or not in it: gi
+ * -1), its rounds on boxes box, box + 1, ... */
+struct gk__p1_level {
+    const int *members;
+    int g, gi, box;
+    int root_gi; /* a broadcast's source in the level; -1: no payload */
+};
+
+/* The agreement rounds' state (p1.c). */
+struct gk__p1_state {
+    int mode;
+    int nlevels, level, round;
+    struct gk__p1_level lv[3];
+    size_t *roff;          /* a gather level's offsets, by relative unit */
+    size_t *usize;         /* a gather level's unit sizes, by member */
+    unsigned char *stage;  /* a gather level's units, relative order */
+    unsigned char *mine;   /* this PE's block (GATHER, REDUCE) */
+    unsigned char *agg;    /* a host's blocks, or partial (hier) */
+    size_t *host_bytes;    /* by host (hier GATHER) */
+    void *mem;             /* all of the above, one allocation */
+};
+
+struct gk__team_op {
+    struct gk_team *team;
+    uint64_t call; /* its number on the team, from 1 */
+    int kind;      /* enum gk__team_kind (coll.h) */
+    const char *name;
+    struct gk__team_agree agree;
+    uint64_t mine[GK__TF_COUNT]; /* this PE's fields */
+    int my_status;               /* this PE's own checks */
+    /* The algorithm: next() sets up the following step in `step`, or
+     * returns 1 when the call is over (0: a step is ready; < 0 an error). */
+    gk__team_next_fn *next;
+    int stage;
+    int round;
+    struct gk__team_step step;
+    int step_live;
+    /* Chunks sent and received on each box in this call. */
+    uint32_t tx_next[GK__TEAM_BOXES];
+    uint32_t rx_next[GK__TEAM_BOXES];
+    /* The call's arguments and working memory (coll.c). */
+    void *dst;
+    const void *src;
+    unsigned char *buf; /* the agreement rounds' payload or result (p1.c) */
+    size_t nbytes, count, elem;
+    gk_dtype_t dtype;
+    gk_op_t reduce;
+    int root;
+    size_t dst_size, *total_p;
+    size_t dst_stride, src_stride;
+    unsigned char *work; /* malloc'd, freed with the op */
+    size_t work_size;
+    size_t *sizes; /* per member (collect) */
+    int algo;
+    struct gk__p1_state p1;
+    int status;   /* the outcome, once done */
+    int done;
+    int verdict_checked;
+    uint64_t handle_id; /* nonzero for a non-blocking call */
+    struct gk__team_op *queue_next;
+    struct gk__team_op *nb_next; /* the list of non-blocking calls */
+};
+
+/* ---- Steps, for the algorithms (coll_*.c) ---- */
+
+/* A new step, empty; then its sends and its receive (member: team number;
+ * box: the receiver's box; a receive's dst may be NULL: dropped). */
+void gk__team_step_clear(struct gk__team_op *op);
+void gk__team_step_send(struct gk__team_op *op, int member, int box, const void *src,
+                        size_t len);
+/* The same, for a stream that more streams to the same box follow in this
+ * call (a ring's rounds). */
+void gk__team_step_send_more(struct gk__team_op *op, int member, int box, const void *src,
+                             size_t len);
+void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
+                        enum gk__team_rx_mode mode);
+
+/* Whether every member's fields agree and no member failed, from what
+ * this PE has heard; logs and returns the error once the call is known
+ * to have failed (at the end of the agreement rounds). */
+int gk__team_verdict(struct gk__team_op *op);
+
+/* ---- Calls ---- */
+
+/* Starts a call of `op` (allocated with malloc, its fields set) on its
+ * team: queued behind the team's earlier calls. Returns GK_OK, or an
+ * error (the op is freed) when the team is broken. */
+int gk__team_start(struct gk__team_op *op);
+/* Waits for the op (started) to finish and frees it; its status. */
+int gk__team_wait(struct gk__team_op *op);
+/* Registers a started op as a non-blocking call: its handle. */
+gk_handle_t gk__team_handle(struct gk__team_op *op);
+
+/* Moves every team's current call on as far as it goes without waiting
+ * (the progress engine calls it while calls are pending). */
+void gk__team_progress(void);
+extern _Atomic int gk__team_pending;
+
+/* Handles of non-blocking collectives (rma.c's gk_handle_* dispatch). */
+int gk__team_handle_is(gk_handle_t handle);
+int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p);
+
+/* The scratch slot `slot` of this PE, and a field's segment offset. */
+struct gk__team_scratch *gk__team_scratch_mine(int slot);
+size_t gk__team_scratch_offset(int slot);
+
+#endif /* GK_TEAM_ENGINE_H */

@@ -1,0 +1,78 @@
+/*
+ * tuning.c: the environment variables that force an algorithm of the team
+ * collectives (docs/COLLECTIVES.md), read once at gk_init.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/log.h"
+#include "core/runtime.h"
+#include "team/coll.h"
+
+struct gk__team_tuning gk__team_tuning;
+
+struct algo_name {
+    const char *name;
+    int value;
+};
+
+/* Reads variable `var` (its value `text`) into *value_p from `names`
+ * (NULL-terminated); unset or "auto" leaves the automatic choice. */
+static int tuning_read(const char *var, const char *text, const struct algo_name *names,
+                       int *value_p)
+{
+    *value_p = 0;
+    if (text == NULL || *text == '\0' || strcasecmp(text, "auto") == 0)
+        return GK_OK;
+    for (const struct algo_name *a = names; a->name != NULL; a++)
+        if (strcasecmp(text, a->name) == 0) {
+            *value_p = a->value;
+            return GK_OK;
+        }
+    char list[160] = "auto";
+    for (const struct algo_name *a = names; a->name != NULL; a++) {
+        strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+        strncat(list, a->name, sizeof(list) - strlen(list) - 1);
+    }
+    gk__error("%s=%s names no algorithm (%s)", var, text, list);
+    return GK_ERR_INVALID_ARG;
+}
+
+int gk__team_tuning_init(void)
+{
+    static const struct algo_name levels[] = {
+        {"flat", GK__LEVELS_FLAT}, {"hier", GK__LEVELS_HIER}, {NULL, 0}};
+    static const struct algo_name bcast[] = {
+        {"small", GK__ALGO_SMALL}, {"tree", GK__ALGO_TREE}, {NULL, 0}};
+    static const struct algo_name allreduce[] = {
+        {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
+    static const struct algo_name fcollect[] = {
+        {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
+    static const struct algo_name alltoall[] = {
+        {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK}, {NULL, 0}};
+    static const struct algo_name scan[] = {
+        {"gather", GK__ALGO_SMALL}, {"chain", GK__ALGO_CHAIN}, {NULL, 0}};
+    int v[6], status = GK_OK;
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_LEVELS", gk__rt.config.team_levels, levels, &v[0]);
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_ALGO_BCAST", gk__rt.config.team_algo_bcast, bcast, &v[1]);
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_ALGO_ALLREDUCE", gk__rt.config.team_algo_allreduce, allreduce, &v[2]);
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_ALGO_FCOLLECT", gk__rt.config.team_algo_fcollect, fcollect, &v[3]);
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_ALGO_ALLTOALL", gk__rt.config.team_algo_alltoall, alltoall, &v[4]);
+    if (status == GK_OK)
+        status = tuning_read("GK_TEAM_ALGO_SCAN", gk__rt.config.team_algo_scan, scan, &v[5]);
+    if (status != GK_OK)
+        return status;
+    gk__team_tuning.levels = (enum gk__team_levels)v[0];
+    gk__team_tuning.bcast = (enum gk__team_algo)v[1];
+    gk__team_tuning.allreduce = (enum gk__team_algo)v[2];
+    gk__team_tuning.fcollect = (enum gk__team_algo)v[3];
+    gk__team_tuning.alltoall = (enum gk__team_algo)v[4];
+    gk__team_tuning.scan = (enum gk__team_algo)v[5];
+    return GK_OK;
+}
