@@ -7,6 +7,7 @@
         [--impls gasket,ompi-tuned,ompi-han,oshmem[,mpich]] [--quick]
         [--plot DIR] [--markdown FILE] [--raw DIR] [--timeout S]
         [--wait-quiet S]
+    python3 bench/coll_compare.py --from-raw DIR [--plot DIR] [--markdown FILE]
 
 The operations, on every PE of the job (sizes are bytes; fcollect and
 alltoall move `size` bytes from / to each PE):
@@ -59,7 +60,8 @@ Each repetition runs every configuration (PEs x hosts) and in it every
 side, one launch each for all the operations, the order of the sides
 reversed every other repetition. A table gives each side's median over
 the repetitions and gasket's median over the best peer's (the lowest
-median of the other sides); below 1 gasket is faster. How each side
+median of the other sides), and the same ratio of each side's fastest
+repetition; below 1 gasket is faster. How each side
 reached its peers comes from one run of each with UCX_LOG_LEVEL=info: the
 host names and the transports of UCX's endpoints (ep_cfg lines).
 
@@ -76,7 +78,8 @@ go before each launch.
 --plot DIR writes DIR/coll_<op>.png (time against PEs, one line per side,
 a column of panels per host count, a row per size) when matplotlib is
 installed; without it the script says so and goes on. --raw DIR keeps
-every run's output. Needs root (namespaces), like gasket-run --hosts.
+every run's output; --from-raw DIR makes the report and plots again from
+such a folder, running nothing. Needs root (namespaces), like gasket-run --hosts.
 """
 import argparse
 import os
@@ -405,16 +408,21 @@ def probe(runner, args):
             tables, text = runner.run(impl, npes, nhosts, bench_name("allreduce"),
                                       ["--sizes", "8", "--iters", "20", "--warmup", "2"],
                                       env={"UCX_LOG_LEVEL": "info"}, label="probe-" + impl)
-            hosts, tls = set(), set()
-            for line in text.splitlines():
-                if " UCX " not in line:
-                    continue
-                hosts.update(HOST_RE.findall(line)[:1])
-                if "ep_cfg[" in line:
-                    tls.update("%s/%s" % t for t in
-                               re.findall(r"\b(\w+)/(\w+)\b", line.split("ep_cfg[", 1)[1]))
-            seen[(impl, nhosts)] = (sorted(hosts), sorted(tls), bool(tables))
+            seen[(impl, nhosts)] = transports(text) + (bool(tables),)
     return seen
+
+
+def transports(text):
+    """(host names, UCX transports) from a run's output at UCX_LOG_LEVEL=info."""
+    hosts, tls = set(), set()
+    for line in text.splitlines():
+        if " UCX " not in line:
+            continue
+        hosts.update(HOST_RE.findall(line)[:1])
+        if "ep_cfg[" in line:
+            tls.update("%s/%s" % t for t in
+                       re.findall(r"\b(\w+)/(\w+)\b", line.split("ep_cfg[", 1)[1]))
+    return sorted(hosts), sorted(tls)
 
 
 def configs(args):
@@ -437,20 +445,67 @@ def measure(runner, args):
             if lat_ops:
                 for impl in compare.alternate(impls, rep):
                     tables, _ = runner.run(impl, npes, nhosts, names, extra)
-                    for op in lat_ops:
-                        for size, us in tables.get(bench_name(op), {}).items():
-                            key = (impl, op, npes, nhosts, npes if op == "barrier" else size)
-                            values.setdefault(key, []).append(us)
+                    ingest(values, overlap, impl, npes, nhosts, tables, "")
             if "overlap" in args.ops:
                 sides = [(i, poll) for i in ("gasket", "ompi-tuned") if i in impls
                          for poll in (False, True)]
                 for impl, poll in compare.alternate(sides, rep):
                     label = impl + ("-poll" if poll else "")
-                    _, out = runner.run(impl, npes, nhosts, "team_overlap",
-                                        ["--poll"] if poll else [], label=label)
-                    for op, row in parse_overlap(out).items():
-                        overlap.setdefault((label, op, npes, nhosts), []).append(row)
+                    _, text = runner.run(impl, npes, nhosts, "team_overlap",
+                                         ["--poll"] if poll else [], label=label)
+                    ingest(values, overlap, label, npes, nhosts, {}, text)
     return values, overlap
+
+
+def ingest(values, overlap, label, npes, nhosts, tables, text):
+    """Adds one launch's latency tables and team_overlap rows."""
+    for op in OPS:
+        for size, us in tables.get(bench_name(op), {}).items():
+            key = (label, op, npes, nhosts, npes if op == "barrier" else size)
+            values.setdefault(key, []).append(us)
+    for op, row in parse_overlap(text).items():
+        overlap.setdefault((label, op, npes, nhosts), []).append(row)
+
+
+class RawRuns:
+    """What report() needs of a Runner, read back from a --raw folder."""
+
+    def __init__(self, directory, args):
+        self.failures, self.hung, self.why, self.busy, self.waited = [], {}, {}, [], 0.0
+        self.values, self.overlap, self.seen = {}, {}, {}
+        for name in sorted(os.listdir(directory)):
+            m = re.fullmatch(r"\d+-(.+)-n(\d+)-h(\d+)\.txt", name)
+            if not m:
+                continue
+            label, npes, nhosts = m.group(1), int(m.group(2)), int(m.group(3))
+            with open(os.path.join(directory, name)) as f:
+                text = f.read()
+            head = re.search(r"^# exit: (\S+) after [0-9.]+ s; other runnable processes "
+                             r"before: (\S+)", text, re.M)
+            status = head.group(1) if head else "?"
+            if head and head.group(2) != "?":
+                self.busy.append(float(head.group(2)))
+            tables = compare.parse_tables(text)
+            if label.startswith("probe-"):
+                self.seen[(label[6:], nhosts)] = transports(text) + (bool(tables),)
+                continue
+            if status == "timeout" and tables:
+                key = (label, npes, nhosts)
+                self.hung[key] = self.hung.get(key, 0) + 1
+            elif status != "0":
+                self.failures.append("%s, %d PEs on %d host(s): exit %s (%s)" %
+                                     (NAMES.get(label, label), npes, nhosts, status, name))
+                continue
+            ingest(self.values, self.overlap, label, npes, nhosts, tables, text)
+        found = {k[0] for k in self.values}
+        args.impls = [i for i in IMPLS if i in found]
+        args.pes = sorted({k[2] for k in self.values})
+        args.hosts = sorted({k[3] for k in self.values})
+        args.sizes = sorted({k[4] for k in self.values if k[1] != "barrier"})
+        args.ops = [op for op in OPS if any(k[1] == op for k in self.values)]
+        if self.overlap:
+            args.ops.append("overlap")
+        args.reps = max((len(v) for v in self.values.values()), default=0)
 
 
 def parse_overlap(text):
@@ -492,7 +547,9 @@ def report(values, overlap, seen, runner, args, took):
             "launch for all operations), the order of the sides reversed every other "
             "repetition. Cells are medians over repetitions of us per call (rank 0's time "
             "for `iters` calls after a warm-up and a barrier, a closing barrier included); "
-            "\"gasket/best\" is gasket's median over the lowest peer median. Sizes are bytes "
+            "\"gasket/best\" is gasket's median over the lowest peer median; \"min: "
+            "gasket/best\" the same with each side's fastest repetition, which other work on "
+            "the machine disturbs least. Sizes are bytes "
             "per call; fcollect and alltoall move that much from / to each PE." % args.reps,
             "",
             "%d CPUs, 4-16 PEs: every job oversubscribes the machine. No side is pinned "
@@ -542,8 +599,8 @@ def report(values, overlap, seen, runner, args, took):
     for op in [o for o in args.ops if o != "overlap"]:
         out += ["## %s" % TITLES[op], "",
                 "| PEs | hosts | size | " + " | ".join(NAMES[i] for i in impls) +
-                " | best peer | gasket/best |",
-                "|---:|---:|---:|" + "---:|" * len(impls) + "---|---:|"]
+                " | best peer | gasket/best | min: gasket/best |",
+                "|---:|---:|---:|" + "---:|" * len(impls) + "---|---:|---:|"]
         sizes = [None] if op == "barrier" else args.sizes
         for npes, nhosts in configs(args):
             for size in sizes:
@@ -562,9 +619,13 @@ def report(values, overlap, seen, runner, args, took):
                     best_cell = NAMES[b_impl]
                     if med["gasket"] is not None and b_val > 0:
                         ratio = "%.2f" % (med["gasket"] / b_val)
-                out.append("| %d | %d | %s | %s | %s | %s |" %
+                low = {i: min(values.get((i, op, npes, nhosts, key_size), [0])) for i in impls}
+                low_peers = [low[p] for p in peers if low[p] > 0]
+                low_ratio = ("%.2f" % (low["gasket"] / min(low_peers))
+                             if low_peers and low["gasket"] > 0 else "-")
+                out.append("| %d | %d | %s | %s | %s | %s | %s |" %
                            (npes, nhosts, "-" if size is None else size_label(size),
-                            " | ".join(cells), best_cell, ratio))
+                            " | ".join(cells), best_cell, ratio, low_ratio))
         out.append("")
     if overlap:
         out += ["## Overlap: a 1 MiB non-blocking collective behind 50 ms of computation", "",
@@ -591,7 +652,9 @@ def report(values, overlap, seen, runner, args, took):
                 "the rows they had printed count." % (NAMES[impl], npes, nhosts, n,
                                                       args.timeout), ""]
     out += compare.failure_lines(runner.failures)
-    out += ["", "(%.0f s)" % took, ""]
+    if took:
+        out += ["", "(%.0f s)" % took]
+    out.append("")
     return "\n".join(out)
 
 
@@ -670,6 +733,9 @@ def main():
     ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
     ap.add_argument("--raw", metavar="DIR", help="keep every run's output in DIR")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per launch (300)")
+    ap.add_argument("--from-raw", metavar="DIR",
+                    help="measure nothing: write the report and plots of the runs a --raw "
+                         "DIR holds")
     ap.add_argument("--wait-quiet", type=int, default=0, metavar="S",
                     help="before each launch wait up to S s for other processes to stop "
                          "running (0: do not wait; the report says how busy it was)")
@@ -692,6 +758,13 @@ def main():
         ap.error("need --reps >= 1, PEs >= 2, hosts >= 1, sizes <= 1 MiB")
     if not configs(args):
         ap.error("no configuration has hosts <= PEs")
+    if args.from_raw:
+        start = time.time()
+        raw = RawRuns(args.from_raw, args)
+        if not raw.values:
+            sys.exit("coll_compare.py: no runs in %s" % args.from_raw)
+        text = report(raw.values, raw.overlap, raw.seen, raw, args, 0)
+        return finish(text, raw.values, args)
     if args.raw:
         os.makedirs(args.raw, exist_ok=True)
     if args.plot:
@@ -717,6 +790,10 @@ def main():
         peer_hosts.close()
         shutil.rmtree(workdir, ignore_errors=True)
     text = report(values, overlap, seen, runner, args, time.time() - start)
+    return finish(text, values, args)
+
+
+def finish(text, values, args):
     sys.stdout.write(text)
     if args.markdown:
         with open(args.markdown, "w") as f:
