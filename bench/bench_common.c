@@ -31,11 +31,35 @@ static int parse_number(const char *text, unsigned long long *value_p)
     return 0;
 }
 
+/* "8,64K,1M" into a bit per size (bit k: 2^k); each must be a power of two. */
+static int parse_sizes(const char *text, unsigned long long *mask_p)
+{
+    char item[32];
+    unsigned long long mask = 0;
+    while (text != NULL && *text != '\0') {
+        const char *comma = strchr(text, ',');
+        size_t len = comma != NULL ? (size_t)(comma - text) : strlen(text);
+        unsigned long long value;
+        if (len == 0 || len >= sizeof(item))
+            return -1;
+        memcpy(item, text, len);
+        item[len] = '\0';
+        if (parse_number(item, &value) != 0 || value == 0 || (value & (value - 1)) != 0)
+            return -1;
+        mask |= value;
+        text = comma != NULL ? comma + 1 : NULL;
+    }
+    if (mask == 0)
+        return -1;
+    *mask_p = mask;
+    return 0;
+}
+
 int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opts_p)
 {
     struct bench_opts opts = {.name = NULL, .iters = 0, .warmup = -1, .min_size = 0,
-                              .max_size = 0,
-                              .digits = 2, .n_args = 0};
+                              .max_size = 0, .digits = 2, .sizes = 0, .poll = 0,
+                              .n_args = 0};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         unsigned long long value;
@@ -80,6 +104,19 @@ int bench_parse(int argc, char **argv, const char *usage, struct bench_opts *opt
             }
             continue;
         }
+        if (strcmp(arg, "--poll") == 0) {
+            opts.poll = 1;
+            continue;
+        }
+        if (strcmp(arg, "--sizes") == 0) {
+            if (i + 1 >= argc || parse_sizes(argv[i + 1], &opts.sizes) != 0) {
+                fprintf(stderr, "%s: --sizes needs a list of powers of two (8,64K,1M)\n",
+                        argv[0]);
+                goto err_usage;
+            }
+            i++;
+            continue;
+        }
         if (arg[0] == '-' && arg[1] != '\0') {
             fprintf(stderr, "%s: unknown option %s\n", argv[0], arg);
             goto err_usage;
@@ -105,20 +142,62 @@ err_usage:
     return 2;
 }
 
+/* The entry named by the `len` characters at `name`, or -1. */
+static int find_entry(const struct bench_entry *table, size_t n, const char *name, size_t len)
+{
+    for (size_t b = 0; b < n; b++)
+        if (strlen(table[b].name) == len && strncmp(name, table[b].name, len) == 0)
+            return (int)b;
+    return -1;
+}
+
 int bench_select(const char *prog, const char *usage, const struct bench_opts *opts,
                  const struct bench_entry *table, size_t n, int all, int quiet)
 {
+    const char *bad = opts->name;
+    size_t bad_len = strlen(bad);
     int found = all && strcmp(opts->name, "all") == 0 ? BENCH_ALL : BENCH_REFUSED;
-    for (size_t b = 0; b < n && found == BENCH_REFUSED; b++)
-        if (strcmp(opts->name, table[b].name) == 0)
-            found = (int)b;
+    if (found == BENCH_REFUSED && strchr(opts->name, ',') != NULL) {
+        found = BENCH_LIST;
+        for (const char *p = opts->name; found == BENCH_LIST;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+            if (find_entry(table, n, p, len) < 0) {
+                found = BENCH_REFUSED;
+                bad = p;
+                bad_len = len;
+            }
+            if (comma == NULL)
+                break;
+            p = comma + 1;
+        }
+    } else if (found == BENCH_REFUSED) {
+        found = find_entry(table, n, opts->name, bad_len);
+        if (found < 0)
+            found = BENCH_REFUSED;
+    }
     if (found != BENCH_REFUSED && opts->n_args == 0)
         return found;
-    if (!quiet)
-        fprintf(stderr, "%s: %s %s\n%s", prog,
-                found == BENCH_REFUSED ? "unknown benchmark" : "unexpected argument",
-                found == BENCH_REFUSED ? opts->name : opts->args[0], usage);
+    if (!quiet) {
+        if (found == BENCH_REFUSED)
+            fprintf(stderr, "%s: unknown benchmark %.*s\n%s", prog, (int)bad_len, bad, usage);
+        else
+            fprintf(stderr, "%s: unexpected argument %s\n%s", prog, opts->args[0], usage);
+    }
     return BENCH_REFUSED;
+}
+
+int bench_listed(const struct bench_opts *opts, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = opts->name; p != NULL;) {
+        const char *comma = strchr(p, ',');
+        size_t plen = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (plen == len && strncmp(p, name, len) == 0)
+            return 1;
+        p = comma != NULL ? comma + 1 : NULL;
+    }
+    return 0;
 }
 
 double bench_now_us(void)
@@ -179,6 +258,21 @@ long bench_bw_warmup(const struct bench_opts *opts, long loops)
     return opts->warmup < loops ? opts->warmup : loops;
 }
 
+/* 1 when --sizes lists `size` (or lists nothing). */
+static int size_listed(const struct bench_opts *opts, size_t size)
+{
+    return opts->sizes == 0 || (size != 0 && (size & (size - 1)) == 0 &&
+                                (opts->sizes & (unsigned long long)size) != 0);
+}
+
+size_t bench_next_size(const struct bench_opts *opts, size_t size, size_t last)
+{
+    size *= 2;
+    while (size != 0 && size <= last && !size_listed(opts, size))
+        size *= 2;
+    return size != 0 || opts->sizes == 0 ? size : last + 1;
+}
+
 size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi)
 {
     size_t last = hi;
@@ -194,6 +288,12 @@ size_t bench_first_size(const struct bench_opts *opts, size_t lo, size_t hi)
         first = lo != 0 ? lo : 1;
         while (first < opts->min_size && first * 2 <= last)
             first *= 2;
+    }
+    if (opts->sizes != 0) {
+        if (first == 0)
+            first = 1;
+        if (!size_listed(opts, first))
+            first = bench_next_size(opts, first, last);
     }
     return first;
 }

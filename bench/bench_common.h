@@ -30,8 +30,9 @@
 #define BENCH_MAX_ARGS 8
 
 /* The command line every program takes: NAME [--iters N] [--warmup N]
- * [--min-size BYTES] [--max-size BYTES] [--digits D] [extra positional
- * arguments]. */
+ * [--min-size BYTES] [--max-size BYTES] [--sizes LIST] [--digits D] [--poll]
+ * [extra positional arguments]. NAME may be a comma-separated list of
+ * benchmarks (bench_select()). */
 struct bench_opts {
     const char *name; /* the benchmark to run */
     long iters;       /* --iters: base count for small messages; 0: default */
@@ -39,6 +40,10 @@ struct bench_opts {
     size_t min_size;  /* --min-size: start every sweep here; 0: no limit */
     size_t max_size;  /* --max-size: end every sweep here; 0: no limit */
     int digits;       /* --digits: decimals of latencies (2, as OSU) */
+    /* --sizes 8,64K,1M: bit k set when 2^k is listed; the sweeps visit only
+     * the listed sizes (within --min-size and --max-size). 0: every size. */
+    unsigned long long sizes;
+    int poll;         /* --poll: a benchmark that computes polls every ~1 ms */
     int n_args;       /* positional arguments after NAME */
     const char *args[BENCH_MAX_ARGS];
 };
@@ -61,10 +66,13 @@ struct bench_entry {
 #define BENCH_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 #define BENCH_ALL (-1)     /* bench_select(): "all" was named */
 #define BENCH_REFUSED (-2) /* bench_select(): unknown name or extra argument */
+#define BENCH_LIST (-3)    /* bench_select(): a list of names; see bench_listed() */
 
 /*
  * The entry of table[0 .. n - 1] that opts->name names: its index, or
- * BENCH_ALL for "all" when `all` is non-zero. A name not in the table, or a
+ * BENCH_ALL for "all" when `all` is non-zero, or BENCH_LIST for a
+ * comma-separated list of names of the table (each run in table order:
+ * bench_listed() says which). A name not in the table, or a
  * positional argument after it (these benchmarks take none), gives
  * BENCH_REFUSED, after "PROG: unknown benchmark NAME" or "PROG: unexpected
  * argument ARG" and `usage` on stderr unless `quiet` (the other processes of
@@ -72,6 +80,9 @@ struct bench_entry {
  */
 int bench_select(const char *prog, const char *usage, const struct bench_opts *opts,
                  const struct bench_entry *table, size_t n, int all, int quiet);
+
+/* 1 when `name` is opts->name or one of the names of its list. */
+int bench_listed(const struct bench_opts *opts, const char *name);
 
 /* Microseconds on CLOCK_MONOTONIC. */
 double bench_now_us(void);
@@ -105,13 +116,18 @@ size_t bench_last_size(const struct bench_opts *opts, size_t lo, size_t hi);
 
 /* The first size of that sweep: the first of lo, 2 lo, 4 lo ... (1, 2, 4 ...
  * after a lo of 0) that reaches --min-size, or the sweep's last one if none
- * does, so that each sweep still prints a row. */
+ * does, so that each sweep still prints a row. With --sizes, the first of
+ * those that is listed (none: a size past the last, and no row). */
 size_t bench_first_size(const struct bench_opts *opts, size_t lo, size_t hi);
+
+/* The size after `size` in a sweep that ends at `last`: twice it, or with
+ * --sizes the next listed one (past `last` when none is left). */
+size_t bench_next_size(const struct bench_opts *opts, size_t size, size_t last);
 
 #define BENCH_FOR_SIZES(opts, size, lo, hi)                                    \
     for (size_t size = bench_first_size((opts), (lo), (hi)),                   \
                 size##_last_ = bench_last_size((opts), (lo), (hi));            \
-         size <= size##_last_; size *= 2)
+         size <= size##_last_; size = bench_next_size((opts), size, size##_last_))
 
 /*
  * The timed loop of a run, used as a for statement:

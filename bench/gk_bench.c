@@ -21,8 +21,9 @@
 #include "gk_bench.h"
 
 static const char usage[] =
-    "usage: gasket-run -n 2 [--bind] gk-bench NAME [--iters N] [--warmup N]\n"
-    "                    [--min-size BYTES] [--max-size BYTES] [--digits D]\n"
+    "usage: gasket-run -n 2 [--bind] gk-bench NAME[,NAME...] [--iters N] [--warmup N]\n"
+    "                    [--min-size BYTES] [--max-size BYTES] [--sizes LIST]\n"
+    "                    [--digits D] [--poll]\n"
     "  put_lat        gk_put + gk_quiet, 1 B to 4 MiB (us)\n"
     "  get_lat        gk_get + gk_quiet, 1 B to 4 MiB (us)\n"
     "  put_bw         windows of 64 gk_put_nbi, then gk_quiet (MB/s)\n"
@@ -60,9 +61,18 @@ static const char usage[] =
     "  passive_busy   lock + put + unlock and lock + get + unlock, 8 B and 1 MiB,\n"
     "                 while PE 1 waits in a barrier (_idle) and while it computes\n"
     "                 50 ms without calling gasket (_busy) (us)\n"
+    "  team_barrier_lat, team_bcast_lat, team_allreduce_lat, team_reduce_lat,\n"
+    "  team_fcollect_lat, team_alltoall_lat: gk_team_barrier, gk_team_broadcast\n"
+    "                 from PE 0, gk_team_allreduce and gk_team_reduce of doubles\n"
+    "                 (sum), gk_team_fcollect (size from each PE), gk_team_alltoall\n"
+    "                 (size to each PE) over GK_TEAM_WORLD, 8 B to 1 MiB (us)\n"
+    "  team_overlap   1 MiB gk_team_allreduce_nb and gk_team_alltoall_nb behind\n"
+    "                 50 ms of computation (us: computation, collective, both)\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
     "scale down with the size); --min-size and --max-size bound the sizes;\n"
-    "--digits the decimals of latencies (2).\n";
+    "--sizes 8,64K,1M keeps only those sizes; --digits the decimals of latencies\n"
+    "(2); --poll: team_overlap calls gk_poll about every 1 ms while it computes.\n"
+    "A comma-separated list of names runs each (in the order above).\n";
 
 int bench_me, bench_npes;
 unsigned char *bench_sym, *bench_priv;
@@ -498,6 +508,13 @@ static const struct bench_entry benches[] = {
     {"subarray_put_lat", bench_subarray_put_lat},
     {"subarray_get_lat", bench_subarray_get_lat},
     {"subarray_acc_lat", bench_subarray_acc_lat},
+    {"team_barrier_lat", bench_team_barrier_lat},
+    {"team_bcast_lat", bench_team_bcast_lat},
+    {"team_allreduce_lat", bench_team_allreduce_lat},
+    {"team_reduce_lat", bench_team_reduce_lat},
+    {"team_fcollect_lat", bench_team_fcollect_lat},
+    {"team_alltoall_lat", bench_team_alltoall_lat},
+    {"team_overlap", bench_team_overlap},
 };
 
 int main(int argc, char **argv)
@@ -534,7 +551,8 @@ int main(int argc, char **argv)
     bench_check(gk_barrier(), "gk_barrier");
 
     for (size_t b = 0; b < BENCH_COUNT(benches); b++) {
-        if (found == BENCH_ALL || found == (int)b) {
+        if (found == BENCH_ALL || found == (int)b ||
+            (found == BENCH_LIST && bench_listed(&opts, benches[b].name))) {
             benches[b].run(&opts, benches[b].name);
             bench_check(gk_barrier(), "gk_barrier");
         }

@@ -49,4 +49,13 @@ void bench_subarray_put_lat(const struct bench_opts *opts, const char *name);
 void bench_subarray_get_lat(const struct bench_opts *opts, const char *name);
 void bench_subarray_acc_lat(const struct bench_opts *opts, const char *name);
 
+/* gk_bench_team.c: the team collectives over GK_TEAM_WORLD. */
+void bench_team_barrier_lat(const struct bench_opts *opts, const char *name);
+void bench_team_bcast_lat(const struct bench_opts *opts, const char *name);
+void bench_team_allreduce_lat(const struct bench_opts *opts, const char *name);
+void bench_team_reduce_lat(const struct bench_opts *opts, const char *name);
+void bench_team_fcollect_lat(const struct bench_opts *opts, const char *name);
+void bench_team_alltoall_lat(const struct bench_opts *opts, const char *name);
+void bench_team_overlap(const struct bench_opts *opts, const char *name);
+
 #endif /* GK_BENCH_GK_BENCH_H */
