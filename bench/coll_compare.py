@@ -53,8 +53,10 @@ The machine has fewer CPUs than PEs: no side is pinned (gasket-run without
 --bind, --bind-to none --oversubscribe for mpirun and oshrun), and Open MPI
 is told to yield when idle (mpi_yield_when_idle 1, what it does by itself
 when it knows it is oversubscribed; on simulated hosts it cannot know).
-gasket yields when its host has more PEs than CPUs (GK_NODE_CPUS). MPICH
-spins, and is slow here for that reason.
+gasket gets GK_SPIN_COUNT=0, what it does by itself when its host has more
+PEs than CPUs: gasket-run --hosts gives each host a share of the CPUs of
+at least one, so a lone PE on a host would spin. MPICH spins, and is slow
+here for that reason.
 
 Each repetition runs every configuration (PEs x hosts) and in it every
 side, one launch each for all the operations, the order of the sides
@@ -98,6 +100,7 @@ import compare_hosts  # noqa: E402  (host namespaces)
 
 KiB, MiB = 1024, 1024 * 1024
 UCX_ENV = {"UCX_TLS": "self,sm,tcp", "UCX_NET_DEVICES": "lo"}
+GASKET_ENV = {"GK_SPIN_COUNT": "0"}  # waits yield at once, as with more PEs than CPUs
 OPS = ["barrier", "bcast", "allreduce", "reduce", "fcollect", "alltoall"]
 TITLES = {
     "barrier": "barrier (gk_team_barrier, MPI_Barrier, shmem_barrier_all)",
@@ -279,8 +282,13 @@ class Runner:
         prog = [self.programs[impl], names] + list(extra)
         if impl == "gasket":
             spread = ["--hosts", str(nhosts)] if nhosts > 1 else []
+            # Told it is oversubscribed, as Open MPI is below: with one PE per
+            # simulated host, gasket-run's share of the CPUs (GK_NODE_CPUS, at
+            # least 1) lets the PE spin while 4 PEs share 2 CPUs (a barrier of
+            # 4 PEs on 4 hosts: 2 ms spinning, 0.18 ms yielding).
             return ([self.gasket_run, "-n", str(npes)] + spread +
-                    ["--timeout", str(max(10, self.args.timeout - 10))] + prog, {})
+                    ["--timeout", str(max(10, self.args.timeout - 10))] + prog,
+                    dict(GASKET_ENV))
         if impl == "mpich":
             if nhosts == 1:
                 return ["mpirun.mpich", "-n", str(npes)] + prog, {}
@@ -553,8 +561,9 @@ def report(values, overlap, seen, runner, args, took):
             "per call; fcollect and alltoall move that much from / to each PE." % args.reps,
             "",
             "%d CPUs, 4-16 PEs: every job oversubscribes the machine. No side is pinned "
-            "(gasket-run without --bind; mpirun/oshrun --bind-to none --oversubscribe, "
-            "mpi_yield_when_idle 1). UCX_TLS=%s, UCX_NET_DEVICES=%s for every side; Open MPI "
+            "(gasket-run without --bind; mpirun/oshrun --bind-to none --oversubscribe), and "
+            "every side is told to yield when it waits (Open MPI mpi_yield_when_idle 1, "
+            "gasket GK_SPIN_COUNT=0). UCX_TLS=%s, UCX_NET_DEVICES=%s for every side; Open MPI "
             "with pml ucx (and osc ucx). Simulated hosts: gasket-run --hosts K for gasket; "
             "for the peers K host namespaces made alike, entered by Open MPI's daemons "
             "through a launch agent, so that Open MPI sees K nodes." %
