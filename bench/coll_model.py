@@ -11,8 +11,11 @@ The model (docs/COLLECTIVES-MODEL.md) prices each algorithm of
 src/team/coll.c and src/team/p1.c in messages: one message of p bytes costs
 a + p * b, a and b for shared memory (a_l, b_l) or between hosts (a_r,
 b_r); a round of messages waits for the slowest, so a round in which any
-message crosses hosts costs a_r. Combining costs gamma seconds per byte.
-PEs sit on hosts in blocks of m (gasket-run --hosts), n = m * H.
+message crosses hosts costs a_r. A stream longer than the 2 chunks in
+flight also waits a round trip (2 a) per 2 chunks beyond the first 2.
+Combining costs gamma seconds per byte. PEs sit on hosts in blocks of m
+(gasket-run --hosts), n = m * H; the job's PE count sizes the teams'
+scratch, so it sets how many agreement and bulk boxes there are.
 
 The parameters: the ones measured on the reference machine (DEFAULTS
 below), overridden by those of --params (a JSON file written by --save),
@@ -23,7 +26,8 @@ barrier (o_l, o_r: the engine's round beyond a message), each --reps
 times, and takes the medians. --params FILE --recheck redoes the check
 table from the points FILE holds, with the parameters given.
 
-Output: the parameters, then per operation and size (8 B, 64 KiB, 1 MiB)
+Output: the parameters, the teams' scratch by job size, then per
+operation and size (8 B, 64 KiB, 1 MiB)
 the algorithm the build picks, its rounds, bytes per PE and per host, and
 the predicted time at 64, 1,024, 16,384 and 131,072 PEs with 16, 64 and 128
 PEs per host, as Markdown. --check runs the probe's barrier and 8-byte
@@ -44,15 +48,18 @@ import time
 
 KiB, MiB = 1024, 1024 * 1024
 
-# The build's constants (src/team/engine.h, coll.h).
-CHUNK = 8192            # GK__TEAM_CHUNK
-HDR = 128               # a chunk's header
-P1_BOXES = 16           # GK__TEAM_P1_BOXES: the agreement's rounds
-BOXES = 32              # GK__TEAM_BOXES
+# The build's constants (src/team/engine.h, engine.c, coll.h).
+PAGE = 4096
+HDR = 64                # a chunk's header: one cache line
+CHUNK = PAGE - HDR      # GK__TEAM_CHUNK: a chunk and its header fill a page
+DEPTH = 2               # GK__TEAM_DEPTH: chunks in flight per stream
+MAX_BOXES = 48          # GK__TEAM_MAX_BOXES (the ack words are sized by it)
+ACKS = 2 * MAX_BOXES * 64  # GK__TEAM_ACKS_SIZE
 BCAST_SMALL_MAX = 8192  # GK__TEAM_BCAST_SMALL_MAX
-GATHER_SMALL_MAX = 65536  # GK__TEAM_GATHER_SMALL_MAX (n x block)
+GATHER_BLOCK_MAX = 2048  # GK__TEAM_GATHER_BLOCK_MAX (a PE's block)
+GATHER_TOTAL_MAX = 4 * MiB  # GK__TEAM_GATHER_TOTAL_MAX (n x block)
 ALLTOALL_BRUCK_MAX = 256  # GK__TEAM_ALLTOALL_BRUCK_MAX
-PAIRWISE_MAX_N = BOXES - P1_BOXES + 1  # pairwise all-to-all: n - 1 bulk boxes
+
 
 # Measured on the reference machine (docs/COLLECTIVES-MODEL.md): seconds
 # and seconds per byte.
@@ -74,6 +81,29 @@ def clog2(x):
     return r
 
 
+def layout(N):
+    """gk__team_layout_for: the boxes of a slot in a job of N PEs, and the
+    slot's bytes (16 KiB per box: 2 parities x DEPTH chunks of a page,
+    then the ack words, rounded to pages)."""
+    lg = clog2(N)
+    p1 = lg + 4
+    bulk = N - 1 if N <= 16 and N - 1 > lg else lg
+    bulk = max(bulk, 1)
+    size = 2 * (p1 + bulk) * DEPTH * PAGE + ACKS
+    return p1, bulk, -(-size // PAGE) * PAGE
+
+
+def gather_fits(block, total):
+    """gk__team_gather_fits: the gathers (in the agreement) or a ring/chain."""
+    return block <= GATHER_BLOCK_MAX and total <= GATHER_TOTAL_MAX
+
+
+def hdrs(payload):
+    """The header bytes of a stream of payload bytes: one per chunk, at
+    least one (an empty stream is a header)."""
+    return max(1, -(-int(payload) // CHUNK)) * HDR
+
+
 def human(nbytes):
     for unit, size in (("GiB", 1024 * MiB), ("MiB", MiB), ("KiB", KiB)):
         if nbytes >= size:
@@ -91,12 +121,15 @@ def human_s(t):
 
 
 class Topo:
-    """n PEs in blocks of m per host (the last host may hold fewer)."""
+    """n PEs in blocks of m per host (the last host may hold fewer), a team
+    of a job of N PEs (N = n unless given): N sizes the slots' boxes."""
 
-    def __init__(self, n, m):
+    def __init__(self, n, m, N=None):
         self.n = n
         self.m = min(m, n)
         self.H = -(-n // self.m)
+        self.N = max(N or n, n)
+        self.p1_boxes, self.bulk_boxes, self.slot = layout(self.N)
 
     def link(self):
         return "l" if self.H == 1 else "r"
@@ -108,22 +141,22 @@ class Topo:
         d %= self.n
         return min(d, self.m, self.n - d)
 
+    def spans(self):
+        """The team spans hosts with several of its PEs on one."""
+        return 1 < self.H < self.n
+
+    def levels_fit(self):
+        return 2 * clog2(self.m) + clog2(self.H) <= self.p1_boxes
+
     def levels(self):
         """The agreement's shape, as p1_hier() picks it: "hier" (levels) or
-        "flat" (notes() says when flat was forced or is refused)."""
-        b1 = clog2(self.m)
-        b2 = b1 + clog2(self.H)
-        if self.H > 1 and self.H < self.n and b1 + b2 <= P1_BOXES:
-            return "hier"
-        return "flat"
+        "flat"."""
+        return "hier" if self.spans() and self.levels_fit() else "flat"
 
     def notes(self):
         out = []
-        b1 = clog2(self.m)
-        if self.H > 1 and self.H < self.n and 2 * b1 + clog2(self.H) > P1_BOXES:
+        if self.spans() and not self.levels_fit():
             out.append("flat")     # levels do not fit: flat over the team
-        if clog2(self.n) > P1_BOXES and self.levels() == "flat":
-            out.append("refused")  # more rounds than boxes
         return out
 
 
@@ -163,12 +196,16 @@ class Cost:
         self.notes = []
 
     def msgs(self, p, link, payload, rounds=1):
-        """rounds rounds of one message of payload bytes on the critical path."""
+        """rounds rounds of one stream of payload bytes on the critical path.
+        A stream of k chunks has DEPTH in flight; chunk j waits for the
+        acknowledgement of chunk j - DEPTH: a round trip (2 a) per DEPTH
+        chunks beyond the first DEPTH. Each latency counts as a round."""
         a, b = (p.a_l, p.b_l) if link == "l" else (p.a_r, p.b_r)
-        self.t += rounds * (a + payload * b)
-        self.rounds += rounds
+        lat = 1 + 2 * -(-max(0, -(-int(payload) // CHUNK) - DEPTH) // DEPTH)
+        self.t += rounds * (lat * a + payload * b)
+        self.rounds += rounds * lat
         if link == "r":
-            self.rounds_r += rounds
+            self.rounds_r += rounds * lat
 
 
 def agreement(p, topo, mode, s, c):
@@ -191,9 +228,9 @@ def agreement(p, topo, mode, s, c):
                     unit = s * (m if (lvl == 1 and mode == "gather") else 1)
                     pay = min(d, g - d) * unit
                 c.msgs(p, link, pay)
-                c.pe_bytes += pay + HDR
+                c.pe_bytes += pay + hdrs(pay)
                 if lvl == 1:
-                    c.host_bytes += pay + HDR
+                    c.host_bytes += pay + hdrs(pay)
         if mode == "reduce":
             c.t += p.gamma * ((m - 1) + (H - 1)) * s
         return c
@@ -207,8 +244,8 @@ def agreement(p, topo, mode, s, c):
         else:
             pay = min(d, n - d) * s
         c.msgs(p, link, pay)
-        c.pe_bytes += pay + HDR
-        c.host_bytes += topo.cross(d) * (HDR + (pay if mode in ("gather", "reduce") else 0))
+        c.pe_bytes += pay + hdrs(pay)
+        c.host_bytes += topo.cross(d) * (hdrs(pay) + (pay if mode in ("gather", "reduce") else 0))
     if mode == "bcast":
         c.host_bytes += tree_cross_edges(topo) * s
     if mode == "reduce":
@@ -220,9 +257,9 @@ def stream(c, p, topo, steps, payload):
     """steps flat steps of one payload message each (a ring): one PE of
     each host sends across per step."""
     c.msgs(p, topo.link(), payload, steps)
-    c.pe_bytes += steps * (payload + HDR)
+    c.pe_bytes += steps * (payload + hdrs(payload))
     if topo.H > 1:
-        c.host_bytes += steps * (payload + HDR)
+        c.host_bytes += steps * (payload + hdrs(payload))
 
 
 def model(p, op, topo, s, algo=None):
@@ -240,10 +277,10 @@ def model(p, op, topo, s, algo=None):
             cc = min(s, CHUNK)
             stages = clog2(n) + -(-s // cc) - 1
             c.msgs(p, topo.link(), cc, stages)
-            c.pe_bytes += clog2(n) * (s + -(-s // cc) * HDR)
+            c.pe_bytes += clog2(n) * (s + hdrs(s))
             c.host_bytes += tree_cross_edges(topo) * s
     elif op == "allreduce":
-        algo = algo or ("gather" if n * s <= GATHER_SMALL_MAX else "ring")
+        algo = algo or ("gather" if gather_fits(s, n * s) else "ring")
         if algo == "gather":
             c = agreement(p, topo, "reduce", s, Cost(algo))
         else:
@@ -251,41 +288,44 @@ def model(p, op, topo, s, algo=None):
             stream(c, p, topo, 2 * (n - 1), s / n)
             c.t += p.gamma * (n - 1) / n * s
     elif op == "fcollect":
-        algo = algo or ("bruck" if n * s <= GATHER_SMALL_MAX else "ring")
+        algo = algo or ("bruck" if gather_fits(s, n * s) else "ring")
         if algo == "bruck":
             c = agreement(p, topo, "gather", s, Cost(algo))
         else:
             c = agreement(p, topo, "none", 0, Cost(algo))
             stream(c, p, topo, n - 1, s)
     elif op == "collect":
-        algo = algo or ("bruck" if n * s <= GATHER_SMALL_MAX else "ring")
+        # the sizes (16 B per PE) in the agreement, then, all sizes s,
+        # Bruck's gather flat over the team on the bulk boxes, or the ring
+        algo = algo or ("bruck" if gather_fits(s, n * s) and clog2(n) <= topo.bulk_boxes
+                        else "ring")
         c = agreement(p, topo, "gather", 16, Cost(algo))
         if algo == "bruck":
-            flat = Topo(n, m)
             for r in range(clog2(n)):
                 d = 1 << r
                 pay = min(d, n - d) * s
-                c.msgs(p, flat.link(), pay)
-                c.pe_bytes += pay + HDR
-                c.host_bytes += flat.cross(d) * (pay + HDR)
+                c.msgs(p, topo.link(), pay)
+                c.pe_bytes += pay + hdrs(pay)
+                c.host_bytes += topo.cross(d) * (pay + hdrs(pay))
         else:
             stream(c, p, topo, n - 1, s)
     elif op == "alltoall":
-        forced = n - 1 > BOXES - P1_BOXES
+        # pairwise takes a bulk box per exchange: n - 1 of them
+        forced = n - 1 > topo.bulk_boxes
         algo = algo or ("bruck" if s <= ALLTOALL_BRUCK_MAX or forced else "pairwise")
         c = agreement(p, topo, "none", 0, Cost(algo))
         if algo == "pairwise":
             c.msgs(p, topo.link(), s, n - 1)
-            c.pe_bytes += (n - 1) * (s + HDR)
-            c.host_bytes += sum(topo.cross(r) for r in range(1, n)) * (s + HDR)
+            c.pe_bytes += (n - 1) * (s + hdrs(s))
+            c.host_bytes += sum(topo.cross(r) for r in range(1, n)) * (s + hdrs(s))
         else:
             copied = 2 * n * s
             for r in range(clog2(n)):
                 d = 1 << r
                 blocks = (n >> (r + 1)) * d + max(0, n % (2 * d) - d)
                 c.msgs(p, topo.link(), blocks * s)
-                c.pe_bytes += blocks * s + HDR
-                c.host_bytes += topo.cross(d) * (blocks * s + HDR)
+                c.pe_bytes += blocks * s + hdrs(blocks * s)
+                c.host_bytes += topo.cross(d) * (blocks * s + hdrs(blocks * s))
                 copied += 2 * blocks * s
             c.t += p.gamma * copied
             if forced and s > ALLTOALL_BRUCK_MAX:
@@ -293,7 +333,7 @@ def model(p, op, topo, s, algo=None):
         if 5 * n * s > 4 * 1024 * MiB:
             c.notes.append("memory")
     elif op == "scan":
-        algo = algo or ("gather" if n * s <= GATHER_SMALL_MAX else "chain")
+        algo = algo or ("gather" if gather_fits(s, n * s) else "chain")
         if algo == "gather":
             c = agreement(p, topo, "gather", s, Cost(algo))
             c.t += p.gamma * (n - 1) * s
@@ -302,19 +342,28 @@ def model(p, op, topo, s, algo=None):
             c.msgs(p, "l", s, n - H)
             c.msgs(p, "r" if H > 1 else "l", s, H - 1)
             c.t += p.gamma * (n - 1) * s
-            c.pe_bytes += s + HDR
-            c.host_bytes += (s + HDR) if H > 1 else 0
+            c.pe_bytes += s + hdrs(s)
+            c.host_bytes += (s + hdrs(s)) if H > 1 else 0
     else:
         raise ValueError(op)
     c.notes = topo.notes() + c.notes
     return c
 
 
-MARKS = {"refused": "†", "flat": "‡", "bruck-forced": "§", "memory": "¶"}
+MARKS = {"flat": "‡", "bruck-forced": "§", "memory": "¶"}
+MARK_TEXT = {
+    "flat": "the levels do not fit in the agreement's boxes (2 L(m) + L(H) > L(N) + 4): "
+            "the agreement runs flat, every round across hosts.",
+    "bruck-forced": "Bruck's all-to-all where the pairwise exchange would be chosen: "
+                    "the exchange takes n - 1 bulk boxes, and a job of more than 16 PEs "
+                    "has L(N).",
+    "memory": "the call needs more than 4 GiB per PE (src, dst and Bruck's 3 n s of "
+              "work space)."}
 
 
 def prediction_tables(p):
     out = []
+    seen = set()
     for m in PER_HOST:
         out.append("### %d PEs per host\n" % m)
         out.append("| operation | size | " + " | ".join("%s PEs" % format(n, ",") for n in PES) + " |")
@@ -325,6 +374,7 @@ def prediction_tables(p):
                 for n in PES:
                     topo = Topo(n, m)
                     c = model(p, op, topo, s)
+                    seen.update(x for x in c.notes if x in MARKS)
                     marks = "".join(MARKS[x] for x in c.notes if x in MARKS)
                     cells.append("%s%s %d r · %s · %s · **%s**" % (
                         c.algo, marks, c.rounds, human(c.pe_bytes),
@@ -332,16 +382,34 @@ def prediction_tables(p):
                 out.append("| %s | %s | %s |" % (op, "-" if op == "barrier" else human(s),
                                                  " | ".join(cells)))
         out.append("")
-    out.append("A cell: the algorithm, its rounds (r), the bytes the busiest PE sends, "
-               "the bytes leaving the busiest host, and **the predicted time**. Rounds: "
-               "message steps on the critical path (a pipelined "
-               "broadcast's chunk stages), the agreement's included; bytes include "
-               "the 128-byte header of every message. "
-               "† the build refuses (more than %d agreement rounds); the time is "
-               "what it would take with more boxes. ‡ the levels do not fit in "
-               "%d boxes: the agreement runs flat. § Bruck's all-to-all is forced "
-               "above %d PEs. ¶ the call needs more than 4 GiB per PE (src, dst "
-               "and Bruck's 3 n s of work space)." % (P1_BOXES, P1_BOXES, PAIRWISE_MAX_N))
+    legend = ("A cell: the algorithm, its rounds (r), the bytes the busiest PE sends, "
+              "the bytes leaving the busiest host, and **the predicted time**, for the "
+              "world team of a job of that many PEs. Rounds: latencies on the critical "
+              "path (message steps, a pipelined broadcast's chunk stages, and the round "
+              "trips a stream of more than %d chunks waits for acknowledgements), the "
+              "agreement's included; bytes include the %d-byte header of every chunk "
+              "(%d bytes of payload)." % (DEPTH, HDR, CHUNK))
+    out.append(" ".join([legend] + ["%s %s" % (MARKS[k], MARK_TEXT[k])
+                                    for k in MARKS if k in seen]))
+    return "\n".join(out)
+
+
+def footprint_table(jobs=(2, 4, 16, 17, 64, 1024, 4096, 16384, 131072), host=128):
+    """The teams' scratch (gk__team_layout_for): per slot, and the world's
+    and node's slots that every PE reserves at start-up."""
+    out = ["| PEs in the job | agreement boxes | bulk boxes | a slot | per PE at start-up "
+           "(world + node) | per host (up to %d PEs) |" % host,
+           "|---|---|---|---|---|---|"]
+    for N in jobs:
+        p1, bulk, slot = layout(N)
+        out.append("| %s | %d | %d | %s | %s | %s |" % (
+            format(N, ","), p1, bulk, human(slot), human(2 * slot),
+            human(2 * slot * min(N, host))))
+    out.append("")
+    out.append("A slot: 16 KiB per box (2 call parities x %d chunks of a %d-byte page) and "
+               "%d bytes of ack words, rounded up to a page; %d boxes at most "
+               "(GK__TEAM_MAX_BOXES). A split team takes one more slot on each of its "
+               "members when it is made." % (DEPTH, PAGE, ACKS, MAX_BOXES))
     return "\n".join(out)
 
 
@@ -373,9 +441,9 @@ def alternatives_table(p, factor=2.0):
                     continue
                 m, c, o = hits[0]
                 notes = []
-                if op == "alltoall" and o.algo == "pairwise" and n > PAIRWISE_MAX_N:
-                    notes.append("needs %d bulk boxes (the build has %d)" % (
-                        n - 1, BOXES - P1_BOXES))
+                bulk = Topo(n, m).bulk_boxes
+                if op == "alltoall" and o.algo == "pairwise" and n - 1 > bulk:
+                    notes.append("needs %d bulk boxes (the job has %d)" % (n - 1, bulk))
                 if o.algo in ("gather", "bruck") and op != "alltoall":
                     stage = n * s * (2 if Topo(n, m).levels() == "hier" else 1)
                     if stage >= 256 * MiB:
@@ -683,7 +751,8 @@ def main():
                 "%s: %.3g (%.3g)" % (human(s), t0 * 1e6, t1 * 1e6)
                 for s, t0, t1 in info[key])))
         text.append("")
-    text += ["## Predicted\n", prediction_tables(p), "",
+    text += ["## Team scratch\n", footprint_table(), "",
+             "## Predicted\n", prediction_tables(p), "",
              "## Where the other algorithm is predicted at least twice as fast\n",
              alternatives_table(p), ""]
     rows = None
@@ -694,7 +763,9 @@ def main():
             rows = saved["check"]
             for r in rows:
                 r["topo"] = Topo(r["n"], -(-r["n"] // r["hosts"]))
-                r["pred"] = model(p, r["op"], r["topo"], 0 if r["op"] == "barrier" else 8).t
+                c = model(p, r["op"], r["topo"], 0 if r["op"] == "barrier" else 8)
+                r.update(pred=c.t, rounds=c.rounds, rounds_r=c.rounds_r,
+                         levels=r["topo"].levels())
         fit = fit_slice(rows, p)
         text += ["## Measured against predicted\n",
                  "Time-slicing fit (one-host barriers): each round costs %.3g us x (q - 1)^%.2f "
