@@ -240,14 +240,15 @@ static void run_overlap(const struct bench_opts *opts, const char *name)
             snprintf(note, sizeof(note),
                      "1 MiB %s, %.0f ms of computation, %s, MPI_Wait; medians of %d trials "
                      "of the slowest rank",
-                     is_alltoall ? "MPI_Ialltoall to each rank" : "MPI_Iallreduce of doubles (sum)",
+                     is_alltoall ? "MPI_Ialltoall to each rank"
+                                 : "MPI_Iallreduce of doubles (sum)",
                      OVERLAP_COMPUTE_US / 1000.0,
                      opts->poll ? "MPI_Test about every 1 ms" : "no MPI call", OVERLAP_TRIALS);
             bench_header(is_alltoall ? "team_overlap_alltoall" : "team_overlap_allreduce", "MPI",
                          npes, note, "compute_us   coll_us      both_us      both/compute");
-            printf("%-12zu %-12.1f %-12.1f %-12.1f %.3f\n", MAX_MSG, bench_median(v[0], OVERLAP_TRIALS),
-                   bench_median(v[1], OVERLAP_TRIALS), bench_median(v[2], OVERLAP_TRIALS),
-                   bench_median(ratio, OVERLAP_TRIALS));
+            printf("%-12zu %-12.1f %-12.1f %-12.1f %.3f\n", MAX_MSG,
+                   bench_median(v[0], OVERLAP_TRIALS), bench_median(v[1], OVERLAP_TRIALS),
+                   bench_median(v[2], OVERLAP_TRIALS), bench_median(ratio, OVERLAP_TRIALS));
             fflush(stdout);
         }
     }
