@@ -544,37 +544,17 @@ static void progress_hook(void)
 }
 
 /* Waits until op is done (it stays allocated). */
-/* The one word of this PE's segment whose change lets the team's current
- * call move (a receive's stamp, else a send's ack), or any word when it
- * waits on both or other calls are in flight: a sleeper is woken only by
- * writes to the word it watches (base/wait.h). */
-static uint64_t op_watch(struct gk__team_op *op)
-{
-    const struct gk__team_step *st = &op->step;
-    if (!op->step_live || atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 1)
-        return GK__WAKE_WATCH_ANY;
-    int rx_waits = st->has_rx && !st->rx.done, tx_waits = 0, box = -1;
-    for (int i = 0; i < st->ntx; i++)
-        if (st->tx[i].sent < st->tx[i].chunks) {
-            tx_waits++;
-            box = st->tx[i].box;
-        }
-    if (rx_waits && tx_waits == 0)
-        return chunk_offset(op, st->rx.box, op->rx_next[st->rx.box]);
-    if (!rx_waits && tx_waits == 1 && !st->forward)
-        return ack_offset(op, box);
-    return GK__WAKE_WATCH_ANY;
-}
-
 static int op_wait(struct gk__team_op *op)
 {
     while (!op->done) {
         gk__team_progress();
         if (op->done)
             break;
-        /* Sleep until a word of ours changes: the team's current call's. */
+        /* Sleep until a word of ours changes (any word: watching only the
+         * word the current step waits for lost wake-ups, not yet
+         * understood), then look at the team's current call. */
         struct gk__team_op *head = op->team->queue_head != NULL ? op->team->queue_head : op;
-        int status = gk__path_wait_own(op_watch(head), step_could_move, head);
+        int status = gk__path_wait_own(GK__WAKE_WATCH_ANY, step_could_move, head);
         if (status != GK_OK) {
             /* A PE died or the world's collectives broke: this call cannot
              * end; it stays queued and the team is unusable. */
