@@ -53,7 +53,7 @@ PAGE = 4096
 HDR = 64                # a chunk's header: one cache line
 CHUNK = PAGE - HDR      # GK__TEAM_CHUNK: a chunk and its header fill a page
 DEPTH = 2               # GK__TEAM_DEPTH: chunks in flight per stream
-MAX_BOXES = 48          # GK__TEAM_MAX_BOXES (the ack words are sized by it)
+MAX_BOXES = 64          # GK__TEAM_MAX_BOXES (the ack words are sized by it)
 ACKS = 2 * MAX_BOXES * 64  # GK__TEAM_ACKS_SIZE
 BCAST_SMALL_MAX = 8192  # GK__TEAM_BCAST_SMALL_MAX
 GATHER_BLOCK_MAX = 2048  # GK__TEAM_GATHER_BLOCK_MAX (a PE's block)
@@ -86,7 +86,7 @@ def layout(N):
     slot's bytes (16 KiB per box: 2 parities x DEPTH chunks of a page,
     then the ack words, rounded to pages)."""
     lg = clog2(N)
-    p1 = lg + 4
+    p1 = lg + lg // 2 + 2
     bulk = N - 1 if N <= 16 and N - 1 > lg else lg
     bulk = max(bulk, 1)
     size = 2 * (p1 + bulk) * DEPTH * PAGE + ACKS
@@ -352,7 +352,7 @@ def model(p, op, topo, s, algo=None):
 
 MARKS = {"flat": "‡", "bruck-forced": "§", "memory": "¶"}
 MARK_TEXT = {
-    "flat": "the levels do not fit in the agreement's boxes (2 L(m) + L(H) > L(N) + 4): "
+    "flat": "the levels do not fit in the agreement's boxes (2 L(m) + L(H) > L(N) + floor(L(N) / 2) + 2): "
             "the agreement runs flat, every round across hosts.",
     "bruck-forced": "Bruck's all-to-all where the pairwise exchange would be chosen: "
                     "the exchange takes n - 1 bulk boxes, and a job of more than 16 PEs "
