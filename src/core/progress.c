@@ -171,6 +171,9 @@ int gk__progress_report_in_handler(const char *op)
 }
 
 static void (*progress_extra)(void);
+/* Set on the progress thread (GK_PROGRESS_THREAD=1), which runs handlers
+ * only: the extra work belongs to the application's threads. */
+static _Thread_local int progress_on_own_thread;
 int (*gk__handle_coll_complete)(const char *call, gk_handle_t *handle, int wait, int *done_p);
 
 void gk__progress_set_extra(void (*extra)(void))
@@ -182,7 +185,7 @@ int gk__progress(void)
 {
     if (gk__in_handler || !gk__rt.initialized)
         return 0;
-    if (progress_extra != NULL)
+    if (progress_extra != NULL && !progress_on_own_thread)
         progress_extra();
     if (GK__UNLIKELY(gk__net_remote)) {
         int status = gk__net_progress_remote(); /* lands its messages in our inbox */
@@ -256,6 +259,7 @@ static int inbox_ready_or_stopping(const void *arg)
 static void *progress_main(void *arg)
 {
     (void)arg;
+    progress_on_own_thread = 1;
     gk__log_set_pe(gk__rt.my_pe);
     struct gk__wake *mine = &gk__rt.my_seg.header->wake;
     while (!atomic_load_explicit(&progress_stopping, memory_order_acquire)) {

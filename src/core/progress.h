@@ -84,7 +84,9 @@ int gk__progress(void);
 /*
  * Work a feature above core wants done whenever the progress engine runs
  * (the team collectives' calls in flight, team/engine.c): set once, called
- * from gk__progress outside handlers. Core never calls up otherwise.
+ * from gk__progress outside handlers and never on the progress thread (the
+ * collectives are the application threads' own). Core never calls up
+ * otherwise.
  */
 void gk__progress_set_extra(void (*extra)(void));
 
