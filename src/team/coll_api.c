@@ -36,6 +36,38 @@ static void report_reduce_args(const struct gk__team_op *op)
                   op->root);
 }
 
+/* A call's state, zeroed but for what every call sets; NULL (logged)
+ * without memory. */
+static struct gk__team_op *op_alloc(const char *name, enum gk__team_kind kind,
+                                    struct gk_team *t, gk__team_next_fn *next)
+{
+    struct gk__team_op *op = calloc(1, sizeof(*op));
+    if (op == NULL) {
+        gk__error("%s: no memory for the call's state", name);
+        return NULL;
+    }
+    op->team = t;
+    op->kind = kind;
+    op->name = name;
+    op->next = next;
+    op->root = -1;
+    op->elem = 1;
+    return op;
+}
+
+/* The gathers' block size of every member: `each` bytes. */
+static int op_sizes(struct gk__team_op *op, size_t each)
+{
+    op->sizes = malloc((size_t)op->team->n * sizeof(size_t));
+    if (op->sizes == NULL) {
+        gk__error("%s: no memory for the team's sizes", op->name);
+        return GK_ERR_NOMEM;
+    }
+    for (int i = 0; i < op->team->n; i++)
+        op->sizes[i] = each;
+    return GK_OK;
+}
+
 /* A new call on `team`, or NULL with *status_p set (logged). */
 static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_team_t team,
                                   gk__team_next_fn *next, int *status_p)
@@ -52,18 +84,11 @@ static struct gk__team_op *op_new(const char *name, enum gk__team_kind kind, gk_
         *status_p = GK_ERR_INVALID_ARG;
         return NULL;
     }
-    struct gk__team_op *op = calloc(1, sizeof(*op));
+    struct gk__team_op *op = op_alloc(name, kind, t, next);
     if (op == NULL) {
-        gk__error("%s: no memory for the call's state", name);
         *status_p = GK_ERR_NOMEM;
         return NULL;
     }
-    op->team = t;
-    op->kind = kind;
-    op->name = name;
-    op->next = next;
-    op->root = -1;
-    op->elem = 1;
     if (strncmp(name, "gk_team_", 8) != 0) {
         /* The world forms (gk_collect, ...) word their reports as ever. */
         if (kind == GK__TEAM_FCOLLECT || kind == GK__TEAM_ALLTOALL)
@@ -93,37 +118,21 @@ static int op_work(struct gk__team_op *op, size_t bytes)
     return GK_OK;
 }
 
-/* Starts op, then waits for it (handle_p NULL) or gives its handle. */
-static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
+/*
+ * Starts op, then waits for it (handle_p NULL) or gives its handle. On the
+ * world team a call is one of the job's collective calls
+ * (core/coll_check.h): numbered alike on every PE, so a PE in another
+ * kind of world call (gk_malloc, gk_finalize) is found by the waits.
+ */
+static int op_launch(struct gk__team_op *op, gk_handle_t *handle_p)
 {
-    if (op->my_status != GK_OK) {
-        /* Nothing of this PE's is read or written. */
-        op->count = op->nbytes = 0;
-        op->src = NULL;
-        op->dst = NULL;
-        op->dst_size = 0;
-        op->total_p = NULL;
-    }
-    if (op->work == NULL) {
-        int status = op_work(op, 0);
-        if (status != GK_OK) {
-            free(op->sizes);
-            free(op);
-            return status;
-        }
-    }
-    /* On the world team a call is one of the job's collective calls
-     * (core/coll_check.h): numbered alike on every PE, so a PE in another
-     * kind of world call (gk_malloc, gk_finalize) is found by the waits. */
     int world = op->team == gk__team_world();
     if (world) {
         enum gk__coll_kind kind = (enum gk__coll_kind)gk__team_coll_kind(op->kind);
         int entered = gk__coll_state.broken ? gk__coll_report_broken(op->name, kind)
                                             : gk__coll_enter(kind);
         if (entered != GK_OK) {
-            free(op->work);
-            free(op->sizes);
-            free(op);
+            gk__team_op_free(op);
             return entered;
         }
     }
@@ -137,6 +146,27 @@ static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
     if (world)
         gk__coll_leave();
     return status;
+}
+
+/* op_launch for a public call: a PE whose own checks failed takes part
+ * with nothing of its own read or written. */
+static int op_run(struct gk__team_op *op, gk_handle_t *handle_p)
+{
+    if (op->my_status != GK_OK) {
+        op->count = op->nbytes = 0;
+        op->src = NULL;
+        op->dst = NULL;
+        op->dst_size = 0;
+        op->total_p = NULL;
+    }
+    if (op->work == NULL) {
+        int status = op_work(op, 0);
+        if (status != GK_OK) {
+            gk__team_op_free(op);
+            return status;
+        }
+    }
+    return op_launch(op, handle_p);
 }
 
 static int check_handle_p(const char *name, gk_handle_t *handle_p)
@@ -337,16 +367,10 @@ int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team
         work = nb;
     if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
         op_fail(op, status);
-    if (kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) {
-        op->sizes = malloc((size_t)t->n * sizeof(size_t));
-        if (op->sizes == NULL) {
-            free(op->work);
-            free(op);
-            gk__error("%s: no memory for the team's sizes", name);
-            return GK_ERR_NOMEM;
-        }
-        for (int i = 0; i < t->n; i++)
-            op->sizes[i] = op->my_status == GK_OK ? bytes : 0;
+    if ((kind == GK__TEAM_SCAN || kind == GK__TEAM_EXSCAN) &&
+        (status = op_sizes(op, op->my_status == GK_OK ? bytes : 0)) != GK_OK) {
+        gk__team_op_free(op);
+        return status;
     }
     return op_run(op, handle_p);
 }
@@ -412,14 +436,10 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : gk__team_gather_fits(nbytes, total)             ? GK__ALGO_SMALL
                                                         : GK__ALGO_RING;
-    op->sizes = malloc((size_t)t->n * sizeof(size_t));
-    if (op->sizes == NULL) {
-        free(op);
-        gk__error("%s: no memory for the team's sizes", name);
-        return GK_ERR_NOMEM;
+    if ((status = op_sizes(op, op->my_status == GK_OK ? nbytes : 0)) != GK_OK) {
+        gk__team_op_free(op);
+        return status;
     }
-    for (int i = 0; i < t->n; i++)
-        op->sizes[i] = op->my_status == GK_OK ? nbytes : 0;
     return op_run(op, handle_p);
 }
 
@@ -454,13 +474,12 @@ int gk__team_collect(const char *name, gk_team_t team, void *dst, size_t dst_siz
     check_buf(op, "dst", dst, dst_size);
     check_buf(op, "src", src, nbytes);
     op->algo = gk__team_tuning.fcollect;
-    op->sizes = malloc((size_t)t->n * sizeof(size_t));
-    status = op->sizes != NULL ? op_work(op, (size_t)t->n * 2 * sizeof(uint64_t)) : GK_ERR_NOMEM;
+    status = op_sizes(op, 0); /* the agreement gathers them */
+    if (status == GK_OK)
+        status = op_work(op, (size_t)t->n * 2 * sizeof(uint64_t));
     if (status != GK_OK) {
-        free(op->sizes);
-        free(op);
-        gk__error("%s: no memory for the team's sizes", name);
-        return GK_ERR_NOMEM;
+        gk__team_op_free(op);
+        return status;
     }
     return op_run(op, handle_p);
 }
@@ -585,16 +604,9 @@ int gk_team_alltoalls_nb(gk_team_t team, void *dst, const void *src, size_t dst_
 int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
                     const void *src, size_t nbytes, const uint64_t fields[3], int status)
 {
-    struct gk__team_op *op = calloc(1, sizeof(*op));
-    if (op == NULL) {
-        gk__error("%s: no memory for the call's state", name);
+    struct gk__team_op *op = op_alloc(name, kind, t, gk__team_next_fcollect);
+    if (op == NULL)
         return GK_ERR_NOMEM;
-    }
-    op->team = t;
-    op->kind = kind;
-    op->name = name;
-    op->next = gk__team_next_fcollect;
-    op->elem = 1;
     op->dst = dst;
     op->src = src;
     op->nbytes = nbytes;
@@ -603,32 +615,13 @@ int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t
     op->mine[GK__TF_TYPE] = fields[2];
     op->my_status = status;
     op->algo = GK__ALGO_SMALL;
-    op->sizes = malloc((size_t)t->n * sizeof(size_t));
-    if (op->sizes == NULL) {
-        free(op);
-        gk__error("%s: no memory for the team's sizes", name);
-        return GK_ERR_NOMEM;
-    }
-    for (int i = 0; i < t->n; i++)
-        op->sizes[i] = nbytes;
-    /* A failed PE still receives: dst stays (op_run would drop it). */
-    int r = op_work(op, 0);
-    if (r != GK_OK) {
-        free(op->sizes);
-        free(op);
-        return r;
-    }
-    int world = t == gk__team_world();
-    if (world && (r = gk__coll_enter(GK__COLL_TEAM_SPLIT)) != GK_OK) {
-        free(op->work);
-        free(op->sizes);
-        free(op);
-        return r;
-    }
-    r = gk__team_start(op);
+    /* A failed PE still receives (the split's records): not op_run. */
+    int r = op_sizes(op, nbytes);
     if (r == GK_OK)
-        r = gk__team_wait(op);
-    if (world)
-        gk__coll_leave();
-    return r;
+        r = op_work(op, 0);
+    if (r != GK_OK) {
+        gk__team_op_free(op);
+        return r;
+    }
+    return op_launch(op, NULL);
 }

@@ -20,17 +20,9 @@
 /* Every team slot's scratch, in every segment. */
 struct gk__team_layout gk__team_layout;
 
-static int log2_up(long n)
-{
-    int r = 0;
-    while ((1L << r) < n)
-        r++;
-    return r;
-}
-
 void gk__team_layout_for(int n_pes, struct gk__team_layout *layout)
 {
-    int lg = log2_up(n_pes);
+    int lg = gk__team_log2_up(n_pes);
     layout->p1_boxes = lg + lg / 2 + 2;
     layout->bulk_boxes = n_pes <= 16 && n_pes - 1 > lg ? n_pes - 1 : lg;
     if (layout->bulk_boxes < 1)
@@ -433,7 +425,7 @@ static struct gk__team_op *nb_list; /* non-blocking calls, done or not */
 static uint64_t nb_serial;
 static int in_progress; /* the engine is moving calls on: no re-entry */
 
-static void op_free(struct gk__team_op *op)
+void gk__team_op_free(struct gk__team_op *op)
 {
     free(op->work);
     free(op->sizes);
@@ -497,7 +489,7 @@ int gk__team_start(struct gk__team_op *op)
     if (t->broken) {
         gk__error("%s: the team's collectives are out of step since an earlier mismatch",
                   op->name);
-        op_free(op);
+        gk__team_op_free(op);
         return GK_ERR_COLL_MISMATCH;
     }
     op->call = ++t->calls;
@@ -569,7 +561,7 @@ int gk__team_wait(struct gk__team_op *op)
 {
     int status = op_wait(op);
     if (op->done)
-        op_free(op);
+        gk__team_op_free(op);
     return status;
 }
 
@@ -616,7 +608,7 @@ int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, in
         *done_p = done;
     if (done) {
         *pp = op->nb_next;
-        op_free(op);
+        gk__team_op_free(op);
         *handle = GK_HANDLE_NULL;
     }
     return done || status < 0 ? status : GK_OK;

@@ -261,6 +261,8 @@ int gk__team_verdict(struct gk__team_op *op);
  * team: queued behind the team's earlier calls. Returns GK_OK, or an
  * error (the op is freed) when the team is broken. */
 int gk__team_start(struct gk__team_op *op);
+/* Frees an op and what it holds (one never started, or finished). */
+void gk__team_op_free(struct gk__team_op *op);
 /* Waits for the op (started) to finish and frees it; its status. */
 int gk__team_wait(struct gk__team_op *op);
 /* Registers a started op as a non-blocking call: its handle. */

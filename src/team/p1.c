@@ -36,14 +36,6 @@
 #include "coll/reduce_op.h"
 #include "team/coll.h"
 
-static int ceil_log2(int g)
-{
-    int r = 0;
-    while ((1 << r) < g)
-        r++;
-    return r;
-}
-
 static int lv_member(const struct gk__p1_level *lv, int i)
 {
     return lv->members != NULL ? lv->members[i] : i;
@@ -60,8 +52,8 @@ static int p1_hier(const struct gk_team *t, int *b1_p, int *b2_p)
         if (l > maxl)
             maxl = l;
     }
-    *b1_p = ceil_log2(maxl);
-    *b2_p = *b1_p + ceil_log2(t->n_hosts);
+    *b1_p = gk__team_log2_up(maxl);
+    *b2_p = *b1_p + gk__team_log2_up(t->n_hosts);
     if (*b2_p + *b1_p > GK__TEAM_P1_BOXES)
         return 0;
     switch (gk__team_tuning.levels) {
@@ -91,7 +83,7 @@ int gk__p1_begin_at(struct gk__team_op *op, enum gk__p1_mode mode, int flat_box)
                                          t->local_me == 0 ? t->my_host : -1, b1, -1};
         p->lv[2] = (struct gk__p1_level){local, ln, t->local_me, b2, -1};
     } else {
-        if (ceil_log2(t->n) > GK__TEAM_P1_BOXES) {
+        if (gk__team_log2_up(t->n) > GK__TEAM_P1_BOXES) {
             gk__error("%s: a team of %d PEs is more than this build's %d agreement rounds "
                       "reach",
                       op->name, t->n, GK__TEAM_P1_BOXES);

@@ -235,6 +235,15 @@ int gk_team_ctx_create(gk_team_t team, unsigned options, gk_ctx_t **ctx_p)
 
 /* ---- Splits ---- */
 
+/* A split's parent, or NULL with *status_p (logged): an invalid parent,
+ * or a call from an active-message handler. */
+static struct gk_team *split_parent(const char *name, gk_team_t parent, int *status_p)
+{
+    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
+    *status_p = p == NULL ? GK_ERR_INVALID_ARG : gk__progress_check_not_in_handler(name);
+    return *status_p == GK_OK ? p : NULL;
+}
+
 /* What each parent PE tells the others in a split. */
 struct split_record {
     int64_t color, key;
@@ -351,11 +360,9 @@ int gk_team_split_strided(gk_team_t parent, int start, int stride, int size, gk_
     static const char name[] = "gk_team_split_strided";
     if (team_p == NULL)
         return gk__rt_report_null(name, "team_p", 1);
-    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
+    int status;
+    struct gk_team *p = split_parent(name, parent, &status);
     if (p == NULL)
-        return GK_ERR_INVALID_ARG;
-    int status = gk__progress_check_not_in_handler(name);
-    if (status != GK_OK)
         return status;
     long last = (long)start + (long)stride * (size - 1);
     if (stride == 0) {
@@ -406,11 +413,9 @@ int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p, gk_team_t
         return gk__rt_report_null(name, "xteam_p", 1);
     if (yteam_p == NULL)
         return gk__rt_report_null(name, "yteam_p", 1);
-    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
+    int status;
+    struct gk_team *p = split_parent(name, parent, &status);
     if (p == NULL)
-        return GK_ERR_INVALID_ARG;
-    int status = gk__progress_check_not_in_handler(name);
-    if (status != GK_OK)
         return status;
     if (xrange < 1) {
         gk__error("%s: xrange %d is not positive", name, xrange);
@@ -475,11 +480,9 @@ int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p)
     static const char name[] = "gk_team_split";
     if (team_p == NULL)
         return gk__rt_report_null(name, "team_p", 1);
-    struct gk_team *p = gk__team_get_arg(name, "parent", parent);
+    int status;
+    struct gk_team *p = split_parent(name, parent, &status);
     if (p == NULL)
-        return GK_ERR_INVALID_ARG;
-    int status = gk__progress_check_not_in_handler(name);
-    if (status != GK_OK)
         return status;
     if (color < 0 && color != GK_TEAM_UNDEFINED) {
         gk__error("%s: colour %d is negative (GK_TEAM_UNDEFINED joins no team)", name, color);
