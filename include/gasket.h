@@ -974,7 +974,8 @@ GK_API int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p
 typedef struct gk_ctx gk_ctx_t;
 GK_API int gk_team_ctx_create(gk_team_t team, unsigned options, gk_ctx_t **ctx_p);
 /** Destroys a split team (collective over it; its non-blocking collectives
- * must be complete) and sets *team_p to GK_TEAM_INVALID. The predefined
+ * complete first, and their handles stay valid) and sets *team_p to
+ * GK_TEAM_INVALID. The predefined
  * teams cannot be destroyed (GK_ERR_INVALID_ARG). */
 GK_API int gk_team_destroy(gk_team_t *team_p);
 

@@ -546,12 +546,9 @@ int gk_team_destroy(gk_team_t *team_p)
     int status = gk__progress_check_not_in_handler(name);
     if (status != GK_OK)
         return status;
-    if (t->queue_head != NULL) {
-        gk__error("%s: the team has non-blocking collectives not yet complete; wait for "
-                  "them first",
-                  name);
-        status = GK_ERR_INVALID_ARG; /* the others hear of it, and keep the team */
-    }
+    /* Calls still in flight run first: the destroy's own gather queues
+     * behind them, and their handles stay valid (a finished call's state
+     * holds no pointer its handle follows to the team). */
     const uint64_t fields[3] = {0, 0, 0};
     uint64_t dummy = 0, *all = malloc((size_t)t->n * sizeof(uint64_t));
     int r = all == NULL ? GK_ERR_NOMEM

@@ -403,8 +403,22 @@ int main(void)
     test_other_team(&row, 2000);
     test_two_teams(&parity, &row, 3000);
 
+    /* Destroying a team with calls in flight completes them first; their
+     * handles stay valid after the team is gone. */
+    if (parity.me >= 0) {
+        gk_handle_t h[2] = {GK_HANDLE_NULL, GK_HANDLE_NULL};
+        uint64_t in = 1, out = 0;
+        CHECK_OK(gk_team_barrier_nb(parity.team, &h[0]));
+        CHECK_OK(gk_team_allreduce_nb(parity.team, &out, &in, 1, GK_DTYPE_UINT64, GK_OP_SUM,
+                                      &h[1]));
+        int n = parity.n;
+        CHECK_OK(gk_team_destroy(&parity.team));
+        CHECK_TRUE(parity.team == GK_TEAM_INVALID);
+        CHECK_OK(gk_handle_wait_all(h, 2));
+        CHECK_EQ(out, (uint64_t)n);
+    }
     for (int i = TEAMS - 1; i >= 1; i--)
-        if (teams[i]->me >= 0)
+        if (teams[i]->me >= 0 && teams[i] != &parity)
             CHECK_OK(gk_team_destroy(&teams[i]->team));
     for (int i = 0; i < TEAMS; i++)
         team_def_free(teams[i]);
