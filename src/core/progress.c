@@ -185,7 +185,7 @@ int gk__progress(void)
 {
     if (gk__in_handler || !gk__rt.initialized)
         return 0;
-    if (progress_extra != NULL && !progress_on_own_thread)
+    if (!progress_on_own_thread && progress_extra != NULL)
         progress_extra();
     if (GK__UNLIKELY(gk__net_remote)) {
         int status = gk__net_progress_remote(); /* lands its messages in our inbox */

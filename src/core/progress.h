@@ -83,7 +83,8 @@ int gk__progress(void);
 
 /*
  * Work a feature above core wants done whenever the progress engine runs
- * (the team collectives' calls in flight, team/engine.c): set once, called
+ * (the team collectives' calls in flight, team/engine.c): set while there
+ * is some (NULL otherwise, so an idle wait makes no call), called
  * from gk__progress outside handlers and never on the progress thread (the
  * collectives are the application threads' own). Core never calls up
  * otherwise.

@@ -467,7 +467,8 @@ static void queue_pop(struct gk_team *t)
     t->queue_head = op->queue_next;
     if (t->queue_head == NULL)
         t->queue_tail = NULL;
-    atomic_fetch_sub_explicit(&gk__team_pending, 1, memory_order_relaxed);
+    if (atomic_fetch_sub_explicit(&gk__team_pending, 1, memory_order_relaxed) == 1)
+        gk__progress_set_extra(NULL); /* idle: the waits skip the hook */
 }
 
 /* Moves the team's calls on, oldest first; returns whether `until` is done. */
