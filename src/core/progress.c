@@ -170,23 +170,31 @@ int gk__progress_report_in_handler(const char *op)
     return GK_ERR_UNSUPPORTED;
 }
 
-static void (*progress_extra)(void);
-/* Set on the progress thread (GK_PROGRESS_THREAD=1), which runs handlers
- * only: the extra work belongs to the application's threads. */
+static _Atomic(gk__progress_extra_fn *) progress_extra, progress_extra_ready;
+/* Set on the progress thread (GK_PROGRESS_THREAD=1), whose loop runs the
+ * extra work itself, to learn whether it moved. */
 static _Thread_local int progress_on_own_thread;
 int (*gk__handle_coll_complete)(const char *call, gk_handle_t *handle, int wait, int *done_p);
 
-void gk__progress_set_extra(void (*extra)(void))
+void gk__progress_set_extra(gk__progress_extra_fn *extra, gk__progress_extra_fn *ready)
 {
-    progress_extra = extra;
+    atomic_store_explicit(&progress_extra_ready, ready, memory_order_relaxed);
+    atomic_store_explicit(&progress_extra, extra, memory_order_release);
+}
+
+/* The extra work, if any; whether it moved anything. */
+static int progress_run_extra(void)
+{
+    gk__progress_extra_fn *extra = atomic_load_explicit(&progress_extra, memory_order_acquire);
+    return extra != NULL ? extra() : 0;
 }
 
 int gk__progress(void)
 {
     if (gk__in_handler || !gk__rt.initialized)
         return 0;
-    if (!progress_on_own_thread && progress_extra != NULL)
-        progress_extra();
+    if (!progress_on_own_thread)
+        progress_run_extra();
     if (GK__UNLIKELY(gk__net_remote)) {
         int status = gk__net_progress_remote(); /* lands its messages in our inbox */
         if (status < 0)
@@ -252,8 +260,12 @@ int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void
 static int inbox_ready_or_stopping(const void *arg)
 {
     (void)arg;
-    return atomic_load_explicit(&progress_stopping, memory_order_acquire) ||
-           gk__inbox_arrived(gk__rt.my_seg.base);
+    if (atomic_load_explicit(&progress_stopping, memory_order_acquire) ||
+        gk__inbox_arrived(gk__rt.my_seg.base))
+        return 1;
+    gk__progress_extra_fn *ready =
+        atomic_load_explicit(&progress_extra_ready, memory_order_acquire);
+    return ready != NULL && ready();
 }
 
 static void *progress_main(void *arg)
@@ -263,9 +275,11 @@ static void *progress_main(void *arg)
     gk__log_set_pe(gk__rt.my_pe);
     struct gk__wake *mine = &gk__rt.my_seg.header->wake;
     while (!atomic_load_explicit(&progress_stopping, memory_order_acquire)) {
-        if (gk__progress() > 0) {
+        int ran = gk__progress();
+        if (ran > 0 || progress_run_extra() > 0) {
             /* A thread of ours asleep may wait for a word these handlers
-             * wrote (an AM's reply): a handler's store wakes nobody. */
+             * wrote (an AM's reply), or for a collective this thread
+             * moved on: a local store wakes nobody. */
             atomic_thread_fence(memory_order_seq_cst); /* as gk__wake_notify */
             if (atomic_load_explicit(&mine->sleepers, memory_order_relaxed) != 0)
                 gk__wake_all(mine);

@@ -84,12 +84,15 @@ int gk__progress(void);
 /*
  * Work a feature above core wants done whenever the progress engine runs
  * (the team collectives' calls in flight, team/engine.c): set while there
- * is some (NULL otherwise, so an idle wait makes no call), called
- * from gk__progress outside handlers and never on the progress thread (the
- * collectives are the application threads' own). Core never calls up
- * otherwise.
+ * is some (NULL otherwise, so an idle wait makes no call). `extra` is
+ * called from gk__progress outside handlers, on the application's threads
+ * and on the progress thread (GK_PROGRESS_THREAD=1), so it keeps its own
+ * threads apart; it returns whether it moved anything. `ready` says
+ * whether `extra` has work now: the progress thread sleeps until it does.
+ * Core never calls up otherwise.
  */
-void gk__progress_set_extra(void (*extra)(void));
+typedef int gk__progress_extra_fn(void);
+void gk__progress_set_extra(gk__progress_extra_fn *extra, gk__progress_extra_fn *ready);
 
 /* Handles of the team collectives (team/engine.c) carry this tag in their
  * top 16 bits; gk_handle_wait/test (rma/rma.c) hand them to the hook. */

@@ -5,6 +5,7 @@
  */
 #include "team/engine.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -318,9 +319,7 @@ static int step_could_move(const void *arg)
     for (int i = 0; i < st->ntx; i++)
         if (st->tx[i].sent < st->tx[i].chunks && tx_ready(op, &st->tx[i]))
             return 1;
-    /* Another team's non-blocking call wants moving: the caller's loop
-     * does that too. */
-    return atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 1;
+    return 0;
 }
 
 /* ---- Agreement ---- */
@@ -423,7 +422,44 @@ int gk__team_verdict(struct gk__team_op *op)
 _Atomic int gk__team_pending;
 static struct gk__team_op *nb_list; /* non-blocking calls, done or not */
 static uint64_t nb_serial;
-static int in_progress; /* the engine is moving calls on: no re-entry */
+
+/*
+ * Who moves calls on: the application's threads, whenever they are inside
+ * gasket, and with GK_PROGRESS_THREAD=1 the progress thread too, so that a
+ * non-blocking call moves while the application computes. engine_lock
+ * keeps them one at a time; it is taken only once more than one thread can
+ * be inside gasket (gk__rt.threaded). A thread already inside the engine
+ * does not enter again: a put's own progress calls back into it.
+ */
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local int in_engine;     /* this thread is moving calls */
+static _Thread_local int engine_locked; /* and holds engine_lock */
+
+/* Enters the engine (1), or not (0): this thread is inside already, or
+ * (unless `block`) another thread is. */
+static int engine_enter(int block)
+{
+    if (in_engine)
+        return 0;
+    if (gk__rt.threaded) {
+        if (block)
+            pthread_mutex_lock(&engine_lock);
+        else if (pthread_mutex_trylock(&engine_lock) != 0)
+            return 0;
+        engine_locked = 1;
+    }
+    in_engine = 1;
+    return 1;
+}
+
+static void engine_leave(void)
+{
+    in_engine = 0;
+    if (engine_locked) {
+        engine_locked = 0;
+        pthread_mutex_unlock(&engine_lock);
+    }
+}
 
 void gk__team_op_free(struct gk__team_op *op)
 {
@@ -460,6 +496,9 @@ static int op_progress(struct gk__team_op *op, int *moved_p)
     return 1;
 }
 
+static int progress_hook(void);
+static int progress_hook_ready(void);
+
 /* Takes a finished call off its team's queue. */
 static void queue_pop(struct gk_team *t)
 {
@@ -468,10 +507,10 @@ static void queue_pop(struct gk_team *t)
     if (t->queue_head == NULL)
         t->queue_tail = NULL;
     if (atomic_fetch_sub_explicit(&gk__team_pending, 1, memory_order_relaxed) == 1)
-        gk__progress_set_extra(NULL); /* idle: the waits skip the hook */
+        gk__progress_set_extra(NULL, NULL); /* idle: the waits skip the hook */
 }
 
-/* Moves the team's calls on, oldest first; returns whether `until` is done. */
+/* Moves the team's calls on, oldest first. */
 static void team_progress(struct gk_team *t, int *moved_p)
 {
     while (t->queue_head != NULL) {
@@ -482,12 +521,37 @@ static void team_progress(struct gk_team *t, int *moved_p)
     }
 }
 
-static void progress_hook(void);
+/* Every team with calls in its queue: the world, the node, the split
+ * teams and an open active set (team.c keeps them). Inside the engine. */
+static int every_team_progress(void)
+{
+    int moved = 0;
+    for (int i = 0; i < GK__TEAM_SLOTS; i++) {
+        struct gk_team *t = gk__team_in_slot(i);
+        if (t != NULL && t->queue_head != NULL)
+            team_progress(t, &moved);
+    }
+    return moved;
+}
+
+/* Whether some team's current call could move now. Inside the engine. */
+static int every_team_could_move(void)
+{
+    for (int i = 0; i < GK__TEAM_SLOTS; i++) {
+        struct gk_team *t = gk__team_in_slot(i);
+        if (t != NULL && t->queue_head != NULL && step_could_move(t->queue_head))
+            return 1;
+    }
+    return 0;
+}
 
 int gk__team_start(struct gk__team_op *op)
 {
     struct gk_team *t = op->team;
+    int entered = engine_enter(1);
     if (t->broken) {
+        if (entered)
+            engine_leave();
         gk__error("%s: the team's collectives are out of step since an earlier mismatch",
                   op->name);
         gk__team_op_free(op);
@@ -502,52 +566,74 @@ int gk__team_start(struct gk__team_op *op)
     else
         t->queue_head = op;
     t->queue_tail = op;
-    gk__progress_set_extra(progress_hook);
-    atomic_fetch_add_explicit(&gk__team_pending, 1, memory_order_relaxed);
+    if (atomic_fetch_add_explicit(&gk__team_pending, 1, memory_order_relaxed) == 0)
+        gk__progress_set_extra(progress_hook, progress_hook_ready);
     /* Send what can go at once: a call moves as soon as it is started. */
-    if (!in_progress && t->queue_head == op) {
-        in_progress = 1;
-        int moved = 0;
-        team_progress(t, &moved);
-        in_progress = 0;
+    if (entered) {
+        if (t->queue_head == op) {
+            int moved = 0;
+            team_progress(t, &moved);
+        }
+        engine_leave();
     }
     return GK_OK;
 }
 
-/* Every team with calls in its queue: the world, the node, the split
- * teams and an open active set (team.c keeps them). */
-void gk__team_progress(void)
+int gk__team_progress(void)
 {
-    if (in_progress)
-        return;
-    in_progress = 1;
-    int moved = 0;
-    for (int i = 0; i < GK__TEAM_SLOTS; i++) {
-        struct gk_team *t = gk__team_in_slot(i);
-        if (t != NULL && t->queue_head != NULL)
-            team_progress(t, &moved);
-    }
-    in_progress = 0;
+    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) == 0 ||
+        !engine_enter(0))
+        return 0;
+    int moved = every_team_progress();
+    engine_leave();
+    return moved;
 }
 
-static void progress_hook(void)
+static int progress_hook(void)
 {
-    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 0)
-        gk__team_progress();
+    return gk__team_progress();
+}
+
+/* The progress thread's predicate: some call could move, or another
+ * thread is moving calls (look again once it is out). */
+static int progress_hook_ready(void)
+{
+    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) == 0)
+        return 0;
+    if (!engine_enter(0))
+        return 1;
+    int could = every_team_could_move();
+    engine_leave();
+    return could;
+}
+
+/* The blocking wait's predicate: the op is done, some call could move,
+ * or another thread is moving calls. */
+static int op_could_move(const void *arg)
+{
+    const struct gk__team_op *op = arg;
+    if (!engine_enter(0))
+        return 1;
+    int could = op->done || every_team_could_move();
+    engine_leave();
+    return could;
 }
 
 /* Waits until op is done (it stays allocated). */
 static int op_wait(struct gk__team_op *op)
 {
-    while (!op->done) {
-        gk__team_progress();
-        if (op->done)
+    for (;;) {
+        int entered = engine_enter(1);
+        if (entered)
+            every_team_progress();
+        int done = op->done;
+        if (entered)
+            engine_leave();
+        if (done)
             break;
-        /* Sleep until a word of ours changes (any word: watching only the
-         * word the current step waits for lost wake-ups, not yet
-         * understood), then look at the team's current call. */
-        struct gk__team_op *head = op->team->queue_head != NULL ? op->team->queue_head : op;
-        int status = gk__path_wait_own(GK__WAKE_WATCH_ANY, step_could_move, head);
+        /* Sleep until a word of ours changes (any word: a step waits for
+         * its receive's stamp and its sends' acks at once). */
+        int status = gk__path_wait_own(GK__WAKE_WATCH_ANY, op_could_move, op);
         if (status != GK_OK) {
             /* A PE died or the world's collectives broke: this call cannot
              * end; it stays queued and the team is unusable. */
@@ -574,10 +660,14 @@ int gk__team_wait(struct gk__team_op *op)
 gk_handle_t gk__team_handle(struct gk__team_op *op)
 {
     gk__handle_coll_complete = gk__team_handle_complete;
+    int entered = engine_enter(1);
     op->handle_id = ++nb_serial;
     op->nb_next = nb_list;
     nb_list = op;
-    return (gk_handle_t){TEAM_HANDLE_TAG | op->handle_id};
+    gk_handle_t handle = {TEAM_HANDLE_TAG | op->handle_id};
+    if (entered)
+        engine_leave();
+    return handle;
 }
 
 int gk__team_handle_is(gk_handle_t handle)
@@ -585,30 +675,46 @@ int gk__team_handle_is(gk_handle_t handle)
     return (handle.opaque & TEAM_HANDLE_MASK) == TEAM_HANDLE_TAG;
 }
 
-int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p)
+/* The handle's call, and where the list points at it; inside the engine. */
+static struct gk__team_op **nb_find(uint64_t id)
 {
-    uint64_t id = handle->opaque & ~TEAM_HANDLE_MASK;
     struct gk__team_op **pp = &nb_list;
     while (*pp != NULL && (*pp)->handle_id != id)
         pp = &(*pp)->nb_next;
-    struct gk__team_op *op = *pp;
+    return pp;
+}
+
+int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p)
+{
+    uint64_t id = handle->opaque & ~TEAM_HANDLE_MASK;
+    int entered = engine_enter(1);
+    struct gk__team_op *op = *nb_find(id);
     if (op == NULL) {
+        if (entered)
+            engine_leave();
         gk__error("%s: handle %#llx names no collective in flight (completed already?)",
                   call, (unsigned long long)handle->opaque);
         return GK_ERR_INVALID_ARG;
     }
-    int status;
+    int status = GK_OK;
     if (wait) {
+        if (entered)
+            engine_leave();
         status = op_wait(op);
-    } else {
-        gk__team_progress();
-        status = op->status;
+        entered = engine_enter(1);
+    } else if (entered) {
+        every_team_progress();
     }
+    if (status == GK_OK)
+        status = op->status;
     int done = op->done;
+    if (done)
+        *nb_find(id) = op->nb_next; /* only the application's threads change the list */
+    if (entered)
+        engine_leave();
     if (done_p != NULL)
         *done_p = done;
     if (done) {
-        *pp = op->nb_next;
         gk__team_op_free(op);
         *handle = GK_HANDLE_NULL;
     }

@@ -42,8 +42,10 @@
  * than its buffer holds: a receiver keeps what fits).
  *
  * Calls run one at a time per team, in the order they were started, each
- * moved on by whichever PE thread is inside gasket (gk__team_progress); a
- * blocking collective starts its call and waits for it.
+ * moved on by whichever thread of the PE is inside gasket
+ * (gk__team_progress), the progress thread included when there is one
+ * (GK_PROGRESS_THREAD=1), one thread at a time; a blocking collective
+ * starts its call and waits for it.
  */
 #ifndef GK_TEAM_ENGINE_H
 #define GK_TEAM_ENGINE_H
@@ -269,8 +271,9 @@ int gk__team_wait(struct gk__team_op *op);
 gk_handle_t gk__team_handle(struct gk__team_op *op);
 
 /* Moves every team's current call on as far as it goes without waiting
- * (the progress engine calls it while calls are pending). */
-void gk__team_progress(void);
+ * (the progress engine calls it while calls are pending); whether anything
+ * moved. Does nothing while another thread moves them. */
+int gk__team_progress(void);
 extern _Atomic int gk__team_pending;
 
 /* Handles of non-blocking collectives (rma.c's gk_handle_* dispatch). */
