@@ -1020,7 +1020,13 @@ GK_API int gk_team_alltoall(gk_team_t team, void *dst, const void *src, size_t n
 GK_API int gk_team_alltoalls(gk_team_t team, void *dst, const void *src, size_t dst_stride,
                              size_t src_stride, size_t elem_size, size_t nelems);
 
-/* The non-blocking forms: the same arguments, then the handle. */
+/*
+ * The non-blocking forms: the same arguments, then the handle, which
+ * gk_handle_wait(), gk_handle_test() or gk_handle_wait_all() complete (not
+ * gk_quiet()). The buffers belong to the call until then. A call moves
+ * on while a thread of the PE is inside gasket, and with
+ * GK_PROGRESS_THREAD=1 on the progress thread too, with no gasket call.
+ */
 GK_API int gk_team_barrier_nb(gk_team_t team, gk_handle_t *handle_p);
 GK_API int gk_team_broadcast_nb(gk_team_t team, void *dst, const void *src, size_t nbytes,
                                 int root, gk_handle_t *handle_p);
