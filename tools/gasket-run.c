@@ -412,15 +412,13 @@ static void child_exec(struct run_job *job, const struct start_plan *plan, int r
     snprintf(value, sizeof(value), "%d", GK__LAUNCHER_PROTOCOL);
     setenv("GK_LAUNCHER_PROTOCOL", value, 1);
     if (plan->node_cpus > 0) { /* the PEs' own affinity may be one CPU (--bind) */
-        int cpus = plan->node_cpus;
-        /* Simulated hosts share this machine's CPUs: each gets its PEs'
-         * share, so a host is oversubscribed when the machine is. */
-        if (job->hosts > 0) {
-            int64_t share =
-                (int64_t)cpus * run_host_pes(job, run_host_of(job, rank)) / job->npes;
-            cpus = share > 0 ? (int)share : 1;
-        }
-        snprintf(value, sizeof(value), "%d", cpus);
+        /* Simulated hosts share this machine's CPUs: every PE of the job
+         * shares them, so a host, even of one PE, is oversubscribed when
+         * the machine is. */
+        if (job->hosts > 0)
+            snprintf(value, sizeof(value), "%d/%d", plan->node_cpus, job->npes);
+        else
+            snprintf(value, sizeof(value), "%d", plan->node_cpus);
         setenv("GK_NODE_CPUS", value, 1);
     }
     if (job->hosts > 0) {

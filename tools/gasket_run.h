@@ -102,9 +102,8 @@ int run_loop(struct run_job *job);
 /* Frees what the loop left (sockets, buffers, exchanges) and the hosts. */
 void run_release(struct run_job *job);
 
-/* --hosts: the host PE `rank` runs on, and how many PEs `host` has. */
+/* --hosts: the host PE `rank` runs on. */
 int run_host_of(const struct run_job *job, int rank);
-int run_host_pes(const struct run_job *job, int host);
 
 /* Makes the job->hosts simulated hosts' namespaces, held in job->host_ns;
  * on failure says why and returns -1, nothing left running. */

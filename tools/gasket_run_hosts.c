@@ -69,14 +69,6 @@ int run_host_of(const struct run_job *job, int rank)
     return job->hosts > 0 ? (int)((int64_t)rank * job->hosts / job->npes) : 0;
 }
 
-int run_host_pes(const struct run_job *job, int host)
-{
-    int count = 0;
-    for (int r = 0; r < job->npes; r++)
-        count += run_host_of(job, r) == host;
-    return count;
-}
-
 static void host_name(int host, char *name, size_t size)
 {
     snprintf(name, size, "gk-host%d", host);

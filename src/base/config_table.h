@@ -118,7 +118,8 @@
     X(LAUNCHER_PID, "gasket-run's process id")                                 \
     X(LAUNCHER_PROTOCOL, "the version of gasket-run's protocol with the PEs "  \
                          "(a PE that speaks another refuses to start)")        \
-    X(NODE_CPUS, "the CPUs gasket-run may use (more PEs than these: "          \
-                 "waits do not spin)")
+    X(NODE_CPUS, "the CPUs gasket-run may use, and after a slash the PEs "    \
+                 "that share them when not just this node's (more PEs than "  \
+                 "CPUs: waits do not spin)")
 
 #endif /* GK_BASE_CONFIG_TABLE_H */

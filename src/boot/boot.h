@@ -40,6 +40,7 @@ struct gk__boot {
     int node_size;  /* PEs on my node */
     int node_index; /* my position among them, 0 .. node_size-1 */
     int node_cpus;  /* CPUs the job may use on this node; 0: not told */
+    int node_cpu_sharers; /* the PEs that share them; 0: this node's */
     /* Back-end state. */
     int fd;
     pid_t launcher_pid;

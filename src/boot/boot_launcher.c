@@ -162,13 +162,20 @@ int gk__boot_launcher_open(struct gk__boot *boot)
     boot->fd = (int)fd;
     boot->launcher_pid = (pid_t)pid;
     snprintf(boot->job_key, sizeof(boot->job_key), "%s", key);
-    /* Optional (gasket-run sets it): the CPUs the launcher may use. */
+    /* Optional (gasket-run sets it): the CPUs the launcher may use, and
+     * after a slash how many PEs share them, where those are not just this
+     * node's (simulated hosts share one machine's CPUs). */
     const char *cpus = gk__config_getenv(NULL, "NODE_CPUS");
-    char *end;
-    long n_cpus = cpus != NULL ? strtol(cpus, &end, 10) : 0;
-    boot->node_cpus = cpus != NULL && *cpus != '\0' && *end == '\0' && n_cpus > 0 &&
-                              n_cpus < (1L << 20)
-                          ? (int)n_cpus
-                          : 0;
+    char *end = NULL;
+    long n_cpus = cpus != NULL ? strtol(cpus, &end, 10) : 0, sharers = 0;
+    if (cpus != NULL && end != cpus && *end == '/') {
+        const char *at = end + 1;
+        sharers = strtol(at, &end, 10);
+        if (end == at || sharers <= 0 || sharers >= (1L << 20))
+            n_cpus = 0;
+    }
+    int valid = cpus != NULL && end != cpus && *end == '\0' && n_cpus > 0 && n_cpus < (1L << 20);
+    boot->node_cpus = valid ? (int)n_cpus : 0;
+    boot->node_cpu_sharers = valid ? (int)sharers : 0;
     return launcher_send(boot, GK__LMSG_HELLO, NULL, 0);
 }

@@ -146,8 +146,9 @@ static void rt_set_wait_policy(void)
     gk__wait_policy.before_sleep = gk__net_before_sleep;
     gk__path_rop_register();
     long cores = rt_node_cpus(&gk__rt.boot);
-    gk__wait_policy.pes_per_cpu =
-        cores > 0 ? (unsigned)((gk__rt.boot.node_size + cores - 1) / cores) : 1;
+    long sharers = gk__rt.boot.node_cpu_sharers > 0 ? gk__rt.boot.node_cpu_sharers
+                                                    : gk__rt.boot.node_size;
+    gk__wait_policy.pes_per_cpu = cores > 0 ? (unsigned)((sharers + cores - 1) / cores) : 1;
     if (gk__wait_oversubscribed())
         gk__wait_policy.spin_count = 0;
 }
