@@ -53,10 +53,9 @@ The machine has fewer CPUs than PEs: no side is pinned (gasket-run without
 --bind, --bind-to none --oversubscribe for mpirun and oshrun), and Open MPI
 is told to yield when idle (mpi_yield_when_idle 1, what it does by itself
 when it knows it is oversubscribed; on simulated hosts it cannot know).
-gasket gets GK_SPIN_COUNT=0, what it does by itself when its host has more
-PEs than CPUs: gasket-run --hosts gives each host a share of the CPUs of
-at least one, so a lone PE on a host would spin. MPICH spins, and is slow
-here for that reason.
+gasket yields by itself: gasket-run --hosts tells each PE how many PEs
+share the machine's CPUs (GK_NODE_CPUS). MPICH spins, and is slow here
+for that reason.
 
 Each repetition runs every configuration (PEs x hosts) and in it every
 side, one launch each for all the operations, the order of the sides
@@ -69,8 +68,8 @@ host names and the transports of UCX's endpoints (ep_cfg lines).
 
 With "overlap" in --ops, gk-bench team_overlap and mpi-coll-peer
 team_overlap (Open MPI, coll tuned/libnbc) run too, with and without
---poll: a 1 MiB non-blocking allreduce and alltoall behind 50 ms of
-computation.
+--poll, and gasket with GK_PROGRESS_THREAD=1: a 1 MiB non-blocking
+allreduce and alltoall behind 50 ms of computation.
 
 Other work on the machine spoils the figures: before each launch the
 script reads how many other processes are runnable, the report gives the
@@ -100,7 +99,6 @@ import compare_hosts  # noqa: E402  (host namespaces)
 
 KiB, MiB = 1024, 1024 * 1024
 UCX_ENV = {"UCX_TLS": "self,sm,tcp", "UCX_NET_DEVICES": "lo"}
-GASKET_ENV = {"GK_SPIN_COUNT": "0"}  # waits yield at once, as with more PEs than CPUs
 OPS = ["barrier", "bcast", "allreduce", "reduce", "fcollect", "alltoall"]
 TITLES = {
     "barrier": "barrier (gk_team_barrier, MPI_Barrier, shmem_barrier_all)",
@@ -117,7 +115,8 @@ IMPLS = ["gasket", "ompi-tuned", "ompi-han", "oshmem", "mpich"]
 DEFAULT_IMPLS = ["gasket", "ompi-tuned", "ompi-han", "oshmem"]
 NAMES = {"gasket": "gasket", "ompi-tuned": "OMPI tuned", "ompi-han": "OMPI han",
          "oshmem": "OSHMEM", "mpich": "MPICH",
-         "gasket-poll": "gasket, gk_poll", "ompi-tuned-poll": "OMPI tuned, MPI_Test"}
+         "gasket-poll": "gasket, gk_poll", "gasket-thread": "gasket, progress thread",
+         "ompi-tuned-poll": "OMPI tuned, MPI_Test"}
 MPI_ENV = dict(compare.MPI_ENV)
 
 
@@ -282,13 +281,9 @@ class Runner:
         prog = [self.programs[impl], names] + list(extra)
         if impl == "gasket":
             spread = ["--hosts", str(nhosts)] if nhosts > 1 else []
-            # Told it is oversubscribed, as Open MPI is below: with one PE per
-            # simulated host, gasket-run's share of the CPUs (GK_NODE_CPUS, at
-            # least 1) lets the PE spin while 4 PEs share 2 CPUs (a barrier of
-            # 4 PEs on 4 hosts: 2 ms spinning, 0.18 ms yielding).
             return ([self.gasket_run, "-n", str(npes)] + spread +
                     ["--timeout", str(max(10, self.args.timeout - 10))] + prog,
-                    dict(GASKET_ENV))
+                    {})
         if impl == "mpich":
             if nhosts == 1:
                 return ["mpirun.mpich", "-n", str(npes)] + prog, {}
@@ -455,12 +450,16 @@ def measure(runner, args):
                     tables, _ = runner.run(impl, npes, nhosts, names, extra)
                     ingest(values, overlap, impl, npes, nhosts, tables, "")
             if "overlap" in args.ops:
-                sides = [(i, poll) for i in ("gasket", "ompi-tuned") if i in impls
-                         for poll in (False, True)]
-                for impl, poll in compare.alternate(sides, rep):
-                    label = impl + ("-poll" if poll else "")
+                # (side, how it progresses): "" nothing but the final wait,
+                # "poll" a call every 1 ms, "thread" gasket's progress thread.
+                sides = [(i, how) for i in ("gasket", "ompi-tuned") if i in impls
+                         for how in ("", "poll", "thread") if how != "thread" or i == "gasket"]
+                for impl, how in compare.alternate(sides, rep):
+                    label = impl + ("-" + how if how else "")
                     _, text = runner.run(impl, npes, nhosts, "team_overlap",
-                                         ["--poll"] if poll else [], label=label)
+                                         ["--poll"] if how == "poll" else [],
+                                         env={"GK_PROGRESS_THREAD": "1"} if how == "thread"
+                                         else None, label=label)
                     ingest(values, overlap, label, npes, nhosts, {}, text)
     return values, overlap
 
@@ -563,7 +562,7 @@ def report(values, overlap, seen, runner, args, took):
             "%d CPUs, 4-16 PEs: every job oversubscribes the machine. No side is pinned "
             "(gasket-run without --bind; mpirun/oshrun --bind-to none --oversubscribe), and "
             "every side is told to yield when it waits (Open MPI mpi_yield_when_idle 1, "
-            "gasket GK_SPIN_COUNT=0). UCX_TLS=%s, UCX_NET_DEVICES=%s for every side; Open MPI "
+            "gasket by itself, from GK_NODE_CPUS). UCX_TLS=%s, UCX_NET_DEVICES=%s for every side; Open MPI "
             "with pml ucx (and osc ucx). Simulated hosts: gasket-run --hosts K for gasket; "
             "for the peers K host namespaces made alike, entered by Open MPI's daemons "
             "through a launch agent, so that Open MPI sees K nodes." %
@@ -641,13 +640,15 @@ def report(values, overlap, seen, runner, args, took):
                 "gk-bench team_overlap (gk_team_allreduce_nb, gk_team_alltoall_nb of 1 MiB to "
                 "each PE) and mpi-coll-peer team_overlap (MPI_Iallreduce, MPI_Ialltoall, coll "
                 "tuned/libnbc), without and with a progress call (gk_poll, MPI_Test) about every "
-                "1 ms of the computation. us, medians over repetitions of each run's medians "
+                "1 ms of the computation, and gasket with GK_PROGRESS_THREAD=1 and no call. "
+                "us, medians over repetitions of each run's medians "
                 "of the slowest PE; both/compute is 1.0 when the collective is wholly hidden.",
                 "", "| PEs | hosts | op | side | compute | collective | both | both/compute |",
                 "|---:|---:|---|---|---:|---:|---:|---:|"]
         for npes, nhosts in configs(args):
             for op in ("allreduce", "alltoall"):
-                for label in ("gasket", "gasket-poll", "ompi-tuned", "ompi-tuned-poll"):
+                for label in ("gasket", "gasket-poll", "gasket-thread", "ompi-tuned",
+                              "ompi-tuned-poll"):
                     rows = overlap.get((label, op, npes, nhosts))
                     if not rows:
                         continue
