@@ -475,6 +475,14 @@ static void engine_leave(void)
     }
 }
 
+void gk__team_slot_set(struct gk_team **entry, struct gk_team *team)
+{
+    int entered = engine_enter(1);
+    *entry = team;
+    if (entered)
+        engine_leave();
+}
+
 void gk__team_op_free(struct gk__team_op *op)
 {
     free(op->work);

@@ -280,6 +280,11 @@ extern _Atomic int gk__team_pending;
 int gk__team_handle_is(gk_handle_t handle);
 int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, int *done_p);
 
+/* Sets which team holds a slot (team.c's table, which the engine walks):
+ * inside the engine, so that a thread moving calls never meets a team half
+ * built or already freed. */
+void gk__team_slot_set(struct gk_team **entry, struct gk_team *team);
+
 /* This PE's scratch slot `slot`, its segment offset and size. */
 unsigned char *gk__team_scratch_mine(int slot);
 size_t gk__team_scratch_offset(int slot);

@@ -143,8 +143,8 @@ static int team_init(void)
     if (status != GK_OK)
         return status;
     team_world_obj.predefined = team_node_obj.predefined = 1;
-    slot_team[0] = &team_world_obj;
-    slot_team[1] = &team_node_obj;
+    gk__team_slot_set(&slot_team[0], &team_world_obj);
+    gk__team_slot_set(&slot_team[1], &team_node_obj);
     return GK_OK;
 }
 
@@ -157,11 +157,11 @@ static void team_fini(void)
         struct gk_team *t = slot_team[s];
         if (t == NULL)
             continue;
+        gk__team_slot_set(&slot_team[s], NULL);
         team_free_arrays(t);
         t->magic = 0;
         if (!t->predefined)
             free(t);
-        slot_team[s] = NULL;
     }
 }
 
@@ -341,7 +341,7 @@ static int team_make(const char *name, struct gk_team *parent, const int *member
         free(t);
         return status;
     }
-    slot_team[slot] = t;
+    gk__team_slot_set(&slot_team[slot], t);
     *team_p = t;
     return GK_OK;
 }
@@ -455,7 +455,7 @@ int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p, gk_team_t
         *yteam_p = yt;
     } else if (xt != GK_TEAM_INVALID) {
         gk_team_t undo = xt; /* the row made, the column not: no half result */
-        slot_team[xslot] = NULL;
+        gk__team_slot_set(&slot_team[xslot], NULL);
         team_free_arrays(undo);
         free(undo);
     }
@@ -560,7 +560,7 @@ int gk_team_destroy(gk_team_t *team_p)
     /* Our messages to the members have landed before the slot is reused. */
     r = gk__path_quiet();
     slot_calls[t->slot] = t->calls;
-    slot_team[t->slot] = NULL;
+    gk__team_slot_set(&slot_team[t->slot], NULL);
     team_free_arrays(t);
     t->magic = 0;
     free(t);
@@ -611,12 +611,12 @@ static uint64_t aset_calls; /* the largest call number this PE used on the slot 
 
 static void aset_forget(void)
 {
+    gk__team_slot_set(&slot_team[GK__TEAM_ASET_SLOT], NULL);
     if (aset_size > 0)
         team_free_arrays(&aset_team);
     memset(&aset_team, 0, sizeof(aset_team));
     aset_size = 0;
     aset_calls = 0;
-    slot_team[GK__TEAM_ASET_SLOT] = NULL;
 }
 
 /* This PE's number in the set, or -1 after a message. */
@@ -759,7 +759,7 @@ int gk__team_aset_open(const char *name, int start, int stride, int size, uint64
     }
     aset_team.calls = calls;
     aset_team.broken = 0;
-    slot_team[GK__TEAM_ASET_SLOT] = &aset_team;
+    gk__team_slot_set(&slot_team[GK__TEAM_ASET_SLOT], &aset_team);
     *team_p = &aset_team;
     return GK_OK;
 }
@@ -769,7 +769,7 @@ void gk__team_aset_close(gk_team_t *team_p)
     if (*team_p == &aset_team) {
         if (aset_team.calls > aset_calls)
             aset_calls = aset_team.calls;
-        slot_team[GK__TEAM_ASET_SLOT] = NULL;
+        gk__team_slot_set(&slot_team[GK__TEAM_ASET_SLOT], NULL);
     }
     *team_p = GK_TEAM_INVALID;
 }
