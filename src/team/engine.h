@@ -54,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "team/host_buf.h"
 #include "team/team.h"
 
 #define GK__TEAM_MAX_BOXES 64
@@ -148,6 +149,14 @@ struct gk__team_step {
     /* The sends forward what is received: chunk j goes out once chunk j
      * came in (a pipelined tree). */
     int forward;
+    /* Work of the step's own beside its streams (host_buf.c's copies
+     * through a host buffer), polled with them: poll returns 1 once it
+     * is over, 0 while it waits, < 0 on error, and sets *moved_p when it
+     * moved; ready says whether poll could move now (the waits'
+     * predicate). NULL: none. */
+    int (*poll)(struct gk__team_op *op, int *moved_p);
+    int (*ready)(struct gk__team_op *op);
+    int poll_done;
 };
 
 /* A collective call's agreement: the extremes heard of, of the digest of
@@ -224,6 +233,7 @@ struct gk__team_op {
     size_t *sizes; /* per member (collect) */
     int algo;
     struct gk__p1_state p1;
+    struct gk__hb_state hb; /* host_buf.c's */
     int status;   /* the outcome, once done */
     int done;
     int verdict_checked;
