@@ -72,15 +72,11 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
     return block <= GK__TEAM_GATHER_BLOCK_MAX && total <= GK__TEAM_GATHER_TOTAL_MAX;
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
-/* From these sizes up (bytes of the vector), where a team spans hosts and
- * some host holds several of its members, the hierarchical algorithms
- * (host_buf.c). */
-#define GK__TEAM_BCAST_HIER_MIN ((size_t)16384)
-#define GK__TEAM_ALLREDUCE_HIER_MIN ((size_t)16384)
-
 /* The algorithm of a broadcast of nbytes, and of an all-reduce, reduce or
  * reduce-scatter of `bytes` (gather_fits: the gather could take it), on
- * team t: GK_TEAM_ALGO_*, or the automatic choice (tuning.c). */
+ * team t: GK_TEAM_ALGO_*, or the automatic choice (tuning.c): where the
+ * team spans hosts and some host holds several of its members, the
+ * hierarchical algorithms (host_buf.c) above the agreement's sizes. */
 enum gk__team_algo gk__team_choose_bcast(const struct gk_team *t, size_t nbytes);
 enum gk__team_algo gk__team_choose_allreduce(const struct gk_team *t, size_t bytes,
                                              int gather_fits);

@@ -9,7 +9,7 @@
  * once, so no member sends a message of data to another on its host.
  *
  * Where. Every segment holds a host buffer for each team slot but the
- * active sets' (the "host buffers" region): a control page, then
+ * active sets' (the "teams' host buffers" region): a control page, then
  * HB_DEPTH pieces of HB_PIECE bytes. One per slot, not one per host
  * shared by whichever call is current, because calls of different teams
  * are in flight at once and each runs its own pipeline; calls of one team
@@ -68,6 +68,7 @@
 #define HB_SLOT_SIZE (HB_CTRL + HB_DEPTH * HB_PIECE)
 #define HB_SLOTS GK_TEAM_MAX /* not the active sets' */
 #define HB_LINE ((size_t)64)
+#define HB_BYTES_MAX ((size_t)8 << 30)
 _Static_assert((GK__HB_LOCAL_MAX + 1) * HB_LINE <= HB_CTRL, "an ack word per member");
 
 /* Reserved at start-up: the world's slot (slot 0); the node's team never
@@ -78,7 +79,7 @@ static size_t hb_region_used(int n_pes)
     return HB_SLOT_SIZE;
 }
 
-static GK__SEG_REGION(hb_region, .name = "host buffers", .size = HB_SLOTS * HB_SLOT_SIZE,
+static GK__SEG_REGION(hb_region, .name = "teams' host buffers", .size = HB_SLOTS * HB_SLOT_SIZE,
                       .align = (size_t)64 * 1024, .used = hb_region_used);
 
 static size_t hb_go_offset(int slot)
@@ -103,9 +104,10 @@ int gk__hb_populate(int slot)
     return gk__seg_populate(gk__rt.my_seg.base + hb_go_offset(slot), HB_SLOT_SIZE);
 }
 
-int gk__hb_usable(const struct gk_team *t)
+int gk__hb_usable(const struct gk_team *t, size_t bytes)
 {
-    if (t->n_hosts < 2 || t->slot < 0 || t->slot >= HB_SLOTS)
+    /* Pieces are numbered in 24 bits (hb_stamp): lanes of 1 KiB at least. */
+    if (t->n_hosts < 2 || t->slot < 0 || t->slot >= HB_SLOTS || bytes > HB_BYTES_MAX)
         return 0;
     for (int h = 0; h < t->n_hosts; h++)
         if (t->host_first[h + 1] - t->host_first[h] > GK__HB_LOCAL_MAX)

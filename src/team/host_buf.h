@@ -29,10 +29,11 @@ struct gk__hb_state {
     unsigned char *to;
 };
 
-/* Whether team t can run the hierarchical algorithms: it spans hosts, no
- * host holds more than GK__HB_LOCAL_MAX of its members, and its slot has
- * a host buffer. The same answer on every member. */
-int gk__hb_usable(const struct gk_team *t);
+/* Whether team t can run the hierarchical algorithms on `bytes` (a
+ * vector, a broadcast's payload): it spans hosts, no host holds more than
+ * GK__HB_LOCAL_MAX of its members, its slot has a host buffer, and bytes
+ * is at most 8 GiB. The same answer on every member. */
+int gk__hb_usable(const struct gk_team *t, size_t bytes);
 /* Whether some host holds several of t's members (where the buffer
  * saves messages over the flat algorithms). */
 int gk__hb_shares(const struct gk_team *t);

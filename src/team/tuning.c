@@ -78,18 +78,20 @@ int gk__team_tuning_init(void)
     return GK_OK;
 }
 
-/* The flat algorithms where hier is asked for but the team does not span
- * hosts (or a host holds more members than its buffer serves). */
+/* Where a team spans hosts with several of its members on one, hier takes
+ * the place of the flat bulk algorithms (the tree, the ring): it beat them
+ * from the smallest size they run at, and the agreement's payloads beat
+ * it below. Asked for where it cannot run, the flat choice. */
 enum gk__team_algo gk__team_choose_bcast(const struct gk_team *t, size_t nbytes)
 {
     enum gk__team_algo flat = nbytes <= GK__TEAM_BCAST_SMALL_MAX ? GK__ALGO_SMALL : GK__ALGO_TREE;
     switch (gk__team_tuning.bcast) {
     case GK__ALGO_AUTO:
-        return nbytes >= GK__TEAM_BCAST_HIER_MIN && gk__hb_usable(t) && gk__hb_shares(t)
+        return flat == GK__ALGO_TREE && gk__hb_usable(t, nbytes) && gk__hb_shares(t)
                    ? GK__ALGO_HIER
                    : flat;
     case GK__ALGO_HIER:
-        return gk__hb_usable(t) ? GK__ALGO_HIER : flat;
+        return gk__hb_usable(t, nbytes) ? GK__ALGO_HIER : flat;
     default:
         return gk__team_tuning.bcast;
     }
@@ -101,11 +103,11 @@ enum gk__team_algo gk__team_choose_allreduce(const struct gk_team *t, size_t byt
     enum gk__team_algo flat = gather_fits ? GK__ALGO_SMALL : GK__ALGO_RING;
     switch (gk__team_tuning.allreduce) {
     case GK__ALGO_AUTO:
-        return bytes >= GK__TEAM_ALLREDUCE_HIER_MIN && gk__hb_usable(t) && gk__hb_shares(t)
+        return flat == GK__ALGO_RING && gk__hb_usable(t, bytes) && gk__hb_shares(t)
                    ? GK__ALGO_HIER
                    : flat;
     case GK__ALGO_HIER:
-        return gk__hb_usable(t) ? GK__ALGO_HIER : flat;
+        return gk__hb_usable(t, bytes) ? GK__ALGO_HIER : flat;
     default:
         return gk__team_tuning.allreduce;
     }
