@@ -19,7 +19,10 @@
  * Who sends to whom is fixed by the algorithm, and every algorithm
  * receives at most one stream per box per call: the agreement rounds use
  * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
- * rest (gk__team_layout).
+ * rest (gk__team_layout). A step may also carry work of its own, polled
+ * with its streams and seen by the waits' predicate (struct
+ * gk__team_step's poll and ready): the copies through a host's shared
+ * buffer of the hierarchical algorithms (host_buf.c).
  *
  * Footprint: a slot is 16 KiB per box (a chunk and its header are a page;
  * two deep, two parities) and 8 KiB of ack words: 392 KiB at 512 PEs. The
