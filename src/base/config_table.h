@@ -55,11 +55,17 @@
       "its PEs on one)")                                                       \
     X(TEAM_ALGO_BCAST, str, team_algo_bcast, "auto",                           \
       "team broadcast: small (the data rides in the agreement rounds), tree "  \
-      "(pipelined binomial tree) or auto (small up to 8 KiB)")                 \
+      "(pipelined binomial tree), hier (a tree of one PE per host, a shared "  \
+      "buffer within each host; flat where the team is on one host) or auto "  \
+      "(small up to 8 KiB, above that hier where the team spans hosts with "   \
+      "several of its PEs on one, else tree)")                                 \
     X(TEAM_ALGO_ALLREDUCE, str, team_algo_allreduce, "auto",                   \
       "team all-reduce, reduce and reduce-scatter: gather (every block "       \
       "gathered, combined in team order), ring (reduce-scatter then "          \
-      "all-gather) or auto (gather for vectors up to 2 KiB, 4 MiB in all)")    \
+      "all-gather), hier (each host reduces through a shared buffer, its "     \
+      "leaders run the ring; flat where the team is on one host) or auto "     \
+      "(gather for vectors up to 2 KiB, 4 MiB in all; above that hier where "  \
+      "the team spans hosts with several of its PEs on one, else ring)")       \
     X(TEAM_ALGO_FCOLLECT, str, team_algo_fcollect, "auto",                     \
       "team fcollect and collect: bruck, ring or auto (bruck for blocks up "   \
       "to 2 KiB, 4 MiB in all)")                                               \

@@ -37,8 +37,9 @@
  *   [64 MiB, ...)        the symmetric heap
  * and in the rest below the heap, the regions features declare
  * (mem/seg_region.h): the semaphore pool (sync/sem.c), the teams' scratch
- * slots (team/engine.h), the runtime's own all-reduce's (core/allreduce.h),
- * the rendezvous pipeline (msg/rndv_pipe.h).
+ * slots (team/engine.h) and host buffers (team/host_buf.c), the runtime's
+ * own all-reduce's (core/allreduce.h), the rendezvous pipeline
+ * (msg/rndv_pipe.h).
  *
  * Every segment is mapped at an address that is a multiple of
  * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a

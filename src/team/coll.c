@@ -6,11 +6,15 @@
  * with a bulk phase, flat over the team, on the bulk boxes.
  *
  *   broadcast       small: in the agreement rounds; else a pipelined
- *                   binomial tree (chunk j is forwarded as soon as it is in)
+ *                   binomial tree (chunk j is forwarded as soon as it is in),
+ *                   or across hosts a tree of one PE per host and a host
+ *                   buffer within each (host_buf.c)
  *   all-reduce,     small: every block gathered in the agreement rounds
  *   reduce,         and combined in team order (per host, then across);
  *   reduce-scatter  else a ring: reduce-scatter then all-gather (Patarasuk
- *                   and Yuan), n - 1 steps each
+ *                   and Yuan), n - 1 steps each; or across hosts the
+ *                   ring between one leader per host, each host reducing
+ *                   and delivering through its buffer (host_buf.c)
  *   scan, exscan    small: gathered, each PE combines its prefix; else a
  *                   chain from PE 0 up
  *   fcollect        small: Bruck's all-gather in the agreement rounds;
@@ -83,11 +87,10 @@ static int team_mod(long a, int n)
     return (int)(((a % n) + n) % n);
 }
 
-/* Block b of a ring over count elements of size elem: its first element
- * and length. */
-static size_t ring_lo(const struct gk__team_op *op, size_t count, int b)
+/* Block b of a ring of n over count elements: its first element. */
+static size_t ring_lo(size_t count, int b, int n)
 {
-    return count * (size_t)b / (size_t)op->team->n;
+    return count * (size_t)b / (size_t)n;
 }
 
 /* The bulk phase can start: the agreement said yes. 1 when the call ends
@@ -157,6 +160,11 @@ int gk__team_next_bcast(struct gk__team_op *op)
             return r;
         if (op->algo == GK__ALGO_SMALL)
             return 1;
+        if (op->algo == GK__ALGO_HIER) {
+            op->round = 0;
+            op->stage = 3;
+            return gk__hb_bcast_next(op);
+        }
         {
             /* The tree: relative number v, parent v - 2^k (k its top bit),
              * children v + 2^j for j > k, each on box BULK + j. */
@@ -174,6 +182,8 @@ int gk__team_next_bcast(struct gk__team_op *op)
             op->stage = 2;
             return 0;
         }
+    case 3:
+        return gk__hb_bcast_next(op);
     default:
         return 1;
     }
@@ -181,13 +191,11 @@ int gk__team_next_bcast(struct gk__team_op *op)
 
 /* ---- Reductions ---- */
 
-/* The ring's accumulator (count elements), src already in it. */
-static int ring_round(struct gk__team_op *op, unsigned char *acc, size_t count, int rs_rounds,
-                      int ag_rounds)
+int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count,
+                        int rs_rounds, int ag_rounds, const int *members, int n, int me)
 {
-    struct gk_team *t = op->team;
-    int n = t->n, k = op->round, me = t->me;
-    int succ = team_mod(me + 1, n);
+    int k = op->round;
+    int succ = members != NULL ? members[team_mod(me + 1, n)] : team_mod(me + 1, n);
     size_t e = op->elem;
     int sb, rb;
     enum gk__team_rx_mode mode;
@@ -203,8 +211,8 @@ static int ring_round(struct gk__team_op *op, unsigned char *acc, size_t count, 
     } else {
         return 1;
     }
-    size_t slo = ring_lo(op, count, sb), shi = ring_lo(op, count, sb + 1);
-    size_t rlo = ring_lo(op, count, rb), rhi = ring_lo(op, count, rb + 1);
+    size_t slo = ring_lo(count, sb, n), shi = ring_lo(count, sb + 1, n);
+    size_t rlo = ring_lo(count, rb, n), rhi = ring_lo(count, rb + 1, n);
     gk__team_step_clear(op);
     if (k + 1 < rs_rounds + ag_rounds)
         gk__team_step_send_more(op, succ, GK__TEAM_BULK_BOX, acc + slo * e, (shi - slo) * e);
@@ -261,16 +269,26 @@ int gk__team_next_reduce(struct gk__team_op *op)
             return 1;
         }
         op->buf = op->kind == GK__TEAM_REDUCE_SCATTER ? op->work : reduce_result(op);
-        if (op->buf != op->src)
-            gk__team_copy(op->buf, op->src, bytes);
         op->round = 0;
-        op->stage = 2;
+        if (op->algo == GK__ALGO_HIER) {
+            op->stage = GK__HB_REDUCE_STAGE; /* host_buf.c's stages from here */
+        } else {
+            if (op->buf != op->src)
+                gk__team_copy(op->buf, op->src, bytes);
+            op->stage = 2;
+        }
     /* fallthrough */
     default: {
         int n = op->team->n;
         int ag = op->kind == GK__TEAM_REDUCE_SCATTER ? 0 : n - 1;
-        if (ring_round(op, op->buf, op->count, n - 1, ag) == 0)
+        if (op->stage >= GK__HB_REDUCE_STAGE) {
+            r = gk__hb_reduce_next(op);
+            if (r != 1)
+                return r;
+        } else if (gk__team_ring_round(op, op->buf, op->count, n - 1, ag, NULL, n,
+                                       op->team->me) == 0) {
             return 0;
+        }
         if (op->kind == GK__TEAM_REDUCE_SCATTER)
             reduce_deliver(op, op->buf);
         return 1;

@@ -42,7 +42,8 @@ enum gk__team_algo {
     GK__ALGO_RING,     /* ring (all-reduce: reduce-scatter + all-gather) */
     GK__ALGO_PAIRWISE, /* all-to-all: n - 1 exchanges */
     GK__ALGO_BRUCK,    /* all-to-all in log2 n rounds */
-    GK__ALGO_CHAIN     /* scan: a pipeline from PE 0 up */
+    GK__ALGO_CHAIN,    /* scan: a pipeline from PE 0 up */
+    GK__ALGO_HIER      /* across hosts by leaders, a host buffer within (host_buf.c) */
 };
 
 /* GK_TEAM_LEVELS: the agreement rounds over hosts then leaders (hier), or
@@ -71,6 +72,14 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
     return block <= GK__TEAM_GATHER_BLOCK_MAX && total <= GK__TEAM_GATHER_TOTAL_MAX;
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
+/* The algorithm of a broadcast of nbytes, and of an all-reduce, reduce or
+ * reduce-scatter of `bytes` (gather_fits: the gather could take it), on
+ * team t: GK_TEAM_ALGO_*, or the automatic choice (tuning.c): where the
+ * team spans hosts and some host holds several of its members, the
+ * hierarchical algorithms (host_buf.c) above the agreement's sizes. */
+enum gk__team_algo gk__team_choose_bcast(const struct gk_team *t, size_t nbytes);
+enum gk__team_algo gk__team_choose_allreduce(const struct gk_team *t, size_t bytes,
+                                             int gather_fits);
 
 /* memmove that takes any pointers for 0 bytes (a call's buffers may be
  * NULL when it moves nothing). */
@@ -88,6 +97,13 @@ int gk__team_next_scan(struct gk__team_op *op);
 int gk__team_next_fcollect(struct gk__team_op *op);
 int gk__team_next_collect(struct gk__team_op *op);
 int gk__team_next_alltoall(struct gk__team_op *op);
+
+/* One round of the ring (reduce-scatter rounds, then all-gather rounds;
+ * op->round counts them) over n members (team numbers members[0 .. n-1],
+ * or 0 .. n-1 where members is NULL; I am the me-th) on acc's count
+ * elements: 0 when a step is ready, 1 when the rounds are over. */
+int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count,
+                        int rs_rounds, int ag_rounds, const int *members, int n, int me);
 
 /* The entry points with the caller's name (the world forms, world.c, use
  * them too); handle_p NULL: blocking. radix 0: none given. */

@@ -286,9 +286,7 @@ int gk__team_broadcast(const char *name, gk_team_t team, void *dst, const void *
     check_buf(op, "dst", dst, nbytes);
     if (op->team->me == root)
         check_buf(op, "src", src, nbytes);
-    op->algo = gk__team_tuning.bcast != GK__ALGO_AUTO ? gk__team_tuning.bcast
-               : nbytes <= GK__TEAM_BCAST_SMALL_MAX          ? GK__ALGO_SMALL
-                                                    : GK__ALGO_TREE;
+    op->algo = gk__team_choose_bcast(op->team, nbytes);
     if (gk__team_log2_up(op->team->n) > GK__TEAM_BULK_BOXES)
         op->algo = GK__ALGO_SMALL; /* a tree deeper than the bulk boxes */
     return op_run(op, handle_p);
@@ -354,9 +352,7 @@ int gk__team_reduction(const char *name, enum gk__team_kind kind, gk_team_t team
                    : gather_fits                         ? GK__ALGO_SMALL
                                                          : GK__ALGO_CHAIN;
     } else {
-        op->algo = gk__team_tuning.allreduce != GK__ALGO_AUTO ? gk__team_tuning.allreduce
-                   : gather_fits                              ? GK__ALGO_SMALL
-                                                              : GK__ALGO_RING;
+        op->algo = gk__team_choose_allreduce(t, bytes, gather_fits);
     }
     if (op->my_status != GK_OK)
         bytes = 0;

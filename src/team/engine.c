@@ -116,6 +116,9 @@ void gk__team_step_clear(struct gk__team_op *op)
     op->step.ntx = 0;
     op->step.has_rx = 0;
     op->step.forward = 0;
+    op->step.poll = NULL;
+    op->step.ready = NULL;
+    op->step.poll_done = 0;
     op->step_live = 1;
 }
 
@@ -307,8 +310,16 @@ static int step_progress(struct gk__team_op *op, int *moved_p)
                 more = 1;
             }
         }
+        if (st->poll != NULL && !st->poll_done) {
+            int r = st->poll(op, &more);
+            if (r < 0)
+                return r;
+            st->poll_done = r;
+        }
         *moved_p |= more;
     }
+    if (st->poll != NULL && !st->poll_done)
+        return 0;
     if (st->has_rx && !st->rx.done)
         return 0;
     for (int i = 0; i < st->ntx; i++)
@@ -333,7 +344,7 @@ static int step_could_move(const void *arg)
     for (int i = 0; i < st->ntx; i++)
         if (st->tx[i].sent < st->tx[i].chunks && tx_ready(op, &st->tx[i]))
             return 1;
-    return 0;
+    return st->poll != NULL && !st->poll_done && st->ready(op);
 }
 
 /* ---- Agreement ---- */

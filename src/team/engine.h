@@ -19,7 +19,10 @@
  * Who sends to whom is fixed by the algorithm, and every algorithm
  * receives at most one stream per box per call: the agreement rounds use
  * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
- * rest (gk__team_layout).
+ * rest (gk__team_layout). A step may also carry work of its own, polled
+ * with its streams and seen by the waits' predicate (struct
+ * gk__team_step's poll and ready): the copies through a host's shared
+ * buffer of the hierarchical algorithms (host_buf.c).
  *
  * Footprint: a slot is 16 KiB per box (a chunk and its header are a page;
  * two deep, two parities) and 8 KiB of ack words: 392 KiB at 512 PEs. The
@@ -54,6 +57,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "team/host_buf.h"
 #include "team/team.h"
 
 #define GK__TEAM_MAX_BOXES 64
@@ -148,6 +152,14 @@ struct gk__team_step {
     /* The sends forward what is received: chunk j goes out once chunk j
      * came in (a pipelined tree). */
     int forward;
+    /* Work of the step's own beside its streams (host_buf.c's copies
+     * through a host buffer), polled with them: poll returns 1 once it
+     * is over, 0 while it waits, < 0 on error, and sets *moved_p when it
+     * moved; ready says whether poll could move now (the waits'
+     * predicate). NULL: none. */
+    int (*poll)(struct gk__team_op *op, int *moved_p);
+    int (*ready)(struct gk__team_op *op);
+    int poll_done;
 };
 
 /* A collective call's agreement: the extremes heard of, of the digest of
@@ -224,6 +236,7 @@ struct gk__team_op {
     size_t *sizes; /* per member (collect) */
     int algo;
     struct gk__p1_state p1;
+    struct gk__hb_state hb; /* host_buf.c's */
     int status;   /* the outcome, once done */
     int done;
     int verdict_checked;

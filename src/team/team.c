@@ -260,7 +260,8 @@ static uint64_t free_mask_mine(void)
             continue;
         if (!slot_ready[s])
             slot_ready[s] = gk__seg_populate(gk__team_scratch_mine(s),
-                                             gk__team_scratch_size()) == GK_OK;
+                                             gk__team_scratch_size()) == GK_OK &&
+                            gk__hb_populate(s) == GK_OK;
         if (slot_ready[s])
             mask |= (uint64_t)1 << s;
     }

@@ -1,6 +1,7 @@
 /*
  * tuning.c: the environment variables that force an algorithm of the team
- * collectives (docs/COLLECTIVES.md), read once at gk_init.
+ * collectives (docs/COLLECTIVES.md), read once at gk_init, and the choices
+ * between the flat algorithms and the hierarchical ones.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,9 @@ int gk__team_tuning_init(void)
     static const struct algo_name levels[] = {
         {"flat", GK__LEVELS_FLAT}, {"hier", GK__LEVELS_HIER}, {NULL, 0}};
     static const struct algo_name bcast[] = {
-        {"small", GK__ALGO_SMALL}, {"tree", GK__ALGO_TREE}, {NULL, 0}};
+        {"small", GK__ALGO_SMALL}, {"tree", GK__ALGO_TREE}, {"hier", GK__ALGO_HIER}, {NULL, 0}};
     static const struct algo_name allreduce[] = {
-        {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
+        {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {"hier", GK__ALGO_HIER}, {NULL, 0}};
     static const struct algo_name fcollect[] = {
         {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
@@ -75,4 +76,39 @@ int gk__team_tuning_init(void)
     gk__team_tuning.alltoall = (enum gk__team_algo)v[4];
     gk__team_tuning.scan = (enum gk__team_algo)v[5];
     return GK_OK;
+}
+
+/* Where a team spans hosts with several of its members on one, hier takes
+ * the place of the flat bulk algorithms (the tree, the ring): it beat them
+ * from the smallest size they run at, and the agreement's payloads beat
+ * it below. Asked for where it cannot run, the flat choice. */
+enum gk__team_algo gk__team_choose_bcast(const struct gk_team *t, size_t nbytes)
+{
+    enum gk__team_algo flat = nbytes <= GK__TEAM_BCAST_SMALL_MAX ? GK__ALGO_SMALL : GK__ALGO_TREE;
+    switch (gk__team_tuning.bcast) {
+    case GK__ALGO_AUTO:
+        return flat == GK__ALGO_TREE && gk__hb_usable(t, nbytes) && gk__hb_shares(t)
+                   ? GK__ALGO_HIER
+                   : flat;
+    case GK__ALGO_HIER:
+        return gk__hb_usable(t, nbytes) ? GK__ALGO_HIER : flat;
+    default:
+        return gk__team_tuning.bcast;
+    }
+}
+
+enum gk__team_algo gk__team_choose_allreduce(const struct gk_team *t, size_t bytes,
+                                             int gather_fits)
+{
+    enum gk__team_algo flat = gather_fits ? GK__ALGO_SMALL : GK__ALGO_RING;
+    switch (gk__team_tuning.allreduce) {
+    case GK__ALGO_AUTO:
+        return flat == GK__ALGO_RING && gk__hb_usable(t, bytes) && gk__hb_shares(t)
+                   ? GK__ALGO_HIER
+                   : flat;
+    case GK__ALGO_HIER:
+        return gk__hb_usable(t, bytes) ? GK__ALGO_HIER : flat;
+    default:
+        return gk__team_tuning.allreduce;
+    }
 }
