@@ -30,7 +30,7 @@ static int extent_list_insert(struct gk__extent_list *list, size_t index,
     }
     memmove(&list->items[index + 1], &list->items[index],
             (list->count - index) * sizeof(list->items[0]));
-    list->items[index] = (struct gk__extent){offset, size};
+    list->items[index] = (struct gk__extent){offset, size, 0};
     list->count++;
     return GK_OK;
 }
@@ -107,52 +107,101 @@ static int free_list_add(struct gk__heap_alloc *heap, size_t offset, size_t size
     return GK_OK;
 }
 
-int gk__heap_alloc_take(struct gk__heap_alloc *heap, size_t size,
-                        size_t alignment, size_t *offset_p)
+/* A request's size in grains and its alignment (at least the grain), or
+ * GK_ERR_INVALID_ARG for a size of 0, one that overflows, or an alignment
+ * that is not a power of two. */
+static int request_check(size_t *size, size_t *alignment)
 {
-    if (size == 0 || size > SIZE_MAX - GK__HEAP_ALLOC_GRAIN ||
-        (alignment & (alignment - 1)) != 0)
+    if (*size == 0 || *size > SIZE_MAX - GK__HEAP_ALLOC_GRAIN ||
+        (*alignment & (*alignment - 1)) != 0)
         return GK_ERR_INVALID_ARG;
-    if (alignment < GK__HEAP_ALLOC_GRAIN)
-        alignment = GK__HEAP_ALLOC_GRAIN;
-    size = round_up(size, GK__HEAP_ALLOC_GRAIN);
+    if (*alignment < GK__HEAP_ALLOC_GRAIN)
+        *alignment = GK__HEAP_ALLOC_GRAIN;
+    *size = round_up(*size, GK__HEAP_ALLOC_GRAIN);
+    return GK_OK;
+}
 
-    struct gk__extent_list *list = &heap->free_list;
-    for (size_t i = 0; i < list->count; i++) {
+int gk__heap_alloc_fit(const struct gk__heap_alloc *heap, size_t from, size_t size,
+                       size_t alignment, size_t *offset_p)
+{
+    int status = request_check(&size, &alignment);
+    if (status != GK_OK)
+        return status;
+    const struct gk__extent_list *list = &heap->free_list;
+    /* The hole that holds `from`, if any, is the one before the first hole
+     * that starts above it. */
+    size_t i = extent_list_lower_bound(list, from);
+    if (i > 0 && (i == list->count || list->items[i].offset != from))
+        i--;
+    for (; i < list->count; i++) {
         struct gk__extent hole = list->items[i];
-        if (hole.offset > SIZE_MAX - alignment)
+        size_t lowest = hole.offset > from ? hole.offset : from;
+        if (lowest > SIZE_MAX - alignment)
             break;
-        size_t start = round_up(hole.offset, alignment);
-        size_t lead = start - hole.offset;
-        if (lead > hole.size || hole.size - lead < size)
+        size_t start = round_up(lowest, alignment);
+        if (start >= hole.offset + hole.size || hole.offset + hole.size - start < size)
             continue;
-        size_t used_index = extent_list_lower_bound(&heap->used_list, start);
-        int status = extent_list_insert(&heap->used_list, used_index, start, size);
-        if (status != GK_OK)
-            return status;
-        /* Carve [start, start+size) out of the hole: keep the lead in place,
-         * and the tail after it. */
-        size_t tail = hole.size - lead - size;
-        if (lead == 0 && tail == 0) {
-            extent_list_remove(list, i);
-        } else if (lead == 0) {
-            list->items[i] = (struct gk__extent){start + size, tail};
-        } else {
-            list->items[i].size = lead;
-            if (tail != 0) {
-                status = extent_list_insert(list, i + 1, start + size, tail);
-                if (status != GK_OK) {
-                    list->items[i].size = hole.size;
-                    extent_list_remove(&heap->used_list, used_index);
-                    return status;
-                }
-            }
-        }
-        heap->free_bytes -= size;
         *offset_p = start;
         return GK_OK;
     }
     return GK_ERR_NOMEM;
+}
+
+int gk__heap_alloc_take_at(struct gk__heap_alloc *heap, size_t offset, size_t size,
+                           uint64_t owner)
+{
+    size_t alignment = 0;
+    int status = request_check(&size, &alignment);
+    if (status != GK_OK || (offset & (GK__HEAP_ALLOC_GRAIN - 1)) != 0)
+        return GK_ERR_INVALID_ARG;
+    struct gk__extent_list *list = &heap->free_list;
+    size_t i = extent_list_lower_bound(list, offset);
+    if (i == list->count || list->items[i].offset != offset) {
+        if (i == 0)
+            return GK_ERR_NOMEM;
+        i--;
+    }
+    struct gk__extent hole = list->items[i];
+    if (offset < hole.offset || offset - hole.offset > hole.size ||
+        hole.size - (offset - hole.offset) < size)
+        return GK_ERR_NOMEM;
+    size_t used_index = extent_list_lower_bound(&heap->used_list, offset);
+    status = extent_list_insert(&heap->used_list, used_index, offset, size);
+    if (status != GK_OK)
+        return status;
+    heap->used_list.items[used_index].owner = owner;
+    /* Carve [offset, offset+size) out of the hole: keep the lead in place,
+     * and the tail after it. */
+    size_t lead = offset - hole.offset, tail = hole.size - lead - size;
+    if (lead == 0 && tail == 0) {
+        extent_list_remove(list, i);
+    } else if (lead == 0) {
+        list->items[i] = (struct gk__extent){offset + size, tail, 0};
+    } else {
+        list->items[i].size = lead;
+        if (tail != 0) {
+            status = extent_list_insert(list, i + 1, offset + size, tail);
+            if (status != GK_OK) {
+                list->items[i].size = hole.size;
+                extent_list_remove(&heap->used_list, used_index);
+                return status;
+            }
+        }
+    }
+    heap->free_bytes -= size;
+    return GK_OK;
+}
+
+int gk__heap_alloc_take(struct gk__heap_alloc *heap, size_t size, size_t alignment,
+                        size_t *offset_p)
+{
+    size_t offset;
+    int status = gk__heap_alloc_fit(heap, 0, size, alignment, &offset);
+    if (status == GK_OK)
+        status = gk__heap_alloc_take_at(heap, offset, size, 0);
+    if (status == GK_OK)
+        *offset_p = offset;
+    return status;
 }
 
 int gk__heap_alloc_give(struct gk__heap_alloc *heap, size_t offset)
@@ -177,6 +226,16 @@ int gk__heap_alloc_block_size(const struct gk__heap_alloc *heap, size_t offset,
     int status = used_list_find(heap, offset, &index);
     if (status == GK_OK)
         *size_p = heap->used_list.items[index].size;
+    return status;
+}
+
+int gk__heap_alloc_block_owner(const struct gk__heap_alloc *heap, size_t offset,
+                               uint64_t *owner_p)
+{
+    size_t index;
+    int status = used_list_find(heap, offset, &index);
+    if (status == GK_OK)
+        *owner_p = heap->used_list.items[index].owner;
     return status;
 }
 

@@ -7,6 +7,10 @@
  * enough. The random test keeps a model of exactly that (one flag per
  * grain) and checks every offset, every code, the free bytes, the largest
  * free extent and the free and used lists themselves against it.
+ *
+ * The agreement of team-scoped allocation (core/symheap.c) uses two more
+ * operations: the first fit at or above an offset, and a take at an
+ * offset exactly, with the block's owner; the model checks those too.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -269,6 +273,62 @@ GK_TEST(resize_bad_arguments)
     gk__heap_alloc_fini(&h);
 }
 
+GK_TEST(fit_from_an_offset_and_take_there)
+{
+    struct gk__heap_alloc h = heap_new(64 * GRAIN);
+    size_t a = take(&h, 2 * GRAIN, 0), b = take(&h, 4 * GRAIN, 0);
+    take(&h, GRAIN, 0);
+    ASSERT_EQ(gk__heap_alloc_give(&h, b), GK_OK);
+    /* [a: 2][hole: 4][c: 1][free: 57] */
+    size_t off = 0;
+    ASSERT_EQ(gk__heap_alloc_fit(&h, 0, GRAIN, 0, &off), GK_OK);
+    ASSERT_EQ(off, b);
+    /* From inside the hole: the rest of the hole, or past c when it is short. */
+    ASSERT_EQ(gk__heap_alloc_fit(&h, b + GRAIN + 5, GRAIN, 0, &off), GK_OK);
+    ASSERT_EQ(off, b + 2 * GRAIN);
+    ASSERT_EQ(gk__heap_alloc_fit(&h, b + GRAIN, 4 * GRAIN, 0, &off), GK_OK);
+    ASSERT_EQ(off, 7 * GRAIN);
+    /* From inside a block: the next hole. */
+    ASSERT_EQ(gk__heap_alloc_fit(&h, a + 1, GRAIN, 0, &off), GK_OK);
+    ASSERT_EQ(off, b);
+    /* Aligned, from an offset. */
+    ASSERT_EQ(gk__heap_alloc_fit(&h, 1, GRAIN, 16 * GRAIN, &off), GK_OK);
+    ASSERT_EQ(off, 16 * GRAIN);
+    /* Nothing fits above the end; a fit allocates nothing. */
+    ASSERT_EQ(gk__heap_alloc_fit(&h, 60 * GRAIN, 8 * GRAIN, 0, &off), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_fit(&h, SIZE_MAX, 1, 0, &off), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_fit(&h, 0, 0, 0, &off), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(gk__heap_alloc_free_bytes(&h), 61 * GRAIN);
+
+    /* Exactly at an offset, with an owner: inside the hole, not over c. */
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, b + GRAIN, 2 * GRAIN, 42), GK_OK);
+    uint64_t owner = 0;
+    ASSERT_EQ(gk__heap_alloc_block_owner(&h, b + GRAIN, &owner), GK_OK);
+    ASSERT_EQ(owner, 42);
+    ASSERT_EQ(gk__heap_alloc_block_owner(&h, a, &owner), GK_OK);
+    ASSERT_EQ(owner, 0);
+    ASSERT_EQ(gk__heap_alloc_block_owner(&h, b, &owner), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(block_size(&h, b + GRAIN), 2 * GRAIN);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, b + 3 * GRAIN, 2 * GRAIN, 1), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, a, GRAIN, 1), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, 63 * GRAIN, 2 * GRAIN, 1), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, 100 * GRAIN, GRAIN, 1), GK_ERR_NOMEM);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, b + 1, GRAIN, 1), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, b, 0, 1), GK_ERR_INVALID_ARG);
+    /* The lead and the tail of the hole stay free. */
+    ASSERT_EQ(h.free_list.count, 3);
+    ASSERT_EQ(take(&h, GRAIN, 0), b);
+    ASSERT_EQ(take(&h, GRAIN, 0), b + 3 * GRAIN);
+    ASSERT_EQ(take(&h, GRAIN, 0), 7 * GRAIN);
+    /* At the very end, exactly. */
+    ASSERT_EQ(gk__heap_alloc_take_at(&h, 62 * GRAIN, 2 * GRAIN, 3), GK_OK);
+    ASSERT_EQ(gk__heap_alloc_free_bytes(&h), 54 * GRAIN);
+    ASSERT_EQ(gk__heap_alloc_give(&h, b + GRAIN), GK_OK);
+    ASSERT_EQ(gk__heap_alloc_give(&h, 62 * GRAIN), GK_OK);
+    ASSERT_EQ(gk__heap_alloc_free_bytes(&h), 58 * GRAIN);
+    gk__heap_alloc_fini(&h);
+}
+
 /* Thousands of live blocks: the lists grow past their first capacity. */
 GK_TEST(many_blocks)
 {
@@ -295,19 +355,29 @@ enum { MODEL_GRAINS = 4096, MODEL_HEAP = MODEL_GRAINS * GRAIN, MODEL_SLOTS = 96 
 struct model {
     int owner[MODEL_GRAINS];
     size_t off[MODEL_SLOTS], grains[MODEL_SLOTS];
+    uint64_t owner_tag[MODEL_SLOTS];
     int live[MODEL_SLOTS];
 };
+
+/* Whether grains [first, first + n) are all free. */
+static int model_free(const struct model *m, size_t first, size_t n)
+{
+    for (size_t g = first; g < first + n; g++)
+        if (g >= MODEL_GRAINS || m->owner[g] != 0)
+            return 0;
+    return 1;
+}
 
 static size_t grains_of(size_t bytes)
 {
     return (bytes + GRAIN - 1) / GRAIN;
 }
 
-/* The lowest aligned start of `n` free grains, or -1. */
-static long model_first_fit(const struct model *m, size_t n, size_t align)
+/* The lowest aligned start at or above grain `from` of `n` free grains, or -1. */
+static long model_first_fit(const struct model *m, size_t from, size_t n, size_t align)
 {
     size_t step = align <= GRAIN ? 1 : align / GRAIN;
-    for (size_t s = 0; s + n <= MODEL_GRAINS; s += step) {
+    for (size_t s = (from + step - 1) / step * step; s + n <= MODEL_GRAINS; s += step) {
         size_t i = 0;
         while (i < n && m->owner[s + i] == 0)
             i++;
@@ -347,6 +417,9 @@ static void model_compare(const struct model *m, const struct gk__heap_alloc *h)
             continue;
         live++;
         ASSERT_EQ(block_size(h, m->off[s]), m->grains[s] * GRAIN);
+        uint64_t owner = 99;
+        ASSERT_EQ(gk__heap_alloc_block_owner(h, m->off[s], &owner), GK_OK);
+        ASSERT_EQ(owner, m->owner_tag[s]);
     }
     ASSERT_EQ(h->used_list.count, live);
     for (size_t i = 1; i < h->used_list.count; i++)
@@ -373,9 +446,28 @@ GK_TEST(random_sequence_against_a_model)
         if (!m.live[slot]) {
             size_t want = 1 + (size_t)((seed >> 3) % (what < 8 ? 3000 : 40000));
             size_t align = aligns[(seed >> 17) % (sizeof(aligns) / sizeof(aligns[0]))];
-            long expect = model_first_fit(&m, grains_of(want), align);
+            /* One in three: a fit at or above a random grain, then a take
+             * there (the agreement's path) or at a random grain. */
+            size_t from = (seed >> 5) % 3 == 0 ? (seed >> 9) % MODEL_GRAINS : 0;
+            long expect = model_first_fit(&m, from, grains_of(want), align);
             size_t off = 0;
-            int status = gk__heap_alloc_take(&h, want, align, &off);
+            int status;
+            uint64_t owner = 0;
+            if (from == 0) {
+                status = gk__heap_alloc_take(&h, want, align, &off);
+            } else {
+                status = gk__heap_alloc_fit(&h, from * GRAIN, want, align, &off);
+                if (status == GK_OK)
+                    ASSERT_EQ(off, (size_t)expect * GRAIN);
+                owner = (uint64_t)slot + 7;
+                if (what == 5) {
+                    off = ((seed >> 11) % MODEL_GRAINS) * GRAIN;
+                    expect = model_free(&m, off / GRAIN, grains_of(want)) ? (long)(off / GRAIN)
+                                                                          : -1;
+                }
+                if (status == GK_OK || what == 5)
+                    status = gk__heap_alloc_take_at(&h, off, want, owner);
+            }
             if (expect < 0) {
                 ASSERT_EQ(status, GK_ERR_NOMEM);
             } else {
@@ -384,6 +476,7 @@ GK_TEST(random_sequence_against_a_model)
                 m.live[slot] = 1;
                 m.off[slot] = off;
                 m.grains[slot] = grains_of(want);
+                m.owner_tag[slot] = owner;
                 model_mark(&m, (size_t)expect, m.grains[slot], slot + 1);
             }
         } else if (what < 6) {
