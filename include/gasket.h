@@ -976,8 +976,62 @@ GK_API int gk_team_ctx_create(gk_team_t team, unsigned options, gk_ctx_t **ctx_p
 /** Destroys a split team (collective over it; its non-blocking collectives
  * complete first, and their handles stay valid) and sets *team_p to
  * GK_TEAM_INVALID. The predefined
- * teams cannot be destroyed (GK_ERR_INVALID_ARG). */
+ * teams cannot be destroyed (GK_ERR_INVALID_ARG), nor can a team that
+ * still holds blocks from gk_team_malloc(): GK_ERR_INVALID_ARG on every
+ * member, and the team is left as it was; free them with gk_team_free()
+ * first. */
 GK_API int gk_team_destroy(gk_team_t *team_p);
+
+/*
+ * Symmetric memory of a team (MPI_Win_allocate on a communicator): the
+ * heap calls of gk_malloc(), collective over the team's PEs only. PEs
+ * outside the team make no call. The block lies at the same offset of the
+ * symmetric heap on every member, so its address is a symmetric address
+ * for puts, gets and atomics among the members (world PE numbers, or team
+ * numbers through a context from gk_team_ctx_create()); to other PEs it
+ * names nothing of theirs.
+ *
+ * Every member calls in the same order with the same arguments, in the
+ * team's order of collectives. The call ends as the team's collectives do:
+ * the block may be accessed by any member once the call returns on this
+ * PE, and gk_team_free() waits for every member to enter it before the
+ * range may be reused. The checks are the team collectives': different
+ * arguments on different members, a bad argument on one, or an exhausted
+ * heap make the call fail on every member, with a message on each naming
+ * the call and the values (NULL, or an error code for gk_team_free(), and
+ * nothing allocated or freed anywhere); a member in another collective of
+ * the team gets GK_ERR_COLL_MISMATCH naming both calls, on every member,
+ * after which the team's collectives fail for good (see "Collectives on
+ * a team" above). A size of 0 is an error. On GK_TEAM_WORLD these are
+ * gk_malloc(), gk_calloc(), gk_align() and gk_free().
+ *
+ * Team blocks change the heaps of their members only, so the PEs' heaps
+ * differ from then on: every allocation, a team's or gk_malloc(), finds an
+ * offset free on all of its PEs by agreement. While the PEs' heaps are the
+ * same (no team blocks, or every PE holds the same ones) that costs
+ * nothing extra; otherwise a few more rounds of all-reduce. A request that
+ * fits on each PE but at no offset free on all of them fails (NULL, on
+ * every PE, with a message), as an exhausted heap does.
+ *
+ * A team with live blocks cannot be destroyed (gk_team_destroy()); a team
+ * block cannot be freed with gk_free() or resized with gk_realloc(), nor a
+ * block of gk_malloc() freed with gk_team_free() on a split team
+ * (GK_ERR_INVALID_ARG on every PE of the call, nothing freed).
+ */
+/** A block of size bytes on every member of `team`, or NULL (logged). */
+GK_API void *gk_team_malloc(gk_team_t team, size_t size);
+/** As gk_team_malloc(), zero-filled; count * size must not overflow. */
+GK_API void *gk_team_calloc(gk_team_t team, size_t count, size_t size);
+/** As gk_team_malloc(), aligned to `alignment` (a power of two, at most
+ * 2 MiB). */
+GK_API void *gk_team_align(gk_team_t team, size_t alignment, size_t size);
+/**
+ * Frees a block of gk_team_malloc() (and friends) on `team`; collective
+ * over the team, every member passing the same block, or NULL (which
+ * frees nothing). GK_OK, GK_ERR_INVALID_ARG for a pointer that is no
+ * block of this team (on every member), GK_ERR_COLL_MISMATCH as above.
+ */
+GK_API int gk_team_free(gk_team_t team, void *ptr);
 
 /** Barrier over the team; completes this PE's outstanding operations first
  * (as gk_quiet()), so data put before it is visible after it. */

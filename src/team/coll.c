@@ -226,8 +226,7 @@ int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count
 /* Where a reduction's full result goes: dst, or op->work. */
 static unsigned char *reduce_result(struct gk__team_op *op)
 {
-    int keeps = op->kind == GK__TEAM_ALLREDUCE ||
-                (op->kind == GK__TEAM_REDUCE && op->team->me == op->root);
+    int keeps = op->kind != GK__TEAM_REDUCE || op->team->me == op->root;
     return keeps ? op->dst : op->work;
 }
 

@@ -23,7 +23,9 @@
     X(ALLTOALL, "gk_team_alltoall")                                                      \
     X(ALLTOALLS, "gk_team_alltoalls")                                                    \
     X(SPLIT, "gk_team_split")                                                            \
-    X(DESTROY, "gk_team_destroy")
+    X(DESTROY, "gk_team_destroy")                                                        \
+    X(MALLOC, "gk_team_malloc")                                                          \
+    X(FREE, "gk_team_free")
 
 enum gk__team_kind {
     GK__TEAM_KIND_NONE = 0,
@@ -129,6 +131,18 @@ int gk__team_coll_kind(int kind);
  * checks. */
 int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
                     const void *src, size_t nbytes, const uint64_t fields[3], int status);
+
+/*
+ * A blocking all-reduce of maxima of count 64-bit words from src into dst
+ * over t, as a call of `kind` whose root, size and type fields are
+ * fields[0..2] (count 0: the agreement alone); `report_args` says how the
+ * members' fields differ (NULL: the engine's words); status: this PE's
+ * own checks. The team heap calls' votes (team_heap.c).
+ */
+int gk__team_agree_max(const char *name, enum gk__team_kind kind, struct gk_team *t,
+                       uint64_t *dst, const uint64_t *src, size_t count,
+                       const uint64_t fields[3],
+                       void (*report_args)(const struct gk__team_op *op), int status);
 
 /* ---- The agreement rounds (p1.c) ---- */
 

@@ -621,3 +621,35 @@ int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t
     }
     return op_launch(op, NULL);
 }
+
+int gk__team_agree_max(const char *name, enum gk__team_kind kind, struct gk_team *t,
+                       uint64_t *dst, const uint64_t *src, size_t count,
+                       const uint64_t fields[3],
+                       void (*report_args)(const struct gk__team_op *op), int status)
+{
+    /* The same algorithm on every member, whatever its own checks say. */
+    struct gk__team_op *op =
+        op_alloc(name, kind, t, count != 0 ? gk__team_next_reduce : gk__team_next_headers_only);
+    if (op == NULL)
+        return GK_ERR_NOMEM;
+    op->dtype = GK_DTYPE_UINT64;
+    op->reduce = GK_OP_MAX;
+    op->elem = sizeof(uint64_t);
+    op->mine[GK__TF_ROOT] = fields[0];
+    op->mine[GK__TF_SIZE] = fields[1];
+    op->mine[GK__TF_TYPE] = fields[2];
+    op->report_args = report_args;
+    op->my_status = status;
+    op->algo = GK__ALGO_SMALL;
+    if (status == GK_OK) {
+        op->dst = dst;
+        op->src = src;
+        op->count = count;
+    }
+    int r = op_work(op, 2 * op->count * sizeof(uint64_t));
+    if (r != GK_OK) {
+        gk__team_op_free(op);
+        return r;
+    }
+    return op_launch(op, NULL);
+}

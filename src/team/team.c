@@ -20,6 +20,7 @@
 #include "core/path.h"
 #include "core/progress.h"
 #include "core/runtime.h"
+#include "core/symheap.h"
 #include "mem/segment.h"
 #include "team/coll.h"
 
@@ -64,8 +65,12 @@ static void team_free_arrays(struct gk_team *t)
 static int team_build(struct gk_team *t, const int *pes, int n, int me, int slot,
                       uint64_t calls)
 {
+    /* The world's blocks are owner 0 (core/symheap.h); every other team
+     * this PE builds gets a number of its own. */
+    static uint64_t heap_owners;
     memset(t, 0, sizeof(*t));
     t->magic = GK__TEAM_MAGIC;
+    t->heap_owner = ++heap_owners;
     t->slot = slot;
     t->n = n;
     t->me = me;
@@ -143,6 +148,7 @@ static int team_init(void)
     if (status != GK_OK)
         return status;
     team_world_obj.predefined = team_node_obj.predefined = 1;
+    team_world_obj.heap_owner = GK__SYMHEAP_WORLD; /* its calls are gk_malloc's */
     gk__team_slot_set(&slot_team[0], &team_world_obj);
     gk__team_slot_set(&slot_team[1], &team_node_obj);
     return GK_OK;
@@ -547,6 +553,14 @@ int gk_team_destroy(gk_team_t *team_p)
     int status = gk__progress_check_not_in_handler(name);
     if (status != GK_OK)
         return status;
+    /* Its blocks would outlive the only call that frees them: refused, on
+     * every member alike (the blocks are the same on each). */
+    if (t->heap_blocks != 0) {
+        gk__error("%s: the team still holds %zu symmetric block%s from gk_team_malloc: "
+                  "free them with gk_team_free first; the team is left as it was",
+                  name, t->heap_blocks, t->heap_blocks == 1 ? "" : "s");
+        status = GK_ERR_INVALID_ARG;
+    }
     /* Calls still in flight run first: the destroy's own gather queues
      * behind them, and their handles stay valid (a finished call's state
      * holds no pointer its handle follows to the team). */

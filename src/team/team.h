@@ -52,6 +52,11 @@ struct gk_team {
      * collective on the team fails at once. */
     int broken;
     int predefined; /* GK_TEAM_WORLD or GK_TEAM_NODE: not destroyed */
+    /* Its symmetric blocks (team_heap.c): the owner their heap entries
+     * carry, this PE's own number for the team (never reused), and how
+     * many are live; a team with live blocks is not destroyed. */
+    uint64_t heap_owner;
+    size_t heap_blocks;
 };
 
 /* The team behind a handle, or NULL (logged, naming `op` and the handle)
