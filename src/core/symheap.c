@@ -265,13 +265,13 @@ void *gk__symheap_take(const char *op, enum gk__coll_kind kind, size_t size,
 int gk__symheap_block(const char *op, const void *ptr, uint64_t owner, size_t *offset_p)
 {
     size_t offset = (size_t)((uintptr_t)ptr - (uintptr_t)gk__rt.heap);
-    uint64_t its = 0;
+    struct gk__extent block;
     if (offset >= gk__rt.heap_span ||
-        gk__heap_alloc_block_owner(&gk__rt.heap_alloc, offset, &its) != GK_OK) {
+        gk__heap_alloc_block(&gk__rt.heap_alloc, offset, &block) != GK_OK) {
         gk__error("%s: %p is not a block of the symmetric heap", op, ptr);
         return GK_ERR_INVALID_ARG;
     }
-    if (its != owner) {
+    if (block.owner != owner) {
         if (owner == GK__SYMHEAP_WORLD)
             gk__error("%s: %p is a block of a team (gk_team_malloc): free it with "
                       "gk_team_free on that team",
@@ -279,8 +279,8 @@ int gk__symheap_block(const char *op, const void *ptr, uint64_t owner, size_t *o
         else
             gk__error("%s: ptr %p is not a block of this team's (from gk_team_malloc on "
                       "this team): it is %s",
-                      op, ptr, its == GK__SYMHEAP_WORLD ? "the world's (gk_malloc)"
-                                                        : "another team's");
+                      op, ptr, block.owner == GK__SYMHEAP_WORLD ? "the world's (gk_malloc)"
+                                                                : "another team's");
         return GK_ERR_INVALID_ARG;
     }
     *offset_p = offset;
@@ -364,7 +364,7 @@ void gk_free(void *ptr)
 static void *symheap_realloc(void *ptr, size_t size)
 {
     static const char op[] = "gk_realloc";
-    size_t offset = 0, old_size = 0;
+    size_t offset = 0;
     uint64_t lo, hi;
     int status = gk__symheap_block(op, ptr, GK__SYMHEAP_WORLD, &offset);
     /* The vote is also the barrier before the block moves or shrinks:
@@ -373,7 +373,9 @@ static void *symheap_realloc(void *ptr, size_t size)
                                       offset, size};
     if (symheap_vote(op, &args, status, 0, &lo, &hi) != GK_OK)
         return NULL; /* the block is unchanged everywhere */
-    gk__heap_alloc_block_size(&gk__rt.heap_alloc, offset, &old_size);
+    struct gk__extent old = {offset, 0, GK__SYMHEAP_WORLD};
+    gk__heap_alloc_block(&gk__rt.heap_alloc, offset, &old);
+    size_t old_size = old.size;
     /* In place where every PE can: shrinking always, growing where the
      * bytes after the block are free on every PE (after team allocations
      * they may be on some only). The all-reduce is the barrier after. */

@@ -219,23 +219,13 @@ int gk__heap_alloc_give(struct gk__heap_alloc *heap, size_t offset)
     return GK_OK;
 }
 
-int gk__heap_alloc_block_size(const struct gk__heap_alloc *heap, size_t offset,
-                              size_t *size_p)
+int gk__heap_alloc_block(const struct gk__heap_alloc *heap, size_t offset,
+                         struct gk__extent *block_p)
 {
     size_t index;
     int status = used_list_find(heap, offset, &index);
     if (status == GK_OK)
-        *size_p = heap->used_list.items[index].size;
-    return status;
-}
-
-int gk__heap_alloc_block_owner(const struct gk__heap_alloc *heap, size_t offset,
-                               uint64_t *owner_p)
-{
-    size_t index;
-    int status = used_list_find(heap, offset, &index);
-    if (status == GK_OK)
-        *owner_p = heap->used_list.items[index].owner;
+        *block_p = heap->used_list.items[index];
     return status;
 }
 

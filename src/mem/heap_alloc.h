@@ -75,13 +75,10 @@ int gk__heap_alloc_take_at(struct gk__heap_alloc *heap, size_t offset, size_t si
 /* Frees the block at `offset`; GK_ERR_INVALID_ARG if no block starts there. */
 int gk__heap_alloc_give(struct gk__heap_alloc *heap, size_t offset);
 
-/* The usable size of the block at `offset`; GK_ERR_INVALID_ARG if none. */
-int gk__heap_alloc_block_size(const struct gk__heap_alloc *heap, size_t offset,
-                              size_t *size_p);
-
-/* The owner of the block at `offset`; GK_ERR_INVALID_ARG if none. */
-int gk__heap_alloc_block_owner(const struct gk__heap_alloc *heap, size_t offset,
-                               uint64_t *owner_p);
+/* The block at `offset`: its offset, usable size and owner;
+ * GK_ERR_INVALID_ARG if none. */
+int gk__heap_alloc_block(const struct gk__heap_alloc *heap, size_t offset,
+                         struct gk__extent *block_p);
 
 /*
  * Grows or shrinks the block at `offset` to `size` without moving it;

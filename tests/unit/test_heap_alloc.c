@@ -41,9 +41,10 @@ static size_t take(struct gk__heap_alloc *h, size_t size, size_t align)
 
 static size_t block_size(const struct gk__heap_alloc *h, size_t off)
 {
-    size_t size = 0;
-    ASSERT_EQ(gk__heap_alloc_block_size(h, off, &size), GK_OK);
-    return size;
+    struct gk__extent block = {0, 0, 0};
+    ASSERT_EQ(gk__heap_alloc_block(h, off, &block), GK_OK);
+    ASSERT_EQ(block.offset, off);
+    return block.size;
 }
 
 GK_TEST(init_rounds_down_to_the_grain)
@@ -203,9 +204,9 @@ GK_TEST(give_of_unknown_offsets_is_invalid)
     ASSERT_EQ(gk__heap_alloc_give(&h, a), GK_OK);
     ASSERT_EQ(gk__heap_alloc_give(&h, a), GK_ERR_INVALID_ARG); /* double free */
     ASSERT_EQ(gk__heap_alloc_free_bytes(&h), 8 * GRAIN);
-    size_t size = 99;
-    ASSERT_EQ(gk__heap_alloc_block_size(&h, a, &size), GK_ERR_INVALID_ARG);
-    ASSERT_EQ(size, 99);
+    struct gk__extent block = {1, 99, 2};
+    ASSERT_EQ(gk__heap_alloc_block(&h, a, &block), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(block.size, 99);
     gk__heap_alloc_fini(&h);
 }
 
@@ -302,12 +303,13 @@ GK_TEST(fit_from_an_offset_and_take_there)
 
     /* Exactly at an offset, with an owner: inside the hole, not over c. */
     ASSERT_EQ(gk__heap_alloc_take_at(&h, b + GRAIN, 2 * GRAIN, 42), GK_OK);
-    uint64_t owner = 0;
-    ASSERT_EQ(gk__heap_alloc_block_owner(&h, b + GRAIN, &owner), GK_OK);
-    ASSERT_EQ(owner, 42);
-    ASSERT_EQ(gk__heap_alloc_block_owner(&h, a, &owner), GK_OK);
-    ASSERT_EQ(owner, 0);
-    ASSERT_EQ(gk__heap_alloc_block_owner(&h, b, &owner), GK_ERR_INVALID_ARG);
+    struct gk__extent block;
+    ASSERT_EQ(gk__heap_alloc_block(&h, b + GRAIN, &block), GK_OK);
+    ASSERT_EQ(block.offset, b + GRAIN);
+    ASSERT_EQ(block.owner, 42);
+    ASSERT_EQ(gk__heap_alloc_block(&h, a, &block), GK_OK);
+    ASSERT_EQ(block.owner, 0);
+    ASSERT_EQ(gk__heap_alloc_block(&h, b, &block), GK_ERR_INVALID_ARG);
     ASSERT_EQ(block_size(&h, b + GRAIN), 2 * GRAIN);
     ASSERT_EQ(gk__heap_alloc_take_at(&h, b + 3 * GRAIN, 2 * GRAIN, 1), GK_ERR_NOMEM);
     ASSERT_EQ(gk__heap_alloc_take_at(&h, a, GRAIN, 1), GK_ERR_NOMEM);
@@ -417,9 +419,9 @@ static void model_compare(const struct model *m, const struct gk__heap_alloc *h)
             continue;
         live++;
         ASSERT_EQ(block_size(h, m->off[s]), m->grains[s] * GRAIN);
-        uint64_t owner = 99;
-        ASSERT_EQ(gk__heap_alloc_block_owner(h, m->off[s], &owner), GK_OK);
-        ASSERT_EQ(owner, m->owner_tag[s]);
+        struct gk__extent block = {0, 0, 99};
+        ASSERT_EQ(gk__heap_alloc_block(h, m->off[s], &block), GK_OK);
+        ASSERT_EQ(block.owner, m->owner_tag[s]);
     }
     ASSERT_EQ(h->used_list.count, live);
     for (size_t i = 1; i < h->used_list.count; i++)
