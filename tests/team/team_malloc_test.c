@@ -4,7 +4,8 @@
  * after team allocations have made the PEs' heaps differ.
  *
  * The teams: the even PEs and the odd PEs (strided splits of the world; at
- * 1 PE only the even one), and the world reversed. A block's place is
+ * 1 PE only the even one), the world reversed, GK_TEAM_NODE and
+ * GK_TEAM_WORLD. A block's place is
  * checked as its offset from a world block allocated first (`base`), the
  * same on every PE.
  *
@@ -45,7 +46,7 @@
 
 static int me, npes;
 static char *base; /* the world's first block: offsets are from it */
-static struct team_def world, evens, odds, reversed;
+static struct team_def world, node, evens, odds, reversed;
 
 static long offset_of(const void *p)
 {
@@ -390,6 +391,7 @@ int main(void)
     base = gk_malloc(64);
     CHECK_NOT_NULL(base);
     team_def_world(&world);
+    team_def_node(&node, base);
     team_def_strided(&evens, "evens", &world, 0, 2, (npes + 1) / 2);
     CHECK_OK(gk_team_split_strided(GK_TEAM_WORLD, 0, 2, (npes + 1) / 2, &evens.team));
     team_def_strided(&odds, "odds", &world, npes >= 2 ? 1 : 0, 2, npes / 2);
@@ -404,6 +406,7 @@ int main(void)
     test_members(my_half(), 1);
     test_members(&reversed, 2);
     test_members(&world, 3);
+    test_members(&node, 4);
     test_world_after_teams();
     test_destroy();
     test_errors();
@@ -417,6 +420,7 @@ int main(void)
     team_def_free(&reversed);
     team_def_free(&odds);
     team_def_free(&evens);
+    team_def_free(&node);
     team_def_free(&world);
     gk_free(base);
     CHECK_OK(gk_finalize());
