@@ -27,6 +27,10 @@
  *                   every PE puts into its slot on every PE while the team
  *                   blocks keep their contents; gk_team_malloc on
  *                   GK_TEAM_WORLD is gk_malloc;
+ *   random          the halves, the world and the world reversed allocate
+ *                   and free blocks of random sizes and alignments in
+ *                   sequences of their own: each new block is at one offset
+ *                   on all its PEs and clear of every block each holds;
  *   destroy         a team with a live block is not destroyed
  *                   (GK_ERR_INVALID_ARG on every member, a line naming the
  *                   block count); it works on, and after gk_team_free it is
@@ -277,6 +281,99 @@ static void test_world_after_teams(void)
     CHECK_OK(gk_team_free(t->team, kept));
 }
 
+/* ---- Random sequences ---- */
+
+/* The live blocks of the random test on this PE. */
+enum { LIVE_MAX = 24 };
+static struct live {
+    char *p;
+    size_t size;
+    const struct team_def *team;
+} live[LIVE_MAX];
+static int n_live;
+
+static unsigned rand_next(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 8;
+}
+
+/* A new block of t on every member: the same offset, clear of every
+ * other block this PE holds. */
+static void random_take(const struct team_def *t, unsigned *seed)
+{
+    static const size_t aligns[] = {0, 0, 0, 256, 4096};
+    size_t size = 1 + rand_next(seed) % 3000;
+    size_t align = aligns[rand_next(seed) % 5];
+    char *p = align == 0 ? gk_team_malloc(t->team, size) : gk_team_align(t->team, align, size);
+    CHECK_NOT_NULL(p);
+    if (align != 0)
+        CHECK_EQ((uintptr_t)p % align, 0);
+    check_same_offset(t, p, "a random sequence's block");
+    for (int i = 0; i < n_live; i++)
+        check_apart(p, size, live[i].p, live[i].size, "a random sequence's block");
+    live[n_live++] = (struct live){p, size, t};
+}
+
+/* Frees a random block of t (this PE's i-th of t's, the same on every
+ * member). */
+static void random_give(const struct team_def *t, unsigned *seed)
+{
+    int mine = 0;
+    for (int i = 0; i < n_live; i++)
+        mine += live[i].team == t;
+    if (mine == 0)
+        return;
+    int k = (int)(rand_next(seed) % (unsigned)mine);
+    for (int i = 0; i < n_live; i++) {
+        if (live[i].team != t || k-- != 0)
+            continue;
+        CHECK_OK(gk_team_free(t->team, live[i].p));
+        /* In order: t's blocks stay in the order of their calls. */
+        memmove(&live[i], &live[i + 1], (size_t)(--n_live - i) * sizeof(live[0]));
+        return;
+    }
+}
+
+/* Each half, the world and the world reversed allocate and free blocks of
+ * random sizes and alignments, in sequences of their own (the same on
+ * every member); every new block is at one offset on all its PEs and
+ * clear of every block each of them holds. */
+static void test_random(int rounds)
+{
+    const struct team_def *t = my_half();
+    unsigned half_seed = t == &evens ? 11 : 23, world_seed = 37;
+    /* The choices of a sequence depend on its own blocks only: the
+     * half's on the half's, the world's on the world's and the world
+     * reversed's, which every PE holds alike. */
+    int n_half = 0, n_all = 0;
+    for (int round = 0; round < rounds; round++) {
+        if (n_half == LIVE_MAX / 2 || rand_next(&half_seed) % 3 == 0) {
+            random_give(t, &half_seed);
+        } else {
+            random_take(t, &half_seed);
+            n_half++;
+        }
+        unsigned what = rand_next(&world_seed) % 8;
+        const struct team_def *all = what < 4 ? &world : &reversed;
+        if (what % 4 == 0 && n_all < LIVE_MAX / 2) {
+            random_take(all, &world_seed);
+            n_all++;
+        } else if (what % 4 == 1) {
+            random_give(all, &world_seed);
+        }
+        n_half = n_all = 0;
+        for (int i = 0; i < n_live; i++) {
+            n_half += live[i].team == t;
+            n_all += live[i].team != t;
+        }
+    }
+    while (n_live > 0) {
+        CHECK_OK(gk_team_free(live[n_live - 1].team->team, live[n_live - 1].p));
+        n_live--;
+    }
+}
+
 /* ---- Destroy ---- */
 
 static void test_destroy(void)
@@ -383,8 +480,9 @@ static void test_kind_mismatch(void)
     CHECK_OK(gk_barrier());
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int rounds = (int)pe_count_arg(argc, argv, "ROUNDS", "rounds", 200, 1, 100000);
     CHECK_OK(gk_init());
     me = gk_my_pe();
     npes = gk_n_pes();
@@ -408,6 +506,7 @@ int main(void)
     test_members(&world, 3);
     test_members(&node, 4);
     test_world_after_teams();
+    test_random(rounds);
     test_destroy();
     test_errors();
     test_kind_mismatch();
