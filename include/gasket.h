@@ -233,7 +233,8 @@ GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
  * the range seen, and the call does nothing anywhere (allocations return
  * NULL, gk_free frees nothing, gk_realloc leaves the block as it was). So
  * does a bad argument or an exhausted heap on any one PE: the heaps never
- * drift apart.
+ * drift apart. Blocks of a team (gk_team_malloc()) lie in its members'
+ * heaps only; a later block is placed at an offset free on every PE.
  */
 GK_API void *gk_malloc(size_t size);
 /** As gk_malloc(), zero-filled; count * size must not overflow. */
