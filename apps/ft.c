@@ -73,6 +73,10 @@ struct ft_run {
     struct ft_a2a a2a[2]; /* alltoall, alltoall-nb */
     gk_handle_t *calls;   /* alltoall-nb's calls of one transpose */
     int started, oldest;  /* calls started; the first not known to be done */
+    /* alltoall-nb, for --verbose: seconds in the tests and in the final
+       waits; calls in all, and those the tests found done. */
+    double test_time, final_time;
+    long ncalls, nearly;
 };
 
 static void die(const char *what, int status)
@@ -234,8 +238,11 @@ static void a2a_poll(struct ft_run *run)
         if (!done)
             break;
         run->oldest++;
+        run->nearly++;
     }
-    run->wait += ft_now() - t0;
+    double t = ft_now() - t0;
+    run->wait += t;
+    run->test_time += t;
 }
 
 static void a2a_complete(struct ft_run *run)
@@ -246,8 +253,11 @@ static void a2a_complete(struct ft_run *run)
         if (status != GK_OK)
             die("gk_handle_wait", status);
     }
+    run->ncalls += run->started;
     run->started = run->oldest = 0;
-    run->wait += ft_now() - t0;
+    double t = ft_now() - t0;
+    run->wait += t;
+    run->final_time += t;
 }
 
 /* Piece g is the A planes of group g: PE q's rows of each, along x, to
@@ -362,7 +372,8 @@ static int run_variant(struct ft_run *run, enum ft_variant v, int verbose)
     fwd(run, v);
     gk_barrier();
     ft->fft_time = 0;
-    run->wait = 0;
+    run->wait = run->test_time = run->final_time = 0;
+    run->ncalls = run->nearly = 0;
     double start = ft_now();
     ft_init_twiddle(ft);
     ft_init_conditions(ft);
@@ -375,14 +386,22 @@ static int run_variant(struct ft_run *run, enum ft_variant v, int verbose)
     double total = ft_now() - start;
 
     int ok = ft_verify(ft);
-    double local[3] = {total, ft->fft_time, run->wait}, sum[3], max_total;
-    gk_allreduce(sum, local, 3, GK_DTYPE_DOUBLE, GK_OP_SUM);
+    double local[7] = {total,          ft->fft_time,       run->wait,
+                       run->test_time, run->final_time,    (double)run->ncalls,
+                       (double)run->nearly};
+    double sum[7], max_total;
+    gk_allreduce(sum, local, 7, GK_DTYPE_DOUBLE, GK_OP_SUM);
     gk_allreduce(&max_total, &total, 1, GK_DTYPE_DOUBLE, GK_OP_MAX);
     if (ft->me == 0) {
         if (verbose)
             for (int i = 1; i <= ft->niter; i++)
                 printf("#   T = %2d checksum %22.12e %22.12e\n", i, creal(ft->sums[i]),
                        cimag(ft->sums[i]));
+        if (verbose && v == FT_ALLTOALL_NB)
+            printf("#   wait: %.3f s in gk_handle_test, %.3f s in the final gk_handle_wait; "
+                   "%.0f of %.0f calls done before their wait (averages over PEs)\n",
+                   sum[3] / ft->npes, sum[4] / ft->npes, sum[6] / ft->npes,
+                   sum[5] / ft->npes);
         double avg[3];
         for (int i = 0; i < 3; i++)
             avg[i] = sum[i] / ft->npes;
