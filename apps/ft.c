@@ -51,7 +51,14 @@
 
 #include "ft_kernel.h"
 
-enum ft_variant { FT_PACKED, FT_SLABS, FT_PENCILS, FT_ALLTOALL, FT_ALLTOALL_NB, FT_VARIANTS };
+enum ft_variant {
+    FT_PACKED,
+    FT_SLABS,
+    FT_PENCILS,
+    FT_ALLTOALL,
+    FT_ALLTOALL_NB,
+    FT_VARIANTS
+};
 static const char *const ft_variant_names[FT_VARIANTS] = {"packed", "slabs", "pencils",
                                                           "alltoall", "alltoall-nb"};
 
@@ -331,8 +338,8 @@ static int a2a_plan(struct ft *ft, struct ft_a2a *d, int pieces, unsigned flags)
     d->zgroup = nzl / divisor_at_most(nzl, pieces);
     d->ygroup = nyl / divisor_at_most(nyl, pieces);
     int gz = d->zgroup, gy = d->ygroup;
-    d->fwd = ft_plan_rows(ft, FT_FWD, ft->a, ft->s, nyl / gy, gy, npes * gy * nx, nx, gy * nx,
-                          nx, flags);
+    d->fwd = ft_plan_rows(ft, FT_FWD, ft->a, ft->s, nyl / gy, gy, npes * gy * nx, nx,
+                          gy * nx, nx, flags);
     d->inv = ft_plan_rows(ft, FT_INV, ft->a, ft->s, nzl / gz, gz, npes * gz * nyl * nx,
                           nyl * nx, gz * nx, nx, flags);
     return d->fwd != NULL && d->inv != NULL ? 0 : -1;
@@ -398,8 +405,9 @@ static int run_variant(struct ft_run *run, enum ft_variant v, int verbose)
                 printf("#   T = %2d checksum %22.12e %22.12e\n", i, creal(ft->sums[i]),
                        cimag(ft->sums[i]));
         if (verbose && v == FT_ALLTOALL_NB)
-            printf("#   wait: %.3f s in gk_handle_test, %.3f s in the final gk_handle_wait; "
-                   "%.0f of %.0f calls done before their wait (averages over PEs)\n",
+            printf("#   wait: %.3f s in gk_handle_test, %.3f s in the final "
+                   "gk_handle_wait; %.0f of %.0f calls done before their wait (averages "
+                   "over PEs)\n",
                    sum[3] / ft->npes, sum[4] / ft->npes, sum[6] / ft->npes,
                    sum[5] / ft->npes);
         double avg[3];
@@ -525,7 +533,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "ft: PE %d: out of memory for class %c\n", ft->me, cls->name);
         gk_abort(1, "out of memory");
     }
-    run.calls = malloc((size_t)(ft->nzl > ft->nyl ? ft->nzl : ft->nyl) * sizeof(gk_handle_t));
+    size_t most_calls = (size_t)(ft->nzl > ft->nyl ? ft->nzl : ft->nyl);
+    run.calls = malloc(most_calls * sizeof(gk_handle_t));
     if (run.calls == NULL || ft_plan(ft, fftw_flags) != 0 ||
         a2a_plan(ft, &run.a2a[0], 1, fftw_flags) != 0 ||
         a2a_plan(ft, &run.a2a[1], pieces, fftw_flags) != 0) {
@@ -538,8 +547,8 @@ int main(int argc, char **argv)
     memset(ft->c, 0, bytes);
     memset(ft->tw, 0, ft->n * sizeof(double));
     if (ft->me == 0)
-        printf("# ft: class %c, %d x %d x %d, %d iterations, %d PEs, %s, alltoall-nb in %d "
-               "and %d pieces; seconds, max over PEs; its split: average over PEs\n",
+        printf("# ft: class %c, %d x %d x %d, %d iterations, %d PEs, %s, alltoall-nb in "
+               "%d and %d pieces; seconds, max over PEs; its split: average over PEs\n",
                cls->name, ft->nx, ft->ny, ft->nz, ft->niter, ft->npes,
                puts_only ? "puts only" : "stores to the PEs mapped here",
                ft->nzl / run.a2a[1].zgroup, ft->nyl / run.a2a[1].ygroup);

@@ -219,7 +219,8 @@ void ft_init_conditions(struct ft *ft)
     uint64_t start = 0;
     for (int zl = 0; zl < ft->nzl; zl++) {
         if (zl % ft->zgroup == 0)
-            start = (FT_SEED * ft_pow46(plane_jump, (uint64_t)ft_z_of(ft, zl))) & FT_MASK46;
+            start = (FT_SEED * ft_pow46(plane_jump, (uint64_t)ft_z_of(ft, zl))) &
+                    FT_MASK46;
         uint64_t x = start;
         double complex *plane = ft->a + (size_t)zl * ft->ny * ft->nx;
         for (size_t i = 0; i < (size_t)ft->ny * ft->nx; i++) {
