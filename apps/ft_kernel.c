@@ -103,6 +103,8 @@ int ft_setup(struct ft *ft, const struct ft_class *cls, int niter, int npes, int
     ft->nyl = cls->ny / npes;
     ft->z0 = me * ft->nzl;
     ft->y0 = me * ft->nyl;
+    ft->zgroup = ft->nzl;
+    ft->ygroup = ft->nyl;
     ft->n = (size_t)cls->nx * (size_t)cls->ny * (size_t)ft->nzl;
     return 0;
 }
@@ -151,6 +153,28 @@ int ft_plan(struct ft *ft, unsigned flags)
     return 0;
 }
 
+fftw_plan ft_plan_rows(const struct ft *ft, enum ft_dir dir, double complex *in,
+                       double complex *out, int groups, int rows, int in_group,
+                       int in_row, int out_group, int out_row,
+                       unsigned flags)
+{
+    fftw_iodim x = {.n = ft->nx, .is = 1, .os = 1};
+    fftw_iodim many[2] = {{.n = groups, .is = in_group, .os = out_group},
+                          {.n = rows, .is = in_row, .os = out_row}};
+    return fftw_plan_guru_dft(1, &x, 2, many, in, out, ft_sign(dir),
+                              flags | FFTW_DESTROY_INPUT);
+}
+
+int ft_z_of(const struct ft *ft, int zl)
+{
+    return (zl / ft->zgroup * ft->npes + ft->me) * ft->zgroup + zl % ft->zgroup;
+}
+
+int ft_y_of(const struct ft *ft, int yl)
+{
+    return (yl / ft->ygroup * ft->npes + ft->me) * ft->ygroup + yl % ft->ygroup;
+}
+
 void ft_unplan(struct ft *ft)
 {
     fftw_plan *plans[] = FT_PLANS(ft);
@@ -185,14 +209,18 @@ static uint64_t ft_pow46(uint64_t a, uint64_t e)
 /*
  * The grid is filled in NPB's order, x fastest, two numbers (real, then
  * imaginary) an element: element (x, y, z) gets numbers 2 * (x + nx * (y +
- * ny * z)) and the next. Each PE starts its first plane by jumping ahead.
+ * ny * z)) and the next. Each PE starts each group of its planes by
+ * jumping ahead.
  */
 void ft_init_conditions(struct ft *ft)
 {
     const double r46 = 1.0 / (double)(UINT64_C(1) << 46);
     uint64_t plane_jump = ft_pow46(FT_MULT, 2 * (uint64_t)ft->nx * (uint64_t)ft->ny);
-    uint64_t start = (FT_SEED * ft_pow46(plane_jump, (uint64_t)ft->z0)) & FT_MASK46;
+    uint64_t start = 0;
     for (int zl = 0; zl < ft->nzl; zl++) {
+        if (zl % ft->zgroup == 0)
+            start = (FT_SEED * ft_pow46(plane_jump, (uint64_t)ft_z_of(ft, zl))) &
+                    FT_MASK46;
         uint64_t x = start;
         double complex *plane = ft->a + (size_t)zl * ft->ny * ft->nx;
         for (size_t i = 0; i < (size_t)ft->ny * ft->nx; i++) {
@@ -224,7 +252,7 @@ void ft_init_twiddle(struct ft *ft)
     double *t = ft->tw;
     for (int z = 0; z < ft->nz; z++)
         for (int yl = 0; yl < ft->nyl; yl++) {
-            double f = ez[z] * ey[ft->y0 + yl];
+            double f = ez[z] * ey[ft_y_of(ft, yl)];
             for (int x = 0; x < ft->nx; x++)
                 *t++ = f * ex[x];
         }
@@ -296,10 +324,13 @@ void ft_pack_inverse(struct ft *ft)
 double complex ft_checksum_local(const struct ft *ft)
 {
     double complex sum = 0;
+    int gz = ft->zgroup;
     for (int j = 1; j <= 1024; j++) {
         int x = j % ft->nx, y = (3 * j) % ft->ny, z = (5 * j) % ft->nz;
-        if (z >= ft->z0 && z < ft->z0 + ft->nzl)
-            sum += ft->c[((size_t)y * ft->nzl + (size_t)(z - ft->z0)) * ft->nx + x];
+        if (z / gz % ft->npes != ft->me)
+            continue;
+        size_t zl = (size_t)(z / (gz * ft->npes) * gz + z % gz);
+        sum += ft->c[((size_t)y * ft->nzl + zl) * ft->nx + x];
     }
     return sum;
 }

@@ -23,6 +23,14 @@
  * [yl][z][x]), are C[y0 + yl][0..nzl) on PE p. So puts need no packing;
  * the bulk variants pack into [q][...] blocks so that one message goes to
  * each PE.
+ *
+ * That is the block distribution. The all-to-all variants may deal planes
+ * and rows out block-cyclically instead: in groups of zgroup planes (ygroup
+ * rows), group g of PE p being planes (g * P + p) * zgroup .. + zgroup. A
+ * transpose in pieces of one group then lands each PE's block of a piece
+ * next to the other PEs' blocks, as an all-to-all puts them. zgroup = nzl
+ * and ygroup = nyl (ft_setup's) are the block distribution; z0 and y0
+ * describe only that one.
  */
 #ifndef FT_KERNEL_H
 #define FT_KERNEL_H
@@ -48,7 +56,8 @@ struct ft {
     int niter;
     int nx, ny, nz, npes, me;
     int nzl, nyl, z0, y0;
-    size_t n; /* local elements */
+    int zgroup, ygroup; /* the distribution's groups (above); divide nzl, nyl */
+    size_t n;           /* local elements */
 
     /* Set by the caller before ft_plan(), aligned to 64 bytes, n each. */
     double complex *a;  /* layout A, then B (the evolved u1) */
@@ -82,6 +91,20 @@ int ft_setup(struct ft *ft, const struct ft_class *cls, int niter, int npes, int
 /* Plans every transform on the arrays (which it overwrites); 0 or -1. */
 int ft_plan(struct ft *ft, unsigned fftw_flags);
 void ft_unplan(struct ft *ft);
+/*
+ * A plan of FFTs along x (in direction dir, out of place) of groups * rows
+ * rows: row r of group g from in + g * in_group + r * in_row, to out + g *
+ * out_group + r * out_row (strides in elements). NULL when FFTW cannot.
+ */
+fftw_plan ft_plan_rows(const struct ft *ft, enum ft_dir dir, double complex *in,
+                       double complex *out, int groups, int rows, int in_group,
+                       int in_row, int out_group, int out_row,
+                       unsigned fftw_flags);
+
+/* The global z of local plane zl and y of local row yl, in the distribution
+   of zgroup and ygroup. */
+int ft_z_of(const struct ft *ft, int zl);
+int ft_y_of(const struct ft *ft, int yl);
 
 /* A monotonic clock, seconds. */
 double ft_now(void);

@@ -3,14 +3,15 @@
 
     /usr/bin/python3 bench/ft_compare.py [--build build] [--reps 3]
         [--classes A B] [--configs node hosts] [--iters-b N]
+        [--variants all|NAME,...] [--pieces K] [--progress-thread]
         [--markdown FILE] [--plot PNG] [--strict]
 
 Two configurations, each class (A and B by default) in each:
 
 - node: 2 PEs on this node. Ours: gasket-run -n 2 --bind apps/ft (packed,
-  slabs, pencils; slabs and pencils store into the other PE's mapped
-  buffer), and apps/ft --puts --variant slabs,pencils (the same sent with
-  gk_put_nbi). The peer: mpirun -n 2 --bind-to core apps/ft_mpi (Open MPI,
+  slabs, pencils, alltoall, alltoall-nb, or those --variants names; slabs
+  and pencils store into the other PE's mapped buffer), and apps/ft --puts
+  --variant slabs,pencils (the same sent with gk_put_nbi). The peer: mpirun -n 2 --bind-to core apps/ft_mpi (Open MPI,
   MPI_Alltoall over its shared-memory transport).
 - hosts: 4 PEs over 2 simulated hosts (2 each), UCX over loopback TCP
   (UCX_TLS=tcp,self, UCX_NET_DEVICES=lo) between hosts. Ours: gasket-run
@@ -25,10 +26,14 @@ Each repetition runs ours and the peer back to back, the order flipping
 every repetition. Reported per class and configuration: the median time
 and its split (fft, wait, other; ft's own lines) and Mop/s of each
 variant, and the ratio MPI time / time of our best variant (the one with
-the lowest median), as the median of the per-repetition ratios. Targets:
->= 1.1 on one node, >= 1.2 across hosts. --plot draws the splits
-(matplotlib). Exit status 0, or with --strict 1 when a target is not met
-or a run failed.
+the lowest median), as the median of the per-repetition ratios, and the
+same ratio for alltoall-nb (the non-blocking team all-to-all, in --pieces
+pieces a transpose) where it ran. --progress-thread adds a run of
+alltoall-nb with GK_PROGRESS_THREAD=1 in each configuration ("gasket
+thread": gasket's progress thread moves the calls in flight too).
+Targets: the best variant >= 1.1 on one node, >= 1.2 across hosts;
+alltoall-nb >= 1.2 in both. --plot draws the splits (matplotlib). Exit status 0, or with --strict 1 when a target is
+not met or a run failed.
 
 Needs root for the simulated hosts (as gasket-run --hosts).
 """
@@ -49,6 +54,8 @@ CLASS_POINTS = {"S": 64 ** 3, "W": 128 * 128 * 32, "A": 256 * 256 * 128, "B": 51
 LINE = re.compile(r"^(ft|ft_mpi) class (\w) variant (\S+): VERIFICATION (\w+) time ([\d.]+) s "
                   r"\(fft ([\d.]+), wait ([\d.]+), other ([\d.]+)\) Mop/s ([\d.]+)")
 TARGETS = {"node": 1.1, "hosts": 1.2}
+NB_VARIANT = "alltoall-nb"
+NB_TARGETS = {"node": 1.2, "hosts": 1.2}
 CONFIG_TITLES = {"node": "2 PEs, one node", "hosts": "4 PEs, 2 simulated hosts"}
 RUN_TIMEOUT = 1800
 
@@ -65,6 +72,9 @@ class Runner:
         self.failures = []
         self.loads = []  # the load average as each run started
         self.iters = {"B": args.iters_b} if args.iters_b else {}
+        self.variants = ["--variant", args.variants] if args.variants != "all" else []
+        self.pieces = ["--pieces", str(args.pieces)] if args.pieces else []
+        self.progress_thread = args.progress_thread
         self.run_ = os.path.join(b, "tools", "gasket-run")
         self.ft = os.path.join(b, "apps", "ft")
         self.ft_mpi = os.path.join(b, "apps", "ft_mpi")
@@ -76,16 +86,20 @@ class Runner:
 
     def commands(self, config, cls):
         """{label: (command, environment)} of one class in one configuration."""
-        ft = [self.ft] + self.args(cls)
+        ft = [self.ft] + self.args(cls) + self.pieces
         mpi = [self.ft_mpi] + self.args(cls)
+        nb = ["--variant", NB_VARIANT]
         if config == "node":
             env = {"GK_HEAP_SIZE": heap_size(cls, 2)}
             gasket = [self.run_, "-n", "2", "--bind", "--timeout", str(RUN_TIMEOUT - 60)]
-            return {
-                "gasket": (gasket + ft, env),
+            cmds = {
+                "gasket": (gasket + ft + self.variants, env),
                 "gasket puts": (gasket + ft + ["--puts", "--variant", "slabs,pencils"], env),
                 "mpi": (["mpirun", "-n", "2", "--bind-to", "core"] + mpi, dict(compare.MPI_ENV)),
             }
+            if self.progress_thread:
+                cmds["gasket thread"] = (gasket + ft + nb, dict(env, GK_PROGRESS_THREAD="1"))
+            return cmds
         env = dict(compare_hosts.UCX_ENV, GK_HEAP_SIZE=heap_size(cls, 4))
         gasket = [self.run_, "-n", "4", "--hosts", "2", "--timeout", str(RUN_TIMEOUT - 60)]
         cmd = ["mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "pml", "ucx",
@@ -95,11 +109,14 @@ class Runner:
             cmd += ["-x", key]
         cmd += (["-n", "2"] + self.hosts.enter(0) + mpi + [":", "-n", "2"] +
                 self.hosts.enter(1) + mpi)
-        return {
-            "gasket": (gasket + ft, env),
-            "gasket all-UCX": (gasket + ft, dict(env, GK_NET_FORCE_UCX="1")),
+        cmds = {
+            "gasket": (gasket + ft + self.variants, env),
+            "gasket all-UCX": (gasket + ft + self.variants, dict(env, GK_NET_FORCE_UCX="1")),
             "mpi": (cmd, dict(compare.MPI_ENV, **compare_hosts.UCX_ENV)),
         }
+        if self.progress_thread:
+            cmds["gasket thread"] = (gasket + ft + nb, dict(env, GK_PROGRESS_THREAD="1"))
+        return cmds
 
     def run(self, what, cmd, env):
         """The rows {variant: (time, fft, wait, other, mops)} of one run;
@@ -140,7 +157,8 @@ class Runner:
 
 def measure(runner, configs, classes, reps):
     """samples[(config, class, label, variant)] = [(time, fft, wait, other, mops)];
-    ratios[(config, class)] = [MPI time / our best time, per repetition]."""
+    ratios[(config, class)] = [MPI time / our best time, per repetition];
+    nb_ratios[(config, class)] = [MPI time / alltoall-nb's time, per repetition]."""
     samples, per_rep = {}, []
     for rep in compare.repetitions(reps):
         for config in configs:
@@ -159,21 +177,24 @@ def measure(runner, configs, classes, reps):
             t = statistics.median(r[0] for r in rows)
             if (config, cls) not in best or t < best[(config, cls)][1]:
                 best[(config, cls)] = (variant, t)
-    ratios = {}
+    ratios, nb_ratios = {}, {}
     for config, cls, rows in per_rep:
         variant = best.get((config, cls), (None,))[0]
         ours = rows.get("gasket", {}).get(variant)
+        nb = rows.get("gasket", {}).get(NB_VARIANT)
         mpi = rows.get("mpi", {}).get("alltoall")
         if ours and mpi:
             ratios.setdefault((config, cls), []).append(mpi[0] / ours[0])
-    return samples, best, ratios
+        if nb and mpi:
+            nb_ratios.setdefault((config, cls), []).append(mpi[0] / nb[0])
+    return samples, best, ratios, nb_ratios
 
 
 def medians(rows):
     return tuple(statistics.median(column) for column in zip(*rows))
 
 
-def report(samples, best, ratios, configs, classes, reps, runner):
+def report(samples, best, ratios, nb_ratios, configs, classes, reps, runner):
     lines = ["# NAS FT: gasket's variants and MPI_Alltoall", ""]
     lines += compare.machine_lines()
     if runner.loads:
@@ -202,6 +223,12 @@ def report(samples, best, ratios, configs, classes, reps, runner):
                                          TARGETS[config], True)
             lines.append(row)
             met = met and ok
+            if (config, cls, "gasket", NB_VARIANT) in samples:
+                row, ok = compare.target_row(
+                    "%s >= %.1fx MPI_Alltoall" % (NB_VARIANT, NB_TARGETS[config]),
+                    nb_ratios.get((config, cls), []), NB_TARGETS[config], True)
+                lines.append(row)
+                met = met and ok
     lines += compare.failure_lines(runner.failures)
     return "\n".join(lines) + "\n", met
 
@@ -244,6 +271,12 @@ def main():
     ap.add_argument("--classes", nargs="+", default=["A", "B"], choices=sorted(CLASS_POINTS))
     ap.add_argument("--configs", nargs="+", default=["node", "hosts"], choices=list(TARGETS))
     ap.add_argument("--iters-b", type=int, help="class B's iterations (NPB's 20)")
+    ap.add_argument("--variants", default="all",
+                    help="ft's variants in the gasket runs (ft --variant; all)")
+    ap.add_argument("--pieces", type=int,
+                    help="alltoall-nb's pieces a transpose (ft --pieces; ft's default)")
+    ap.add_argument("--progress-thread", action="store_true",
+                    help="also run alltoall-nb with GK_PROGRESS_THREAD=1")
     ap.add_argument("--markdown", metavar="FILE", help="also write the report here")
     ap.add_argument("--plot", metavar="PNG", help="draw the time splits here (matplotlib)")
     ap.add_argument("--strict", action="store_true",
@@ -256,11 +289,13 @@ def main():
         sys.exit("ft_compare.py: %s" % hosts.error)
     try:
         runner = Runner(args, hosts)
-        samples, best, ratios = measure(runner, args.configs, args.classes, args.reps)
+        samples, best, ratios, nb_ratios = measure(runner, args.configs, args.classes,
+                                                   args.reps)
     finally:
         if hosts is not None:
             hosts.close()
-    text, met = report(samples, best, ratios, args.configs, args.classes, args.reps, runner)
+    text, met = report(samples, best, ratios, nb_ratios, args.configs, args.classes,
+                       args.reps, runner)
     if args.plot:
         plot(args.plot, samples, args.configs, args.classes)
     compare.finish(text, start, args.markdown)
