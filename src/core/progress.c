@@ -182,6 +182,17 @@ void gk__progress_set_extra(gk__progress_extra_fn *extra, gk__progress_extra_fn 
     atomic_store_explicit(&progress_extra, extra, memory_order_release);
 }
 
+int gk__progress_on_thread(void)
+{
+    return progress_on_own_thread;
+}
+
+void gk__progress_wake_sleepers(void)
+{
+    if (progress_running)
+        gk__wake_all(&gk__rt.my_seg.header->wake);
+}
+
 /* The extra work, if any; whether it moved anything. */
 static int progress_run_extra(void)
 {

@@ -93,6 +93,11 @@ int gk__progress(void);
  */
 typedef int gk__progress_extra_fn(void);
 void gk__progress_set_extra(gk__progress_extra_fn *extra, gk__progress_extra_fn *ready);
+/* Whether this thread is the progress thread. */
+int gk__progress_on_thread(void);
+/* Wakes this PE's sleeping threads, where the progress thread runs (a
+ * thread that moved the extra work may leave some to it); else nothing. */
+void gk__progress_wake_sleepers(void);
 
 /* Handles of the team collectives (team/engine.c) carry this tag in their
  * top 16 bits; gk_handle_wait/test (rma/rma.c) hand them to the hook. */

@@ -459,6 +459,12 @@ static uint64_t nb_serial;
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int in_engine;     /* this thread is moving calls */
 static _Thread_local int engine_locked; /* and holds engine_lock */
+/* A waiter found another thread inside and will sleep: that one wakes the
+ * PE's sleepers on its way out, so nobody spins on the lock. */
+static _Atomic int engine_missed;
+/* Application threads in a blocking wait, moving every call themselves:
+ * the progress thread stands aside meanwhile. */
+static _Atomic int app_waiters;
 
 /* Enters the engine (1), or not (0): this thread is inside already, or
  * (unless `block`) another thread is. */
@@ -483,7 +489,26 @@ static void engine_leave(void)
     if (engine_locked) {
         engine_locked = 0;
         pthread_mutex_unlock(&engine_lock);
+        /* Against engine_enter_or_note: its note, then its try; our
+         * release, then this look. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load_explicit(&engine_missed, memory_order_relaxed) &&
+            atomic_exchange_explicit(&engine_missed, 0, memory_order_relaxed))
+            gk__progress_wake_sleepers();
     }
+}
+
+/* For a wait's predicate: enters the engine (1), or, with another thread
+ * inside, notes that this one sleeps on it (0). */
+static int engine_enter_or_note(void)
+{
+    if (engine_enter(0))
+        return 1;
+    if (in_engine)
+        return 0;
+    atomic_store_explicit(&engine_missed, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    return engine_enter(0); /* the other may have left before the note */
 }
 
 void gk__team_slot_set(struct gk_team **entry, struct gk_team *team)
@@ -615,6 +640,8 @@ int gk__team_start(struct gk__team_op *op)
 int gk__team_progress(void)
 {
     if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) == 0 ||
+        (gk__progress_on_thread() &&
+         atomic_load_explicit(&app_waiters, memory_order_relaxed) > 0) ||
         !engine_enter(0))
         return 0;
     int moved = every_team_progress();
@@ -627,33 +654,34 @@ static int progress_hook(void)
     return gk__team_progress();
 }
 
-/* The progress thread's predicate: some call could move, or another
- * thread is moving calls (look again once it is out). */
+/* The progress thread's predicate: some call could move, and no
+ * application thread moves them (one in a blocking wait, or inside). */
 static int progress_hook_ready(void)
 {
-    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) == 0)
+    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) == 0 ||
+        atomic_load_explicit(&app_waiters, memory_order_relaxed) > 0)
         return 0;
-    if (!engine_enter(0))
-        return 1;
+    if (!engine_enter_or_note())
+        return 0;
     int could = every_team_could_move();
     engine_leave();
     return could;
 }
 
-/* The blocking wait's predicate: the op is done, some call could move,
- * or another thread is moving calls. */
+/* The blocking wait's predicate: the op is done or some call could move
+ * (another thread inside wakes this one as it leaves). */
 static int op_could_move(const void *arg)
 {
     const struct gk__team_op *op = arg;
-    if (!engine_enter(0))
-        return 1;
+    if (!engine_enter_or_note())
+        return 0;
     int could = op->done || every_team_could_move();
     engine_leave();
     return could;
 }
 
-/* Waits until op is done (it stays allocated). */
-static int op_wait(struct gk__team_op *op)
+/* op_wait's loop. */
+static int op_wait_moving(struct gk__team_op *op)
 {
     for (;;) {
         int entered = engine_enter(1);
@@ -675,6 +703,18 @@ static int op_wait(struct gk__team_op *op)
         }
     }
     return op->status;
+}
+
+/* Waits until op is done (it stays allocated). */
+static int op_wait(struct gk__team_op *op)
+{
+    atomic_fetch_add_explicit(&app_waiters, 1, memory_order_relaxed);
+    int status = op_wait_moving(op);
+    atomic_fetch_sub_explicit(&app_waiters, 1, memory_order_relaxed);
+    /* The progress thread stood aside: calls left in flight are its again. */
+    if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 0)
+        gk__progress_wake_sleepers();
+    return status;
 }
 
 int gk__team_wait(struct gk__team_op *op)
