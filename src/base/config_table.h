@@ -53,6 +53,12 @@
       "between one leader per host, within each host again), flat (over the "  \
       "team at once) or auto (hier where a team spans hosts with several of "  \
       "its PEs on one)")                                                       \
+    X(TEAM_WINDOW, size, team_window, "0",                                     \
+      "bytes a large message of a team collective has in flight to each "      \
+      "receiver (four chunks of a quarter each, whole pages); more is "        \
+      "faster between hosts and costs shared memory in every team's slot; "    \
+      "must be the same on every PE (0: by the job's PE count, 128 KiB up "    \
+      "to 5 PEs, 32 KiB at 16, 16 KiB from 64)")                               \
     X(TEAM_ALGO_BCAST, str, team_algo_bcast, "auto",                           \
       "team broadcast: small (the data rides in the agreement rounds), tree "  \
       "(pipelined binomial tree), hier (a tree of one PE per host, a shared "  \

@@ -31,7 +31,27 @@
 /* Every team slot's scratch, in every segment. */
 struct gk__team_layout gk__team_layout;
 
-void gk__team_layout_for(int n_pes, struct gk__team_layout *layout)
+/* The most a slot may take: what the region reserves for each (64
+ * agreement boxes' worth). */
+#define TEAM_SLOT_MAX                                                                    \
+    ((size_t)GK__TEAM_MAX_BOXES * 2 * GK__TEAM_P1_DEPTH * GK__TEAM_PAGE + GK__TEAM_ACKS_SIZE)
+
+/* The bulk boxes' window (bytes in flight per stream) when GK_TEAM_WINDOW
+ * leaves it to the job's size: up to 128 KiB per box, 512 KiB for all of
+ * a slot's bulk boxes, less from 17 PEs on, so the slots that every PE
+ * reserves at start-up grow by little; 16 KiB (four pages) at least. */
+#define TEAM_WINDOW_MIN (GK__TEAM_BULK_DEPTH * GK__TEAM_PAGE)
+#define TEAM_WINDOW_MAX ((size_t)128 * 1024)
+static size_t team_window_auto(int n_pes, int bulk_boxes)
+{
+    size_t budget = n_pes <= 16 ? (size_t)512 * 1024 : ((size_t)8 << 20) / (size_t)n_pes;
+    size_t w = TEAM_WINDOW_MAX;
+    while (w > TEAM_WINDOW_MIN && w * (size_t)bulk_boxes > budget)
+        w /= 2;
+    return w;
+}
+
+void gk__team_layout_for(int n_pes, size_t window, struct gk__team_layout *layout)
 {
     int lg = gk__team_log2_up(n_pes);
     layout->p1_boxes = lg + lg / 2 + 2;
@@ -39,22 +59,28 @@ void gk__team_layout_for(int n_pes, struct gk__team_layout *layout)
     if (layout->bulk_boxes < 1)
         layout->bulk_boxes = 1;
     layout->boxes = layout->p1_boxes + layout->bulk_boxes;
-    size_t bytes = (size_t)2 * (size_t)layout->boxes * GK__TEAM_DEPTH *
-                       sizeof(struct gk__team_chunk) +
-                   GK__TEAM_ACKS_SIZE;
-    layout->slot_size = (bytes + 4095) / 4096 * 4096;
+    layout->bulk_at = (size_t)2 * (size_t)layout->p1_boxes * GK__TEAM_P1_DEPTH * GK__TEAM_PAGE;
+    if (window == 0)
+        window = team_window_auto(n_pes, layout->bulk_boxes);
+    if (window < TEAM_WINDOW_MIN)
+        window = TEAM_WINDOW_MIN;
+    /* GK_TEAM_WINDOW: whole pages per chunk slot, and within a slot. */
+    size_t stride = window / GK__TEAM_BULK_DEPTH / GK__TEAM_PAGE * GK__TEAM_PAGE;
+    while (stride > GK__TEAM_PAGE &&
+           layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * stride +
+                   GK__TEAM_ACKS_SIZE > TEAM_SLOT_MAX)
+        stride = stride / 2 / GK__TEAM_PAGE * GK__TEAM_PAGE;
+    layout->bulk_stride = stride;
+    layout->bulk_chunk = stride - sizeof(struct gk__team_hdr);
+    layout->acks_at = layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * stride;
+    layout->slot_size = layout->acks_at + GK__TEAM_ACKS_SIZE;
 }
-
-/* The largest slot: GK__TEAM_MAX_BOXES boxes. */
-#define TEAM_SLOT_MAX                                                                    \
-    (((size_t)2 * GK__TEAM_MAX_BOXES * GK__TEAM_DEPTH * sizeof(struct gk__team_chunk) +  \
-      GK__TEAM_ACKS_SIZE + 4095) / 4096 * 4096)
 
 /* Reserved at start-up: the world's and the node's slots (engine.h). */
 static size_t team_region_used(int n_pes)
 {
     struct gk__team_layout layout;
-    gk__team_layout_for(n_pes, &layout);
+    gk__team_layout_for(n_pes, gk__rt.config.team_window, &layout);
     return 2 * layout.slot_size;
 }
 
@@ -85,26 +111,39 @@ static uint64_t stamp_of(uint64_t call, uint32_t chunk)
     return call << STAMP_CHUNK_BITS | (uint64_t)(chunk + 1);
 }
 
+/*
+ * The segment offset of chunk slot `c` of box `box` in a call of `parity`
+ * on the team of `slot`: the one place that reads the slot's map. The
+ * agreement boxes have a set per parity, the bulk boxes one (engine.h).
+ */
+size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c)
+{
+    const struct gk__team_layout *l = &gk__team_layout;
+    size_t at;
+    if (box < l->p1_boxes)
+        at = (((size_t)parity * (size_t)l->p1_boxes + (size_t)box) * GK__TEAM_P1_DEPTH +
+              c % GK__TEAM_P1_DEPTH) *
+             GK__TEAM_PAGE;
+    else
+        at = l->bulk_at + ((size_t)(box - l->p1_boxes) * GK__TEAM_BULK_DEPTH +
+                           c % GK__TEAM_BULK_DEPTH) *
+                              l->bulk_stride;
+    return gk__team_scratch_offset(slot) + at;
+}
+
 static int parity(const struct gk__team_op *op)
 {
     return (int)(op->call & 1);
 }
 
-/* The segment offset of chunk slot `c` of box `box` of this call. */
 static size_t chunk_offset(const struct gk__team_op *op, int box, uint32_t c)
 {
-    return gk__team_scratch_offset(op->team->slot) +
-           (((size_t)parity(op) * (size_t)gk__team_layout.boxes + (size_t)box) *
-                GK__TEAM_DEPTH +
-            c % GK__TEAM_DEPTH) *
-               sizeof(struct gk__team_chunk);
+    return gk__team_chunk_at(op->team->slot, parity(op), box, c);
 }
 
 static size_t ack_offset(const struct gk__team_op *op, int box)
 {
-    return gk__team_scratch_offset(op->team->slot) +
-           (size_t)2 * (size_t)gk__team_layout.boxes * GK__TEAM_DEPTH *
-               sizeof(struct gk__team_chunk) +
+    return gk__team_scratch_offset(op->team->slot) + gk__team_layout.acks_at +
            ((size_t)parity(op) * GK__TEAM_MAX_BOXES + (size_t)box) *
                sizeof(struct gk__team_ack);
 }
@@ -130,7 +169,8 @@ void gk__team_step_send(struct gk__team_op *op, int member, int box, const void 
     tx->box = box;
     tx->src = src;
     tx->len = len;
-    tx->chunks = len == 0 ? 1 : (uint32_t)((len + GK__TEAM_CHUNK - 1) / GK__TEAM_CHUNK);
+    size_t chunk = gk__team_box_chunk(box);
+    tx->chunks = len == 0 ? 1 : (uint32_t)((len + chunk - 1) / chunk);
     tx->sent = 0;
     tx->first = op->tx_next[box];
     tx->box_final = 1;
@@ -158,13 +198,19 @@ void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
     rx->done = 0;
 }
 
-/* Sends chunk `j` of tx: data, header, fence, stamp. */
+/* Sends chunk `j` of tx: data, header, stamp. The stamp is an atomic, so
+ * it lands after the puts before it to the same PE with no fence between
+ * (one would cost a round trip per chunk where puts and atomics take
+ * different lanes); the next chunk's puts may overtake it, but they go to
+ * another chunk slot, or to this one only once the receiver has
+ * acknowledged what it held. */
 static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
 {
     static const char name[] = "a team collective's message";
     uint32_t j = tx->sent, n = tx->first + j;
-    size_t at = (size_t)j * GK__TEAM_CHUNK;
-    size_t len = tx->len - at < GK__TEAM_CHUNK ? tx->len - at : GK__TEAM_CHUNK;
+    size_t chunk = gk__team_box_chunk(tx->box);
+    size_t at = (size_t)j * chunk;
+    size_t len = tx->len - at < chunk ? tx->len - at : chunk;
     size_t base = chunk_offset(op, tx->box, n);
     struct gk__team_hdr h;
     h.bytes = (uint32_t)len;
@@ -174,15 +220,13 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
     h.pad0 = 0;
     h.dlo = op->agree.dlo;
     h.dhi = op->agree.dhi;
-    int status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_chunk, data),
+    int status = gk__path_put_at(name, tx->pe, base + sizeof(struct gk__team_hdr),
                                  tx->src + at, len, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
     if (status == GK_OK)
         status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_hdr, bytes),
                                  &h.bytes, offsetof(struct gk__team_hdr, pad) -
                                                offsetof(struct gk__team_hdr, bytes),
                                  GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
-    if (status == GK_OK)
-        status = gk__path_fence_peer(tx->pe);
     if (status == GK_OK)
         status = gk__path_flag64(tx->pe, GK__AMO_SET, base, stamp_of(op->call, n));
     if (status == GK_OK)
@@ -220,37 +264,40 @@ static void agree_fold_fields(struct gk__team_agree *a, const unsigned char *dat
 }
 
 /* Takes the chunk that has arrived (its stamp checked). */
-static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__team_chunk *c,
+static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__team_hdr *hdr,
                     uint64_t stamp)
 {
-    agree_fold(&op->agree, &c->hdr);
-    size_t bytes = c->hdr.bytes < GK__TEAM_CHUNK ? c->hdr.bytes : GK__TEAM_CHUNK;
+    const unsigned char *data = (const unsigned char *)(hdr + 1);
+    size_t chunk = gk__team_box_chunk(rx->box);
+    agree_fold(&op->agree, hdr);
+    size_t bytes = hdr->bytes < chunk ? hdr->bytes : chunk;
     size_t room = rx->cap > rx->bytes ? rx->cap - rx->bytes : 0;
     size_t keep = bytes < room ? bytes : room;
     if (rx->mode == GK__TEAM_RX_FIELDS)
-        agree_fold_fields(&op->agree, c->data, bytes);
+        agree_fold_fields(&op->agree, data, bytes);
     else if (keep > 0) {
         if (rx->mode == GK__TEAM_RX_COPY)
-            memcpy(rx->dst + rx->bytes, c->data, keep);
+            memcpy(rx->dst + rx->bytes, data, keep);
         else
-            gk__reduce_apply(rx->dst + rx->bytes, rx->dst + rx->bytes, c->data,
+            gk__reduce_apply(rx->dst + rx->bytes, rx->dst + rx->bytes, data,
                              keep / op->elem, op->dtype, op->reduce);
     }
     rx->bytes += bytes;
     rx->got++;
     op->rx_next[rx->box]++;
-    uint64_t flags = c->hdr.flags;
-    int from = (int)c->hdr.from;
+    uint64_t flags = hdr->flags;
+    int from = (int)hdr->from;
     /* A stream of one chunk is the common case: the next one on this box
-     * and parity comes two calls later, when the slot is free for sure. */
+     * comes in a later call, when the slot is free for sure (engine.h). An
+     * ack is an atomic after this PE's earlier ones to the sender, so it
+     * takes effect after them with no fence: the sender's ack word only
+     * grows. */
     if (!(flags & GK__TEAM_FINAL)) {
         if ((unsigned)from >= (unsigned)gk__rt.n_pes) {
             gk__error("%s: a message names PE %d as its sender", op->name, from);
             return GK_ERR_SYSTEM;
         }
-        int status = gk__path_fence_peer(from);
-        if (status == GK_OK)
-            status = gk__path_flag64(from, GK__AMO_SET, ack_offset(op, rx->box), stamp);
+        int status = gk__path_flag64(from, GK__AMO_SET, ack_offset(op, rx->box), stamp);
         if (status != GK_OK)
             return status;
     }
@@ -259,13 +306,14 @@ static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__t
     return GK_OK;
 }
 
-/* The chunk slot a receive waits on, and the stamp it waits for. */
-static struct gk__team_chunk *rx_slot(struct gk__team_op *op, const struct gk__team_rx *rx,
-                                      uint64_t *stamp_p)
+/* The chunk slot a receive waits on (its header), and the stamp it waits
+ * for. */
+static struct gk__team_hdr *rx_slot(struct gk__team_op *op, const struct gk__team_rx *rx,
+                                    uint64_t *stamp_p)
 {
     uint32_t n = op->rx_next[rx->box];
     *stamp_p = stamp_of(op->call, n);
-    return (struct gk__team_chunk *)(gk__rt.my_seg.base + chunk_offset(op, rx->box, n));
+    return (struct gk__team_hdr *)(gk__rt.my_seg.base + chunk_offset(op, rx->box, n));
 }
 
 /* Whether tx may send its next chunk: the slot is free (acknowledged) and,
@@ -274,13 +322,12 @@ static int tx_ready(struct gk__team_op *op, const struct gk__team_tx *tx)
 {
     if (op->step.forward && !op->step.rx.done && op->step.rx.got <= tx->sent)
         return 0;
-    uint32_t n = tx->first + tx->sent;
-    if (n < GK__TEAM_DEPTH)
+    uint32_t n = tx->first + tx->sent, depth = gk__team_box_depth(tx->box);
+    if (n < depth)
         return 1;
     const _Atomic uint64_t *ack =
         &((struct gk__team_ack *)(gk__rt.my_seg.base + ack_offset(op, tx->box)))->value;
-    return atomic_load_explicit(ack, memory_order_acquire) >=
-           stamp_of(op->call, n - GK__TEAM_DEPTH);
+    return atomic_load_explicit(ack, memory_order_acquire) >= stamp_of(op->call, n - depth);
 }
 
 /* Moves the step on; 1 when it is complete, 0 when it waits, < 0 error.
@@ -293,9 +340,9 @@ static int step_progress(struct gk__team_op *op, int *moved_p)
         more = 0;
         if (st->has_rx && !st->rx.done) {
             uint64_t stamp;
-            struct gk__team_chunk *c = rx_slot(op, &st->rx, &stamp);
-            if (atomic_load_explicit(&c->hdr.stamp, memory_order_acquire) >= stamp) {
-                int status = rx_chunk(op, &st->rx, c, stamp);
+            struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp);
+            if (atomic_load_explicit(&h->stamp, memory_order_acquire) >= stamp) {
+                int status = rx_chunk(op, &st->rx, h, stamp);
                 if (status != GK_OK)
                     return status;
                 more = 1;
@@ -337,8 +384,8 @@ static int step_could_move(const void *arg)
     struct gk__team_step *st = &op->step;
     if (st->has_rx && !st->rx.done) {
         uint64_t stamp;
-        struct gk__team_chunk *c = rx_slot(op, &st->rx, &stamp);
-        if (atomic_load_explicit(&c->hdr.stamp, memory_order_acquire) >= stamp)
+        struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp);
+        if (atomic_load_explicit(&h->stamp, memory_order_acquire) >= stamp)
             return 1;
     }
     for (int i = 0; i < st->ntx; i++)

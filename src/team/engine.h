@@ -4,29 +4,38 @@
  * Messages. A collective is a series of steps; in a step a PE sends up to
  * GK__TEAM_MAX_TX streams of bytes and receives at most one. A stream
  * travels through a box of the receiver's scratch (a slot of the "teams"
- * region of every segment, one slot per team): GK__TEAM_DEPTH chunk slots
- * of GK__TEAM_CHUNK bytes, each under a header whose stamp word says which
- * call and which chunk it holds. The sender puts the data and the header,
- * orders them (fence), then sets the stamp, which wakes the receiver; a
+ * region of every segment, one slot per team): a few chunk slots, each a
+ * header, whose stamp word says which call and which chunk it holds, and
+ * the chunk's bytes after it. The sender puts the data and the header,
+ * then sets the stamp with an atomic (ordered after the puts to the same
+ * PE without a fence: gasket.h, "Atomics"), which wakes the receiver; a
  * chunk slot is refilled only after the receiver has acknowledged the
  * chunk before it there (an ack word in the sender's scratch, one per box),
- * so long streams pipeline GK__TEAM_DEPTH chunks deep. A stream's last
- * chunk is flagged and never acknowledged: the next use of its box by the
- * same team is two calls later (boxes alternate by the call's parity), and
- * a member that has finished a call knows every member started it, so
- * every member finished the call before (below, "Agreement").
+ * so a long stream pipelines as deep as its box has chunk slots. A
+ * stream's last chunk is flagged and never acknowledged: the box is free
+ * again once every member has finished the call (below).
  *
- * Who sends to whom is fixed by the algorithm, and every algorithm
- * receives at most one stream per box per call: the agreement rounds use
- * boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per round), the bulk algorithms the
- * rest (gk__team_layout). A step may also carry work of its own, polled
- * with its streams and seen by the waits' predicate (struct
- * gk__team_step's poll and ready): the copies through a host's shared
- * buffer of the hierarchical algorithms (host_buf.c).
+ * Boxes. The agreement rounds use boxes 0 .. GK__TEAM_P1_BOXES - 1 (one per
+ * round): GK__TEAM_P1_DEPTH chunk slots of GK__TEAM_CHUNK bytes (a chunk
+ * and its header fill a page), and two sets of them, used by calls of odd
+ * and even number: the next use of such a box by the same team is two
+ * calls later, and a member that has finished a call knows every member
+ * started it, so every member finished the call before (below,
+ * "Agreement"). The bulk algorithms use the rest (gk__team_layout): one
+ * set, since a bulk phase starts only after the call's agreement, when
+ * every member has started the call and so finished the one before; and
+ * bigger, deeper chunk slots, so a stream between hosts is not held to a
+ * page per round trip. Who sends to whom is fixed by the algorithm, and
+ * every algorithm receives at most one stream per box per call.
+ * A step may also carry work of its own, polled with its streams and
+ * seen by the waits' predicate (struct gk__team_step's poll and ready):
+ * the copies through a host's shared buffer of the hierarchical
+ * algorithms (host_buf.c).
  *
- * Footprint: a slot is 16 KiB per box (a chunk and its header are a page;
- * two deep, two parities) and 8 KiB of ack words: 392 KiB at 512 PEs. The
- * world's and the node's are
+ * Footprint: a slot is 16 KiB per agreement box (two pages deep, two
+ * sets), the bulk boxes' window (gk__team_layout_for: 128 KiB per box for
+ * small jobs, down to 16 KiB from 64 PEs) and 8 KiB of ack words: 392 KiB
+ * at 512 PEs. The world's and the node's are
  * reserved in /dev/shm at start-up with the rest of the runtime's area; a
  * split takes the pages of its slot then (gk__seg_populate), and a PE
  * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
@@ -61,30 +70,57 @@
 #include "team/team.h"
 
 #define GK__TEAM_MAX_BOXES 64
-#define GK__TEAM_DEPTH 2
-#define GK__TEAM_CHUNK ((size_t)4032) /* a chunk and its header fill a page */
+#define GK__TEAM_PAGE ((size_t)4096)
+#define GK__TEAM_P1_DEPTH 2
+#define GK__TEAM_CHUNK ((size_t)4032) /* an agreement chunk and its header fill a page */
+#define GK__TEAM_BULK_DEPTH 4
 
 /*
- * How many boxes a slot has, fixed at gk_init from the job's PE count n
- * (the same on every PE): the agreement's ceil(log2 n) + ceil(log2 n) / 2 + 2
- * (room for the levels up to 2^(log2 n / 2 + 1) PEs per host; p1.c goes
- * flat where they would need more), and the bulk
- * algorithms' ceil(log2 n), or n - 1 up to 16 PEs (pairwise exchange).
+ * A slot's map, fixed at gk_init from the job's PE count n (the same on
+ * every PE) and GK_TEAM_WINDOW; gk__team_chunk_at is the one place that
+ * turns it into offsets. Its boxes: the agreement's
+ * ceil(log2 n) + ceil(log2 n) / 2 + 2 (room for the levels up to
+ * 2^(log2 n / 2 + 1) PEs per host; p1.c goes flat where they would need
+ * more), and the bulk algorithms' ceil(log2 n), or n - 1 up to 16 PEs
+ * (pairwise exchange). In the slot: the agreement boxes' chunk slots
+ * [set][box][GK__TEAM_P1_DEPTH] of a page each, then the bulk boxes'
+ * [box][GK__TEAM_BULK_DEPTH] of bulk_stride bytes (a header and
+ * bulk_chunk bytes), then the ack words of the streams this PE sends,
+ * [set][GK__TEAM_MAX_BOXES].
  */
 struct gk__team_layout {
     int p1_boxes, bulk_boxes, boxes;
+    size_t bulk_chunk;  /* bytes of a bulk box's chunk */
+    size_t bulk_stride; /* a bulk chunk slot: its header and chunk, whole pages */
+    size_t bulk_at;     /* the bulk boxes' offset in the slot */
+    size_t acks_at;     /* the ack words' */
     size_t slot_size;
 };
 extern struct gk__team_layout gk__team_layout;
-void gk__team_layout_for(int n_pes, struct gk__team_layout *layout);
+/* window: the bytes a bulk stream has in flight (GK_TEAM_WINDOW; 0: by
+ * the PE count). */
+void gk__team_layout_for(int n_pes, size_t window, struct gk__team_layout *layout);
 #define GK__TEAM_P1_BOXES (gk__team_layout.p1_boxes)
+/* The segment offset of chunk slot c % depth of `box` (its header, the
+ * chunk after it) in a call of `parity` on the team of scratch slot `slot`. */
+size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c);
+
+/* A box's chunk size and how many chunk slots it has. */
+static inline size_t gk__team_box_chunk(int box)
+{
+    return box < gk__team_layout.p1_boxes ? GK__TEAM_CHUNK : gk__team_layout.bulk_chunk;
+}
+static inline uint32_t gk__team_box_depth(int box)
+{
+    return box < gk__team_layout.p1_boxes ? GK__TEAM_P1_DEPTH : GK__TEAM_BULK_DEPTH;
+}
 #define GK__TEAM_MAX_TX 20
 
 /* The fields every member must pass alike; the kind of call first. */
 enum gk__team_field { GK__TF_KIND, GK__TF_ROOT, GK__TF_SIZE, GK__TF_TYPE, GK__TF_COUNT };
 
-/* A chunk's header: one cache line, the stamp first. Beside the chunk, the
- * extremes of the digest of the call's fields its sender has heard of,
+/* A chunk's header: one cache line, the stamp first, the chunk's bytes
+ * right after it. Beside the chunk, the extremes of the digest of the call's fields its sender has heard of,
  * and the worst failure of a member's own checks (-status). */
 struct gk__team_hdr {
     _Alignas(64) _Atomic uint64_t stamp;
@@ -100,18 +136,11 @@ struct gk__team_hdr {
 #define GK__TEAM_FINAL 2u /* the box's last chunk in this call: no ack */
 _Static_assert(sizeof(struct gk__team_hdr) == 64, "a header is a line");
 
-struct gk__team_chunk {
-    struct gk__team_hdr hdr;
-    unsigned char data[GK__TEAM_CHUNK];
-};
-_Static_assert(sizeof(struct gk__team_chunk) == 4096, "a chunk is a page");
-
 struct gk__team_ack {
     _Alignas(64) _Atomic uint64_t value;
 };
 
-/* One team slot of a segment: chunks [parity][box][depth], then the ack
- * words of the streams this PE sends, [parity][GK__TEAM_MAX_BOXES]. */
+/* A slot's ack words (gk__team_layout). */
 #define GK__TEAM_ACKS_SIZE (2 * GK__TEAM_MAX_BOXES * sizeof(struct gk__team_ack))
 
 /* A stream this PE sends in a step. */

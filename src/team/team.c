@@ -121,7 +121,7 @@ static int team_init(void)
     int status = gk__team_tuning_init();
     if (status != GK_OK)
         return status;
-    gk__team_layout_for(gk__rt.boot.size, &gk__team_layout);
+    gk__team_layout_for(gk__rt.boot.size, gk__rt.config.team_window, &gk__team_layout);
     /* Before gk_init returns, the boot information holds the numbers. */
     int n = gk__rt.boot.size, me = gk__rt.boot.rank;
     int *pes = malloc((size_t)n * sizeof(int));
