@@ -167,6 +167,8 @@ int gk__seg_populate(void *addr, size_t len)
 /* posix_fallocate of [offset, offset + len): 0 or its error (not errno). */
 static int seg_fallocate(int fd, size_t offset, size_t len)
 {
+    if (len == 0)
+        return 0; /* a region this job does not touch */
     int err;
     do
         err = posix_fallocate(fd, (off_t)offset, (off_t)len);

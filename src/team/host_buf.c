@@ -71,12 +71,13 @@
 #define HB_BYTES_MAX ((size_t)8 << 30)
 _Static_assert((GK__HB_LOCAL_MAX + 1) * HB_LINE <= HB_CTRL, "an ack word per member");
 
-/* Reserved at start-up: the world's slot (slot 0); the node's team never
- * spans hosts, and the splits' slots are taken when offered. */
+/* Reserved at start-up: the world's slot (slot 0), where the job spans
+ * hosts (on one host no call uses a host buffer); the node's team never
+ * spans hosts, and the splits' slots are taken when offered. The node map
+ * is known before any segment is made. */
 static size_t hb_region_used(int n_pes)
 {
-    (void)n_pes;
-    return HB_SLOT_SIZE;
+    return gk__rt.boot.node_size == n_pes ? 0 : HB_SLOT_SIZE;
 }
 
 static GK__SEG_REGION(hb_region, .name = "teams' host buffers", .size = HB_SLOTS * HB_SLOT_SIZE,
