@@ -51,8 +51,10 @@ KiB, MiB = 1024, 1024 * 1024
 # The build's constants (src/team/engine.h, engine.c, coll.h).
 PAGE = 4096
 HDR = 64                # a chunk's header: one cache line
-CHUNK = PAGE - HDR      # GK__TEAM_CHUNK: a chunk and its header fill a page
-DEPTH = 2               # GK__TEAM_DEPTH: chunks in flight per stream
+CHUNK = PAGE - HDR      # GK__TEAM_CHUNK: an agreement chunk and its header fill a page
+DEPTH = 2               # GK__TEAM_P1_DEPTH: chunks in flight per agreement stream
+BULK_DEPTH = 4          # GK__TEAM_BULK_DEPTH: chunks in flight per bulk stream
+WINDOW_MIN, WINDOW_MAX = 4 * PAGE, 128 * KiB  # a bulk box's window (engine.c)
 MAX_BOXES = 64          # GK__TEAM_MAX_BOXES (the ack words are sized by it)
 ACKS = 2 * MAX_BOXES * 64  # GK__TEAM_ACKS_SIZE
 BCAST_SMALL_MAX = 8192  # GK__TEAM_BCAST_SMALL_MAX
@@ -81,16 +83,30 @@ def clog2(x):
     return r
 
 
+def window(N, bulk):
+    """team_window_auto: a bulk box's window in a job of N PEs."""
+    budget = 512 * KiB if N <= 16 else (8 * MiB) // N
+    w = WINDOW_MAX
+    while w > WINDOW_MIN and w * bulk > budget:
+        w //= 2
+    return w
+
+
+def bulk_chunk(N):
+    """A bulk box's chunk: a quarter of the window, less its header."""
+    return window(N, layout(N)[1]) // BULK_DEPTH - HDR
+
+
 def layout(N):
     """gk__team_layout_for: the boxes of a slot in a job of N PEs, and the
-    slot's bytes (16 KiB per box: 2 parities x DEPTH chunks of a page,
-    then the ack words, rounded to pages)."""
+    slot's bytes (16 KiB per agreement box: 2 parities x DEPTH chunks of a
+    page; a window per bulk box; then the ack words)."""
     lg = clog2(N)
     p1 = lg + lg // 2 + 2
     bulk = N - 1 if N <= 16 and N - 1 > lg else lg
     bulk = max(bulk, 1)
-    size = 2 * (p1 + bulk) * DEPTH * PAGE + ACKS
-    return p1, bulk, -(-size // PAGE) * PAGE
+    size = 2 * p1 * DEPTH * PAGE + bulk * window(N, bulk) + ACKS
+    return p1, bulk, size
 
 
 def gather_fits(block, total):
@@ -98,10 +114,10 @@ def gather_fits(block, total):
     return block <= GATHER_BLOCK_MAX and total <= GATHER_TOTAL_MAX
 
 
-def hdrs(payload):
+def hdrs(payload, chunk=CHUNK):
     """The header bytes of a stream of payload bytes: one per chunk, at
     least one (an empty stream is a header)."""
-    return max(1, -(-int(payload) // CHUNK)) * HDR
+    return max(1, -(-int(payload) // chunk)) * HDR
 
 
 def human(nbytes):
@@ -130,6 +146,7 @@ class Topo:
         self.H = -(-n // self.m)
         self.N = max(N or n, n)
         self.p1_boxes, self.bulk_boxes, self.slot = layout(self.N)
+        self.bulk_chunk = bulk_chunk(self.N)
 
     def link(self):
         return "l" if self.H == 1 else "r"
@@ -195,13 +212,15 @@ class Cost:
         self.host_bytes = 0.0
         self.notes = []
 
-    def msgs(self, p, link, payload, rounds=1):
-        """rounds rounds of one stream of payload bytes on the critical path.
-        A stream of k chunks has DEPTH in flight; chunk j waits for the
-        acknowledgement of chunk j - DEPTH: a round trip (2 a) per DEPTH
-        chunks beyond the first DEPTH. Each latency counts as a round."""
+    def msgs(self, p, link, payload, rounds=1, box=None):
+        """rounds rounds of one stream of payload bytes on the critical path,
+        through an agreement box, or a bulk box (box: the Topo).
+        A stream of k chunks has depth in flight; chunk j waits for the
+        acknowledgement of chunk j - depth: a round trip (2 a) per depth
+        chunks beyond the first depth. Each latency counts as a round."""
         a, b = (p.a_l, p.b_l) if link == "l" else (p.a_r, p.b_r)
-        lat = 1 + 2 * -(-max(0, -(-int(payload) // CHUNK) - DEPTH) // DEPTH)
+        chunk, depth = (CHUNK, DEPTH) if box is None else (box.bulk_chunk, BULK_DEPTH)
+        lat = 1 + 2 * -(-max(0, -(-int(payload) // chunk) - depth) // depth)
         self.t += rounds * (lat * a + payload * b)
         self.rounds += rounds * lat
         if link == "r":
@@ -256,10 +275,10 @@ def agreement(p, topo, mode, s, c):
 def stream(c, p, topo, steps, payload):
     """steps flat steps of one payload message each (a ring): one PE of
     each host sends across per step."""
-    c.msgs(p, topo.link(), payload, steps)
-    c.pe_bytes += steps * (payload + hdrs(payload))
+    c.msgs(p, topo.link(), payload, steps, box=topo)
+    c.pe_bytes += steps * (payload + hdrs(payload, topo.bulk_chunk))
     if topo.H > 1:
-        c.host_bytes += steps * (payload + hdrs(payload))
+        c.host_bytes += steps * (payload + hdrs(payload, topo.bulk_chunk))
 
 
 def model(p, op, topo, s, algo=None):
@@ -274,10 +293,10 @@ def model(p, op, topo, s, algo=None):
             c = agreement(p, topo, "bcast", s, Cost(algo))
         else:
             c = agreement(p, topo, "none", 0, Cost(algo))
-            cc = min(s, CHUNK)
+            cc = min(s, topo.bulk_chunk)
             stages = clog2(n) + -(-s // cc) - 1
-            c.msgs(p, topo.link(), cc, stages)
-            c.pe_bytes += clog2(n) * (s + hdrs(s))
+            c.msgs(p, topo.link(), cc, stages, box=topo)
+            c.pe_bytes += clog2(n) * (s + hdrs(s, topo.bulk_chunk))
             c.host_bytes += tree_cross_edges(topo) * s
     elif op == "allreduce":
         algo = algo or ("gather" if gather_fits(s, n * s) else "ring")
@@ -304,9 +323,9 @@ def model(p, op, topo, s, algo=None):
             for r in range(clog2(n)):
                 d = 1 << r
                 pay = min(d, n - d) * s
-                c.msgs(p, topo.link(), pay)
-                c.pe_bytes += pay + hdrs(pay)
-                c.host_bytes += topo.cross(d) * (pay + hdrs(pay))
+                c.msgs(p, topo.link(), pay, box=topo)
+                c.pe_bytes += pay + hdrs(pay, topo.bulk_chunk)
+                c.host_bytes += topo.cross(d) * (pay + hdrs(pay, topo.bulk_chunk))
         else:
             stream(c, p, topo, n - 1, s)
     elif op == "alltoall":
@@ -315,17 +334,17 @@ def model(p, op, topo, s, algo=None):
         algo = algo or ("bruck" if s <= ALLTOALL_BRUCK_MAX or forced else "pairwise")
         c = agreement(p, topo, "none", 0, Cost(algo))
         if algo == "pairwise":
-            c.msgs(p, topo.link(), s, n - 1)
-            c.pe_bytes += (n - 1) * (s + hdrs(s))
-            c.host_bytes += sum(topo.cross(r) for r in range(1, n)) * (s + hdrs(s))
+            c.msgs(p, topo.link(), s, n - 1, box=topo)
+            c.pe_bytes += (n - 1) * (s + hdrs(s, topo.bulk_chunk))
+            c.host_bytes += sum(topo.cross(r) for r in range(1, n)) * (s + hdrs(s, topo.bulk_chunk))
         else:
             copied = 2 * n * s
             for r in range(clog2(n)):
                 d = 1 << r
                 blocks = (n >> (r + 1)) * d + max(0, n % (2 * d) - d)
-                c.msgs(p, topo.link(), blocks * s)
-                c.pe_bytes += blocks * s + hdrs(blocks * s)
-                c.host_bytes += topo.cross(d) * (blocks * s + hdrs(blocks * s))
+                c.msgs(p, topo.link(), blocks * s, box=topo)
+                c.pe_bytes += blocks * s + hdrs(blocks * s, topo.bulk_chunk)
+                c.host_bytes += topo.cross(d) * (blocks * s + hdrs(blocks * s, topo.bulk_chunk))
                 copied += 2 * blocks * s
             c.t += p.gamma * copied
             if forced and s > ALLTOALL_BRUCK_MAX:
@@ -339,11 +358,11 @@ def model(p, op, topo, s, algo=None):
             c.t += p.gamma * (n - 1) * s
         else:
             c = agreement(p, topo, "none", 0, Cost(algo))
-            c.msgs(p, "l", s, n - H)
-            c.msgs(p, "r" if H > 1 else "l", s, H - 1)
+            c.msgs(p, "l", s, n - H, box=topo)
+            c.msgs(p, "r" if H > 1 else "l", s, H - 1, box=topo)
             c.t += p.gamma * (n - 1) * s
-            c.pe_bytes += s + hdrs(s)
-            c.host_bytes += (s + hdrs(s)) if H > 1 else 0
+            c.pe_bytes += s + hdrs(s, topo.bulk_chunk)
+            c.host_bytes += (s + hdrs(s, topo.bulk_chunk)) if H > 1 else 0
     else:
         raise ValueError(op)
     c.notes = topo.notes() + c.notes
@@ -386,9 +405,11 @@ def prediction_tables(p):
               "the bytes leaving the busiest host, and **the predicted time**, for the "
               "world team of a job of that many PEs. Rounds: latencies on the critical "
               "path (message steps, a pipelined broadcast's chunk stages, and the round "
-              "trips a stream of more than %d chunks waits for acknowledgements), the "
-              "agreement's included; bytes include the %d-byte header of every chunk "
-              "(%d bytes of payload)." % (DEPTH, HDR, CHUNK))
+              "trips a stream waits for acknowledgements beyond its first %d chunks, %d "
+              "in an agreement box), the agreement's included; bytes include the "
+              "%d-byte header of every chunk (%d bytes of payload in an agreement box, "
+              "a quarter of the window less the header in a bulk box)."
+              % (BULK_DEPTH, DEPTH, HDR, CHUNK))
     out.append(" ".join([legend] + ["%s %s" % (MARKS[k], MARK_TEXT[k])
                                     for k in MARKS if k in seen]))
     return "\n".join(out)
@@ -406,10 +427,13 @@ def footprint_table(jobs=(2, 4, 16, 17, 64, 1024, 4096, 16384, 131072), host=128
             format(N, ","), p1, bulk, human(slot), human(2 * slot),
             human(2 * slot * min(N, host))))
     out.append("")
-    out.append("A slot: 16 KiB per box (2 call parities x %d chunks of a %d-byte page) and "
-               "%d bytes of ack words, rounded up to a page; %d boxes at most "
-               "(GK__TEAM_MAX_BOXES). A split team takes one more slot on each of its "
-               "members when it is made." % (DEPTH, PAGE, ACKS, MAX_BOXES))
+    out.append("A slot: 16 KiB per agreement box (2 call parities x %d chunks of a "
+               "%d-byte page), a window per bulk box (%d chunk slots; %s per box up to "
+               "512 KiB for the bulk boxes up to 16 PEs, 8 MiB / PEs above, %s at least) "
+               "and %d bytes of ack words; %d boxes at most (GK__TEAM_MAX_BOXES). A split "
+               "team takes one more slot on each of its members when it is made."
+               % (DEPTH, PAGE, BULK_DEPTH, human(WINDOW_MAX), human(WINDOW_MIN), ACKS,
+                  MAX_BOXES))
     return "\n".join(out)
 
 
