@@ -33,13 +33,13 @@
  * algorithms (host_buf.c).
  *
  * Footprint: a slot is 16 KiB per agreement box (two pages deep, two
- * sets), the bulk boxes' window (gk__team_layout_for: 128 KiB per box for
- * small jobs, down to 16 KiB from 64 PEs) and 8 KiB of ack words: 392 KiB
- * at 512 PEs. The world's and the node's are
- * reserved in /dev/shm at start-up with the rest of the runtime's area; a
- * split takes the pages of its slot then (gk__seg_populate), and a PE
- * that cannot offers no slot, so the split fails with GK_ERR_NOMEM
- * everywhere rather than a member dying of SIGBUS later.
+ * sets), a window per bulk box (gk__team_layout_for: 128 KiB for small
+ * jobs, down to 16 KiB from 64 PEs) and 8 KiB of ack words: 392 KiB at
+ * 512 PEs. The world's and the node's are reserved in /dev/shm at
+ * start-up with the rest of the runtime's area; a split takes the pages
+ * of its slot then (gk__seg_populate), and a PE that cannot offers no
+ * slot, so the split fails with GK_ERR_NOMEM everywhere rather than a
+ * member dying of SIGBUS later.
  *
  * Agreement. Every call begins with rounds in which each member hears,
  * directly or through others, from every member: a dissemination over the
@@ -120,8 +120,9 @@ static inline uint32_t gk__team_box_depth(int box)
 enum gk__team_field { GK__TF_KIND, GK__TF_ROOT, GK__TF_SIZE, GK__TF_TYPE, GK__TF_COUNT };
 
 /* A chunk's header: one cache line, the stamp first, the chunk's bytes
- * right after it. Beside the chunk, the extremes of the digest of the call's fields its sender has heard of,
- * and the worst failure of a member's own checks (-status). */
+ * right after it. Beside the chunk, the extremes of the digest of the
+ * call's fields its sender has heard of, and the worst failure of a
+ * member's own checks (-status). */
 struct gk__team_hdr {
     _Alignas(64) _Atomic uint64_t stamp;
     uint32_t bytes; /* in this chunk */
