@@ -257,18 +257,17 @@ static void check_hosts(void)
     if (hosts < 1 || mine != rank * hosts / npes)
         host_fail("GASKET_RUN_HOST=%d with %d hosts, expected %d", mine, hosts,
                   hosts < 1 ? -1 : rank * hosts / npes);
-    /* The hosts share the launcher's CPUs: each gets its PEs' share. */
+    /* The hosts share the launcher's CPUs: every PE of the job counts
+     * against them ("CPUs/PEs"). */
     cpu_set_t launcher_cpus;
     if (sched_getaffinity(getppid(), sizeof(launcher_cpus), &launcher_cpus) != 0)
         die("sched_getaffinity");
-    int host_pes = 0;
-    for (int r = 0; r < npes; r++)
-        host_pes += r * hosts / npes == mine;
-    long cpus = CPU_COUNT(&launcher_cpus) * host_pes / npes;
-    if (env_long("GK_NODE_CPUS") != (cpus > 0 ? cpus : 1))
-        host_fail("GK_NODE_CPUS=%ld, expected %ld (%d of %d PEs on %d CPUs)",
-                  env_long("GK_NODE_CPUS"), cpus > 0 ? cpus : 1, host_pes, npes,
-                  CPU_COUNT(&launcher_cpus));
+    char want_cpus[32];
+    snprintf(want_cpus, sizeof(want_cpus), "%d/%d", CPU_COUNT(&launcher_cpus), npes);
+    const char *node_cpus = getenv("GK_NODE_CPUS");
+    if (node_cpus == NULL || strcmp(node_cpus, want_cpus) != 0)
+        host_fail("GK_NODE_CPUS=%s, expected %s", node_cpus != NULL ? node_cpus : "unset",
+                  want_cpus);
     const char *ucx = getenv("UCX_NET_DEVICES");
     if ((hosts > 1) != (ucx != NULL && strcmp(ucx, "lo") == 0))
         host_fail("UCX_NET_DEVICES is %s with %d hosts", ucx != NULL ? ucx : "unset",
