@@ -127,10 +127,12 @@ int gk__team_coll_kind(int kind);
 
 /* A blocking gather of nbytes from every member of t into dst (team
  * order), as a call of `kind` whose root, size and type fields are
- * fields[0..2] (the splits and destroy, team.c); status: this PE's own
- * checks. */
+ * fields[0..2], named in messages what[0..2] (plurals; NULL, or a NULL
+ * entry: the defaults) (the splits and destroy, team.c); status: this
+ * PE's own checks. */
 int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
-                    const void *src, size_t nbytes, const uint64_t fields[3], int status);
+                    const void *src, size_t nbytes, const uint64_t fields[3],
+                    const char *const what[3], int status);
 
 /*
  * A blocking all-reduce of maxima of count 64-bit words from src into dst

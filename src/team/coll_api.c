@@ -598,7 +598,8 @@ int gk_team_alltoalls_nb(gk_team_t team, void *dst, const void *src, size_t dst_
 /* ---- For team.c ---- */
 
 int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t, void *dst,
-                    const void *src, size_t nbytes, const uint64_t fields[3], int status)
+                    const void *src, size_t nbytes, const uint64_t fields[3],
+                    const char *const what[3], int status)
 {
     struct gk__team_op *op = op_alloc(name, kind, t, gk__team_next_fcollect);
     if (op == NULL)
@@ -609,6 +610,11 @@ int gk__team_gather(const char *name, enum gk__team_kind kind, struct gk_team *t
     op->mine[GK__TF_ROOT] = fields[0];
     op->mine[GK__TF_SIZE] = fields[1];
     op->mine[GK__TF_TYPE] = fields[2];
+    if (what != NULL) {
+        op->root_what = what[0];
+        op->size_what = what[1];
+        op->type_what = what[2];
+    }
     op->my_status = status;
     op->algo = GK__ALGO_SMALL;
     /* A failed PE still receives (the split's records): not op_run. */

@@ -466,7 +466,8 @@ int gk__team_verdict(struct gk__team_op *op)
         if (first && op->report_args != NULL) {
             op->report_args(op);
         } else if (first) {
-            const char *what = f == GK__TF_TYPE && op->type_what != NULL ? op->type_what
+            const char *what = f == GK__TF_ROOT && op->root_what != NULL ? op->root_what
+                               : f == GK__TF_TYPE && op->type_what != NULL ? op->type_what
                                : f == GK__TF_SIZE && op->size_what != NULL ? op->size_what
                                                                           : field_plural[f];
             if (f == GK__TF_TYPE && op->type_what == NULL)

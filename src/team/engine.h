@@ -232,6 +232,7 @@ struct gk__team_op {
     uint64_t call; /* its number on the team, from 1 */
     int kind;      /* enum gk__team_kind (coll.h) */
     const char *name;
+    const char *root_what; /* the root field's plural in messages (NULL: roots) */
     const char *type_what; /* the type field's plural in messages (NULL: types) */
     const char *size_what; /* the size field's (NULL: sizes) */
     /* Says how the PEs' arguments differ, where the call words it its own

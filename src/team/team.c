@@ -277,7 +277,8 @@ static uint64_t free_mask_mine(void)
 /* Gathers the parent's records (a call of kind SPLIT whose fields are
  * `fields`), the slots free everywhere and each slot's last call. */
 static int split_gather(const char *name, struct gk_team *parent, int64_t color, int64_t key,
-                        const uint64_t fields[3], int status, struct split_record **all_p,
+                        const uint64_t fields[3], const char *const what[3], int status,
+                        struct split_record **all_p,
                         uint64_t *mask_p, uint64_t calls[GK_TEAM_MAX])
 {
     struct split_record mine = {color, key, free_mask_mine(), {0}};
@@ -287,11 +288,12 @@ static int split_gather(const char *name, struct gk_team *parent, int64_t color,
         gk__error("%s: no memory for the parent's %d records", name, parent->n);
         status = GK_ERR_NOMEM; /* still takes part, so the others hear */
         static struct split_record spare[1];
-        int r = gk__team_gather(name, GK__TEAM_SPLIT, parent, spare, &mine, 0, fields, status);
+        int r = gk__team_gather(name, GK__TEAM_SPLIT, parent, spare, &mine, 0, fields, what,
+                                status);
         return r != GK_OK ? r : status;
     }
     int r = gk__team_gather(name, GK__TEAM_SPLIT, parent, all, &mine, sizeof(mine), fields,
-                            status);
+                            what, status);
     if (r != GK_OK) {
         free(all);
         return r;
@@ -391,7 +393,8 @@ int gk_team_split_strided(gk_team_t parent, int start, int stride, int size, gk_
                                 (uint64_t)(uint32_t)stride};
     struct split_record *all = NULL;
     uint64_t mask, calls[GK_TEAM_MAX];
-    int r = split_gather(name, p, 0, 0, fields, status, &all, &mask, calls);
+    static const char *const what[3] = {"starts", "sizes", "strides"};
+    int r = split_gather(name, p, 0, 0, fields, what, status, &all, &mask, calls);
     if (r != GK_OK)
         return r;
     free(all);
@@ -433,7 +436,8 @@ int gk_team_split_2d(gk_team_t parent, int xrange, gk_team_t *xteam_p, gk_team_t
     const uint64_t fields[3] = {0, (uint64_t)(uint32_t)xrange, 2};
     struct split_record *all = NULL;
     uint64_t mask, calls[GK_TEAM_MAX];
-    int r = split_gather(name, p, 0, 0, fields, status, &all, &mask, calls);
+    static const char *const what[3] = {NULL, "x ranges", "kinds of split"};
+    int r = split_gather(name, p, 0, 0, fields, what, status, &all, &mask, calls);
     if (r != GK_OK)
         return r;
     free(all);
@@ -498,7 +502,8 @@ int gk_team_split(gk_team_t parent, int color, int key, gk_team_t *team_p)
     const uint64_t fields[3] = {0, 0, 3};
     struct split_record *all = NULL;
     uint64_t mask, calls[GK_TEAM_MAX];
-    int r = split_gather(name, p, color, key, fields, status, &all, &mask, calls);
+    static const char *const what[3] = {NULL, NULL, "kinds of split"};
+    int r = split_gather(name, p, color, key, fields, what, status, &all, &mask, calls);
     if (r != GK_OK)
         return r;
     int slot = slot_take(&mask);
@@ -568,7 +573,7 @@ int gk_team_destroy(gk_team_t *team_p)
     uint64_t dummy = 0, *all = malloc((size_t)t->n * sizeof(uint64_t));
     int r = all == NULL ? GK_ERR_NOMEM
                         : gk__team_gather(name, GK__TEAM_DESTROY, t, all, &dummy, sizeof(dummy),
-                                          fields, status);
+                                          fields, NULL, status);
     free(all);
     if (r != GK_OK)
         return r;

@@ -406,6 +406,12 @@ static void test_errors(void)
     check_kept(&t, "colour -2");
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split(GK_TEAM_WORLD, 0, 0, NULL), "gk_team_split",
                  "team_p");
+    if (npes >= 2) {
+        /* PEs that pass different triplets: named as such, on every PE. */
+        CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_split_strided(GK_TEAM_WORLD, me % 2, 1, 1, &t),
+                     s, "different starts (from 0 to 1");
+        check_kept(&t, "different starts");
+    }
 
     gk_team_t predefined = GK_TEAM_WORLD;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_destroy(&predefined), "gk_team_destroy");
