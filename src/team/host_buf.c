@@ -154,6 +154,17 @@ static int hb_acked(const struct gk__team_op *op, uint64_t stamp)
     return 1;
 }
 
+/* The path layer's name for these transfers, in its errors. */
+static const char hb_name[] = "a team collective's host buffer";
+
+/* A member is done with piece `seq`: its ack word at the head says so. */
+static int hb_ack_piece(struct gk__team_op *op, uint32_t seq)
+{
+    const struct gk_team *t = op->team;
+    return gk__path_flag64(op->hb.head, GK__AMO_SET, hb_ack_offset(t->slot, t->local_me),
+                           hb_stamp(op->call, seq));
+}
+
 /* Sets `stamp` in every member's go word but the head's. */
 static int hb_tell_members(struct gk__team_op *op, uint64_t stamp)
 {
@@ -240,17 +251,15 @@ static int hb_out_member_ready(struct gk__team_op *op)
 
 static int hb_out_member_poll(struct gk__team_op *op, int *moved_p)
 {
-    static const char name[] = "a team collective's host buffer";
     struct gk__hb_state *hb = &op->hb;
     const struct gk_team *t = op->team;
     while (hb->done < hb->pieces && hb_out_member_ready(op)) {
         uint32_t seq = hb->seq0 + hb->done;
-        int status = gk__path_get_at(name, hb->head, hb->to + (size_t)hb->done * hb->piece,
+        int status = gk__path_get_at(hb_name, hb->head, hb->to + (size_t)hb->done * hb->piece,
                                      hb_piece_offset(t->slot, seq), hb_piece_bytes(hb, hb->done),
                                      GK__PATH_DST_NOW);
         if (status == GK_OK)
-            status = gk__path_flag64(hb->head, GK__AMO_SET, hb_ack_offset(t->slot, t->local_me),
-                                     hb_stamp(op->call, seq));
+            status = hb_ack_piece(op, seq);
         if (status != GK_OK)
             return status;
         hb->done++;
@@ -308,20 +317,19 @@ static int hb_in_member_ready(struct gk__team_op *op)
 
 static int hb_in_member_poll(struct gk__team_op *op, int *moved_p)
 {
-    static const char name[] = "a team collective's host buffer";
     struct gk__hb_state *hb = &op->hb;
     const struct gk_team *t = op->team;
     while (hb->done < hb->pieces && hb_in_member_ready(op)) {
         uint32_t seq = hb->seq0 + hb->done;
         size_t lane = hb_piece_offset(t->slot, seq) + (size_t)t->local_me * hb->piece;
-        int status = gk__path_put_at(name, hb->head, lane, hb->from + (size_t)hb->done * hb->piece,
+        int status = gk__path_put_at(hb_name, hb->head, lane,
+                                     hb->from + (size_t)hb->done * hb->piece,
                                      hb_piece_bytes(hb, hb->done), GK__PATH_NO_WAKE,
                                      GK__PATH_SRC_FREE);
         if (status == GK_OK)
             status = gk__path_fence_peer(hb->head);
         if (status == GK_OK)
-            status = gk__path_flag64(hb->head, GK__AMO_SET, hb_ack_offset(t->slot, t->local_me),
-                                     hb_stamp(op->call, seq));
+            status = hb_ack_piece(op, seq);
         if (status != GK_OK)
             return status;
         hb->done++;
