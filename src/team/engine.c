@@ -602,7 +602,6 @@ static int op_progress(struct gk__team_op *op, int *moved_p)
     return 1;
 }
 
-static int progress_hook(void);
 static int progress_hook_ready(void);
 
 /* Takes a finished call off its team's queue. */
@@ -673,7 +672,7 @@ int gk__team_start(struct gk__team_op *op)
         t->queue_head = op;
     t->queue_tail = op;
     if (atomic_fetch_add_explicit(&gk__team_pending, 1, memory_order_relaxed) == 0)
-        gk__progress_set_extra(progress_hook, progress_hook_ready);
+        gk__progress_set_extra(gk__team_progress, progress_hook_ready);
     /* Send what can go at once: a call moves as soon as it is started. */
     if (entered) {
         if (t->queue_head == op) {
@@ -695,11 +694,6 @@ int gk__team_progress(void)
     int moved = every_team_progress();
     engine_leave();
     return moved;
-}
-
-static int progress_hook(void)
-{
-    return gk__team_progress();
 }
 
 /* The progress thread's predicate: some call could move, and no
