@@ -102,6 +102,11 @@ static int rt_agree(int status)
  * Every PE's layout digest is compared once, across all hosts, before any
  * segment exists; a PE whose layout differs from PE 0's is named.
  */
+int gk__rt_allgather(const void *mine, void *all, size_t size)
+{
+    return gk__boot_allgather(&gk__rt.boot, mine, all, size);
+}
+
 static int rt_agree_layout(void)
 {
     uint64_t mine = gk__seg_layout_digest();

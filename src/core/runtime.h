@@ -107,6 +107,11 @@ void gk__rt_feature_declare(struct gk__rt_feature *feature);
 extern uint64_t (*gk__rt_finalize_unreceived)(uint64_t *lost_from);
 
 /* Error reports (cold): they log the details and return the code. */
+/* The start-up all-gather (the bootstrap's), for a feature's init hook,
+ * which runs before the collectives can: every PE's `size` bytes of mine,
+ * in PE order, into all. */
+int gk__rt_allgather(const void *mine, void *all, size_t size);
+
 int gk__rt_report_pe(const char *op, int pe) __attribute__((cold, noinline));
 int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
     __attribute__((cold, noinline));

@@ -40,6 +40,51 @@ static int tuning_read(const char *var, const char *text, const struct algo_name
     return GK_ERR_INVALID_ARG;
 }
 
+/*
+ * The algorithms a call runs, and the slots' layout, follow these
+ * settings, so every PE must see the same: a job whose PEs differ fails
+ * gk_init on every PE, naming the variable, rather than running calls
+ * whose PEs disagree on who sends what where. The features start before
+ * the collectives can run: the start-up all-gather carries each PE's
+ * values and status.
+ */
+static int tuning_agree(const int v[6], int status)
+{
+    static const char *const vars[] = {"GK_TEAM_LEVELS",         "GK_TEAM_ALGO_BCAST",
+                                       "GK_TEAM_ALGO_ALLREDUCE", "GK_TEAM_ALGO_FCOLLECT",
+                                       "GK_TEAM_ALGO_ALLTOALL",  "GK_TEAM_ALGO_SCAN",
+                                       "GK_TEAM_WINDOW"};
+    enum { N = 7 };
+    uint64_t mine[N + 1];
+    for (int i = 0; i < N; i++)
+        mine[i] = i < 6 ? (status == GK_OK ? (uint64_t)v[i] : 0)
+                        : (uint64_t)gk__rt.config.team_window;
+    mine[N] = status == GK_OK ? 0 : 1;
+    int n = gk__rt.boot.size;
+    uint64_t(*all)[N + 1] = calloc((size_t)n, sizeof(*all));
+    if (all == NULL) {
+        gk__error("gk_init: no memory to compare the team settings of %d PEs", n);
+        return GK_ERR_NOMEM;
+    }
+    int r = gk__rt_allgather(mine, all, sizeof(mine));
+    for (int pe = 0; r == GK_OK && status == GK_OK && pe < n; pe++) {
+        if (all[pe][N] != 0) {
+            gk__error("gk_init: PE %d's team settings (GK_TEAM_*) are not valid", pe);
+            r = GK_ERR_CONFIG;
+        }
+        for (int i = 0; r == GK_OK && i < N; i++) {
+            if (all[pe][i] != mine[i]) {
+                gk__error("gk_init: the PEs see different %s (PE %d's differs from this "
+                          "PE's; every PE of the job must see the same team settings)",
+                          vars[i], pe);
+                r = GK_ERR_CONFIG;
+            }
+        }
+    }
+    free(all);
+    return status != GK_OK ? status : r;
+}
+
 int gk__team_tuning_init(void)
 {
     static const struct algo_name levels[] = {
@@ -67,6 +112,7 @@ int gk__team_tuning_init(void)
         status = tuning_read("GK_TEAM_ALGO_ALLTOALL", gk__rt.config.team_algo_alltoall, alltoall, &v[4]);
     if (status == GK_OK)
         status = tuning_read("GK_TEAM_ALGO_SCAN", gk__rt.config.team_algo_scan, scan, &v[5]);
+    status = tuning_agree(v, status);
     if (status != GK_OK)
         return status;
     gk__team_tuning.levels = (enum gk__team_levels)v[0];
