@@ -198,12 +198,61 @@ void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
     rx->done = 0;
 }
 
-/* Sends chunk `j` of tx: data, header, stamp. The stamp is an atomic, so
- * it lands after the puts before it to the same PE with no fence between
- * (one would cost a round trip per chunk where puts and atomics take
- * different lanes); the next chunk's puts may overtake it, but they go to
- * another chunk slot, or to this one only once the receiver has
- * acknowledged what it held. */
+/* A chunk's header from `bytes` to `dhi`: what its sender writes beside
+ * the stamp. */
+#define HDR_FIELDS_AT offsetof(struct gk__team_hdr, bytes)
+#define HDR_FIELDS_LEN (offsetof(struct gk__team_hdr, pad) - HDR_FIELDS_AT)
+
+/*
+ * A chunk as one remote operation (net.h), run at the receiver: the
+ * header's fields, the bytes, then the stamp and its wake-up check, as on
+ * a mapped receiver. args: the chunk slot's segment offset, the stamp; the
+ * payload: the header's fields, then the chunk's bytes. A refusal is
+ * logged here: the sender posts it and never hears why.
+ */
+static int chunk_rop(const uint64_t *args, const void *payload, size_t nbytes,
+                     struct gk__net_rop_answer *answer)
+{
+    size_t base = (size_t)args[0];
+    size_t lo = team_region.offset, hi = lo + GK__TEAM_SLOTS * TEAM_SLOT_MAX;
+    size_t chunk_max = gk__team_layout.bulk_chunk > GK__TEAM_CHUNK ? gk__team_layout.bulk_chunk
+                                                                   : GK__TEAM_CHUNK;
+    if (nbytes < HDR_FIELDS_LEN || nbytes - HDR_FIELDS_LEN > chunk_max || base < lo ||
+        base % _Alignof(struct gk__team_hdr) != 0 ||
+        hi - base < sizeof(struct gk__team_hdr) + chunk_max) {
+        gk__error("a team collective's message from the network refused: %zu bytes for the "
+                  "chunk slot at segment offset %zu, which is no team scratch's",
+                  nbytes, base);
+        return GK_ERR_UNSUPPORTED;
+    }
+    char *at = gk__rt_own(base);
+    memcpy(at + HDR_FIELDS_AT, payload, HDR_FIELDS_LEN);
+    memcpy(at + sizeof(struct gk__team_hdr), (const char *)payload + HDR_FIELDS_LEN,
+           nbytes - HDR_FIELDS_LEN);
+    return gk__path_amo(gk__rt.my_pe, GK__AMO_SET, sizeof(uint64_t), base, (uint64_t)args[1],
+                        0, &answer->result);
+}
+
+__attribute__((constructor)) static void chunk_register_rop(void)
+{
+    gk__net_rop_set(GK__NET_ROP_TEAM_CHUNK, chunk_rop);
+}
+
+/* The payload of chunk_rop's messages: the engine runs on one thread at a
+ * time (engine.h), and rop_post is done with it when it returns. */
+static unsigned char chunk_rop_buf[HDR_FIELDS_LEN + (size_t)64 * 1024];
+
+/*
+ * Sends chunk `j` of tx. To a receiver whose transport runs remote
+ * operations: one message that lands the header and the bytes and then
+ * sets the stamp there, where separate puts and an atomic would be three
+ * messages and two acknowledgements. Else the data, the header, the
+ * stamp: the stamp is an atomic, so it lands after the puts before it to
+ * the same PE with no fence between (one would cost a round trip per chunk
+ * where puts and atomics take different lanes); the next chunk's puts may
+ * overtake it, but they go to another chunk slot, or to this one only once
+ * the receiver has acknowledged what it held.
+ */
 static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
 {
     static const char name[] = "a team collective's message";
@@ -220,15 +269,25 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
     h.pad0 = 0;
     h.dlo = op->agree.dlo;
     h.dhi = op->agree.dhi;
-    int status = gk__path_put_at(name, tx->pe, base + sizeof(struct gk__team_hdr),
+    uint64_t stamp = stamp_of(op->call, n);
+    int status;
+    size_t rop_max = gk__path_mapped(tx->pe) ? 0 : gk__path_rop_max(tx->pe);
+    if (rop_max >= HDR_FIELDS_LEN + len && sizeof(chunk_rop_buf) >= HDR_FIELDS_LEN + len) {
+        uint64_t args[GK__NET_ROP_ARGS] = {base, stamp, 0, 0};
+        memcpy(chunk_rop_buf, (const char *)&h + HDR_FIELDS_AT, HDR_FIELDS_LEN);
+        if (len > 0)
+            memcpy(chunk_rop_buf + HDR_FIELDS_LEN, tx->src + at, len);
+        status = gk__path_rop_post(tx->pe, GK__NET_ROP_TEAM_CHUNK, args, chunk_rop_buf,
+                                   HDR_FIELDS_LEN + len, GK__NET_POST_AWAITED);
+    } else {
+        status = gk__path_put_at(name, tx->pe, base + sizeof(struct gk__team_hdr),
                                  tx->src + at, len, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
-    if (status == GK_OK)
-        status = gk__path_put_at(name, tx->pe, base + offsetof(struct gk__team_hdr, bytes),
-                                 &h.bytes, offsetof(struct gk__team_hdr, pad) -
-                                               offsetof(struct gk__team_hdr, bytes),
-                                 GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
-    if (status == GK_OK)
-        status = gk__path_flag64(tx->pe, GK__AMO_SET, base, stamp_of(op->call, n));
+        if (status == GK_OK)
+            status = gk__path_put_at(name, tx->pe, base + HDR_FIELDS_AT, &h.bytes, HDR_FIELDS_LEN,
+                                     GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
+        if (status == GK_OK)
+            status = gk__path_flag64(tx->pe, GK__AMO_SET, base, stamp);
+    }
     if (status == GK_OK)
         tx->sent++;
     return status;
