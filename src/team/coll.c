@@ -507,8 +507,11 @@ int gk__team_next_alltoall(struct gk__team_op *op)
     size_t nb = op->nbytes;
     const unsigned char *src = op->kind == GK__TEAM_ALLTOALLS ? op->work : op->src;
     unsigned char *dst = op->kind == GK__TEAM_ALLTOALLS ? op->work + (size_t)n * nb : op->dst;
+    /* small: the rows gathered, row i from member i, after the packing. */
+    unsigned char *rows = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
+    int small = op->algo == GK__ALGO_SMALL;
     if (op->stage == 0) {
-        int status = gk__p1_begin(op, GK__P1_NONE);
+        int status = gk__p1_begin(op, small ? GK__P1_GATHER : GK__P1_NONE);
         if (status != GK_OK)
             return status;
         if (op->kind == GK__TEAM_ALLTOALLS && op->my_status == GK_OK) {
@@ -518,13 +521,21 @@ int gk__team_next_alltoall(struct gk__team_op *op)
                 gk__team_copy(op->work + i * el, (const unsigned char *)op->src + i * op->src_stride * el,
                        el);
         }
+        if (small && op->my_status == GK_OK)
+            gk__team_copy(gk__p1_my_block(op), src, (size_t)n * nb);
+        if (small)
+            op->buf = rows;
         op->stage = 1;
     }
     if (op->stage == 1) {
         if (p1_finish(op, &r))
             return r;
         op->round = 0;
-        if (op->algo == GK__ALGO_PAIRWISE) {
+        if (small) {
+            for (int i = 0; i < n; i++)
+                gk__team_copy(dst + (size_t)i * nb, rows + ((size_t)i * n + me) * nb, nb);
+            op->stage = 5;
+        } else if (op->algo == GK__ALGO_PAIRWISE) {
             gk__team_copy(dst + (size_t)me * nb, src + (size_t)me * nb, nb);
             op->stage = 2;
         } else {

@@ -74,6 +74,7 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
     return block <= GK__TEAM_GATHER_BLOCK_MAX && total <= GK__TEAM_GATHER_TOTAL_MAX;
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
+#define GK__TEAM_ALLTOALL_SMALL_MAX ((size_t)8192) /* all rows: in the agreement */
 /* The algorithm of a broadcast of nbytes, and of an all-reduce, reduce or
  * reduce-scatter of `bytes` (gather_fits: the gather could take it), on
  * team t: GK_TEAM_ALGO_*, or the automatic choice (tuning.c): where the

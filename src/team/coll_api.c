@@ -547,18 +547,31 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
                   name, n, GK__TEAM_BULK_BOXES);
         op_fail(op, GK_ERR_UNSUPPORTED);
     }
+    /* small: every PE's whole row in the agreement's gather, where the
+     * rows gathered stay small. */
+    int small_fits = total <= GK__TEAM_ALLTOALL_SMALL_MAX / (size_t)n &&
+                     gk__team_gather_fits(total, total * (size_t)n);
+    size_t gathered = small_fits ? total * (size_t)n : 0;
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
+               : small_fits                                     ? GK__ALGO_SMALL
                : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
                                                         : GK__ALGO_PAIRWISE;
-    if (bruck_only)
+    if (op->algo == GK__ALGO_SMALL && !small_fits)
+        op->algo = nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX ? GK__ALGO_BRUCK : GK__ALGO_PAIRWISE;
+    if (bruck_only && op->algo == GK__ALGO_PAIRWISE)
         op->algo = GK__ALGO_BRUCK;
     if (op->my_status != GK_OK) {
-        op->nbytes = nbytes = total = 0;
+        op->nbytes = nbytes = total = gathered = 0;
     }
     size_t work = (op->algo == GK__ALGO_BRUCK ? 3 : 0) * total +
+                  (op->algo == GK__ALGO_SMALL ? gathered : 0) +
                   (kind == GK__TEAM_ALLTOALLS ? 2 * total : 0);
     if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
         op_fail(op, status);
+    if (op->algo == GK__ALGO_SMALL && (status = op_sizes(op, total)) != GK_OK) {
+        gk__team_op_free(op);
+        return status;
+    }
     return op_run(op, handle_p);
 }
 

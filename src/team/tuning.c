@@ -96,7 +96,8 @@ int gk__team_tuning_init(void)
     static const struct algo_name fcollect[] = {
         {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
-        {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK}, {NULL, 0}};
+        {"small", GK__ALGO_SMALL}, {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK},
+        {NULL, 0}};
     static const struct algo_name scan[] = {
         {"gather", GK__ALGO_SMALL}, {"chain", GK__ALGO_CHAIN}, {NULL, 0}};
     int v[6], status = GK_OK;

@@ -10,7 +10,8 @@
  *
  *   roots      broadcast and reduce with different roots (team PE 1 passes
  *              1, the others 0): GK_ERR_INVALID_ARG, "root", everywhere;
- *   sizes      broadcast, team PE 0 16 bytes, the others 8: "size";
+ *   sizes      broadcast, team PE 0 16 bytes, the others 8: "size"; an
+ *              all-to-all, team PE 0 8 bytes, the others 1 KiB: "size";
  *   reduction  all-reduce with different counts, types, operations;
  *   one PE     a root out of range on team PE 1 only; a NULL dst on the last
  *              PE only; too little room for a collect on PE 0 only (nothing
@@ -85,6 +86,18 @@ static void test_disagreements(struct team_def *t)
 
     size_t size = t->me == 0 ? 16 : 8;
     CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_broadcast(team, buf, buf, size, 0), bc, "size");
+    check_works(t);
+
+    /* Sizes on both sides of an algorithm's switch (the all-to-all in the
+     * agreement at 8 bytes a block, in exchanges at 1 KiB). */
+    size_t block = t->me == 0 ? 8 : 1024, span = 1024 * (size_t)t->n;
+    unsigned char *a2a_src = calloc(span, 1), *a2a_dst = calloc(span, 1);
+    if (a2a_src == NULL || a2a_dst == NULL)
+        PE_FAIL("no memory for the all-to-all's buffers");
+    CHECK_LOGGED(GK_ERR_INVALID_ARG, gk_team_alltoall(team, a2a_dst, a2a_src, block),
+                 "gk_team_alltoall", "size");
+    free(a2a_src);
+    free(a2a_dst);
     check_works(t);
 
     int64_t in[4] = {1, 2, 3, 4}, out[4];
