@@ -93,8 +93,8 @@ def window(N, bulk):
 
 
 def bulk_chunk(N):
-    """A bulk box's chunk: a quarter of the window, less its header."""
-    return window(N, layout(N)[1]) // BULK_DEPTH - HDR
+    """A bulk box's chunk: a quarter of the window (its header apart)."""
+    return window(N, layout(N)[1]) // BULK_DEPTH
 
 
 def layout(N):
@@ -105,7 +105,8 @@ def layout(N):
     p1 = lg + lg // 2 + 2
     bulk = N - 1 if N <= 16 and N - 1 > lg else lg
     bulk = max(bulk, 1)
-    size = 2 * p1 * DEPTH * PAGE + bulk * window(N, bulk) + ACKS
+    hdrs = -(-bulk * BULK_DEPTH * HDR // PAGE) * PAGE  # the bulk boxes' headers
+    size = 2 * p1 * DEPTH * PAGE + hdrs + bulk * window(N, bulk) + ACKS
     return p1, bulk, size
 
 
@@ -408,7 +409,7 @@ def prediction_tables(p):
               "trips a stream waits for acknowledgements beyond its first %d chunks, %d "
               "in an agreement box), the agreement's included; bytes include the "
               "%d-byte header of every chunk (%d bytes of payload in an agreement box, "
-              "a quarter of the window less the header in a bulk box)."
+              "a quarter of the window in a bulk box)."
               % (BULK_DEPTH, DEPTH, HDR, CHUNK))
     out.append(" ".join([legend] + ["%s %s" % (MARKS[k], MARK_TEXT[k])
                                     for k in MARKS if k in seen]))

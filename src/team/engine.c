@@ -59,20 +59,22 @@ void gk__team_layout_for(int n_pes, size_t window, struct gk__team_layout *layou
     if (layout->bulk_boxes < 1)
         layout->bulk_boxes = 1;
     layout->boxes = layout->p1_boxes + layout->bulk_boxes;
-    layout->bulk_at = (size_t)2 * (size_t)layout->p1_boxes * GK__TEAM_P1_DEPTH * GK__TEAM_PAGE;
+    layout->bulk_hdrs_at =
+        (size_t)2 * (size_t)layout->p1_boxes * GK__TEAM_P1_DEPTH * GK__TEAM_PAGE;
+    size_t hdrs = (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * sizeof(struct gk__team_hdr);
+    layout->bulk_at = layout->bulk_hdrs_at + (hdrs + GK__TEAM_PAGE - 1) / GK__TEAM_PAGE * GK__TEAM_PAGE;
     if (window == 0)
         window = team_window_auto(n_pes, layout->bulk_boxes);
     if (window < TEAM_WINDOW_MIN)
         window = TEAM_WINDOW_MIN;
     /* GK_TEAM_WINDOW: whole pages per chunk slot, and within a slot. */
-    size_t stride = window / GK__TEAM_BULK_DEPTH / GK__TEAM_PAGE * GK__TEAM_PAGE;
-    while (stride > GK__TEAM_PAGE &&
-           layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * stride +
+    size_t chunk = window / GK__TEAM_BULK_DEPTH / GK__TEAM_PAGE * GK__TEAM_PAGE;
+    while (chunk > GK__TEAM_PAGE &&
+           layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * chunk +
                    GK__TEAM_ACKS_SIZE > TEAM_SLOT_MAX)
-        stride = stride / 2 / GK__TEAM_PAGE * GK__TEAM_PAGE;
-    layout->bulk_stride = stride;
-    layout->bulk_chunk = stride - sizeof(struct gk__team_hdr);
-    layout->acks_at = layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * stride;
+        chunk = chunk / 2 / GK__TEAM_PAGE * GK__TEAM_PAGE;
+    layout->bulk_chunk = chunk;
+    layout->acks_at = layout->bulk_at + (size_t)layout->bulk_boxes * GK__TEAM_BULK_DEPTH * chunk;
     layout->slot_size = layout->acks_at + GK__TEAM_ACKS_SIZE;
 }
 
@@ -112,23 +114,26 @@ static uint64_t stamp_of(uint64_t call, uint32_t chunk)
 }
 
 /*
- * The segment offset of chunk slot `c` of box `box` in a call of `parity`
- * on the team of `slot`: the one place that reads the slot's map. The
- * agreement boxes have a set per parity, the bulk boxes one (engine.h).
+ * The segment offsets of chunk slot `c` of box `box` in a call of `parity`
+ * on the team of `slot`, its header's and its bytes': the one place that
+ * reads the slot's map. The agreement boxes have a set per parity, each
+ * chunk after its header in a page; the bulk boxes one set, the headers
+ * apart (engine.h).
  */
-size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c)
+size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c, size_t *data_p)
 {
     const struct gk__team_layout *l = &gk__team_layout;
-    size_t at;
-    if (box < l->p1_boxes)
-        at = (((size_t)parity * (size_t)l->p1_boxes + (size_t)box) * GK__TEAM_P1_DEPTH +
-              c % GK__TEAM_P1_DEPTH) *
-             GK__TEAM_PAGE;
-    else
-        at = l->bulk_at + ((size_t)(box - l->p1_boxes) * GK__TEAM_BULK_DEPTH +
-                           c % GK__TEAM_BULK_DEPTH) *
-                              l->bulk_stride;
-    return gk__team_scratch_offset(slot) + at;
+    size_t base = gk__team_scratch_offset(slot);
+    if (box < l->p1_boxes) {
+        size_t at = (((size_t)parity * (size_t)l->p1_boxes + (size_t)box) * GK__TEAM_P1_DEPTH +
+                     c % GK__TEAM_P1_DEPTH) *
+                    GK__TEAM_PAGE;
+        *data_p = base + at + sizeof(struct gk__team_hdr);
+        return base + at;
+    }
+    size_t k = (size_t)(box - l->p1_boxes) * GK__TEAM_BULK_DEPTH + c % GK__TEAM_BULK_DEPTH;
+    *data_p = base + l->bulk_at + k * l->bulk_chunk;
+    return base + l->bulk_hdrs_at + k * sizeof(struct gk__team_hdr);
 }
 
 static int parity(const struct gk__team_op *op)
@@ -136,9 +141,9 @@ static int parity(const struct gk__team_op *op)
     return (int)(op->call & 1);
 }
 
-static size_t chunk_offset(const struct gk__team_op *op, int box, uint32_t c)
+static size_t chunk_offset(const struct gk__team_op *op, int box, uint32_t c, size_t *data_p)
 {
-    return gk__team_chunk_at(op->team->slot, parity(op), box, c);
+    return gk__team_chunk_at(op->team->slot, parity(op), box, c, data_p);
 }
 
 static size_t ack_offset(const struct gk__team_op *op, int box)
@@ -203,33 +208,36 @@ void gk__team_step_recv(struct gk__team_op *op, int box, void *dst, size_t cap,
 #define HDR_FIELDS_AT offsetof(struct gk__team_hdr, bytes)
 #define HDR_FIELDS_LEN (offsetof(struct gk__team_hdr, pad) - HDR_FIELDS_AT)
 
+/* Whether [offset, +n) lies in the team slots' region. */
+static int in_team_region(size_t offset, size_t n)
+{
+    size_t lo = team_region.offset, hi = lo + GK__TEAM_SLOTS * TEAM_SLOT_MAX;
+    return offset >= lo && offset <= hi && n <= hi - offset;
+}
+
 /*
  * A chunk as one remote operation (net.h), run at the receiver: the
  * header's fields, the bytes, then the stamp and its wake-up check, as on
- * a mapped receiver. args: the chunk slot's segment offset, the stamp; the
- * payload: the header's fields, then the chunk's bytes. A refusal is
- * logged here: the sender posts it and never hears why.
+ * a mapped receiver. args: the chunk slot's header's segment offset, the
+ * stamp, its bytes' offset; the payload: the header's fields, then the
+ * chunk's bytes. A refusal is logged here: the sender posts it and never
+ * hears why.
  */
 static int chunk_rop(const uint64_t *args, const void *payload, size_t nbytes,
                      struct gk__net_rop_answer *answer)
 {
-    size_t base = (size_t)args[0];
-    size_t lo = team_region.offset, hi = lo + GK__TEAM_SLOTS * TEAM_SLOT_MAX;
-    size_t chunk_max = gk__team_layout.bulk_chunk > GK__TEAM_CHUNK ? gk__team_layout.bulk_chunk
-                                                                   : GK__TEAM_CHUNK;
-    if (nbytes < HDR_FIELDS_LEN || nbytes - HDR_FIELDS_LEN > chunk_max || base < lo ||
-        base % _Alignof(struct gk__team_hdr) != 0 ||
-        hi - base < sizeof(struct gk__team_hdr) + chunk_max) {
+    size_t hdr = (size_t)args[0], data = (size_t)args[2];
+    size_t len = nbytes >= HDR_FIELDS_LEN ? nbytes - HDR_FIELDS_LEN : 0;
+    if (nbytes < HDR_FIELDS_LEN || hdr % _Alignof(struct gk__team_hdr) != 0 ||
+        !in_team_region(hdr, sizeof(struct gk__team_hdr)) || !in_team_region(data, len)) {
         gk__error("a team collective's message from the network refused: %zu bytes for the "
-                  "chunk slot at segment offset %zu, which is no team scratch's",
-                  nbytes, base);
+                  "chunk slot at segment offsets %zu and %zu, which are no team scratch's",
+                  nbytes, hdr, data);
         return GK_ERR_UNSUPPORTED;
     }
-    char *at = gk__rt_own(base);
-    memcpy(at + HDR_FIELDS_AT, payload, HDR_FIELDS_LEN);
-    memcpy(at + sizeof(struct gk__team_hdr), (const char *)payload + HDR_FIELDS_LEN,
-           nbytes - HDR_FIELDS_LEN);
-    return gk__path_amo(gk__rt.my_pe, GK__AMO_SET, sizeof(uint64_t), base, (uint64_t)args[1],
+    memcpy(gk__rt_own(hdr + HDR_FIELDS_AT), payload, HDR_FIELDS_LEN);
+    memcpy(gk__rt_own(data), (const char *)payload + HDR_FIELDS_LEN, len);
+    return gk__path_amo(gk__rt.my_pe, GK__AMO_SET, sizeof(uint64_t), hdr, (uint64_t)args[1],
                         0, &answer->result);
 }
 
@@ -260,7 +268,8 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
     size_t chunk = gk__team_box_chunk(tx->box);
     size_t at = (size_t)j * chunk;
     size_t len = tx->len - at < chunk ? tx->len - at : chunk;
-    size_t base = chunk_offset(op, tx->box, n);
+    size_t data_at;
+    size_t base = chunk_offset(op, tx->box, n, &data_at);
     struct gk__team_hdr h;
     h.bytes = (uint32_t)len;
     h.flags = j + 1 == tx->chunks ? (tx->box_final ? GK__TEAM_END | GK__TEAM_FINAL : GK__TEAM_END) : 0;
@@ -273,15 +282,15 @@ static int tx_chunk(struct gk__team_op *op, struct gk__team_tx *tx)
     int status;
     size_t rop_max = gk__path_mapped(tx->pe) ? 0 : gk__path_rop_max(tx->pe);
     if (rop_max >= HDR_FIELDS_LEN + len && sizeof(chunk_rop_buf) >= HDR_FIELDS_LEN + len) {
-        uint64_t args[GK__NET_ROP_ARGS] = {base, stamp, 0, 0};
+        uint64_t args[GK__NET_ROP_ARGS] = {base, stamp, data_at, 0};
         memcpy(chunk_rop_buf, (const char *)&h + HDR_FIELDS_AT, HDR_FIELDS_LEN);
         if (len > 0)
             memcpy(chunk_rop_buf + HDR_FIELDS_LEN, tx->src + at, len);
         status = gk__path_rop_post(tx->pe, GK__NET_ROP_TEAM_CHUNK, args, chunk_rop_buf,
                                    HDR_FIELDS_LEN + len, GK__NET_POST_AWAITED);
     } else {
-        status = gk__path_put_at(name, tx->pe, base + sizeof(struct gk__team_hdr),
-                                 tx->src + at, len, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
+        status = gk__path_put_at(name, tx->pe, data_at, tx->src + at, len, GK__PATH_NO_WAKE,
+                                 GK__PATH_SRC_FREE);
         if (status == GK_OK)
             status = gk__path_put_at(name, tx->pe, base + HDR_FIELDS_AT, &h.bytes, HDR_FIELDS_LEN,
                                      GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
@@ -324,9 +333,8 @@ static void agree_fold_fields(struct gk__team_agree *a, const unsigned char *dat
 
 /* Takes the chunk that has arrived (its stamp checked). */
 static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__team_hdr *hdr,
-                    uint64_t stamp)
+                    const unsigned char *data, uint64_t stamp)
 {
-    const unsigned char *data = (const unsigned char *)(hdr + 1);
     size_t chunk = gk__team_box_chunk(rx->box);
     agree_fold(&op->agree, hdr);
     size_t bytes = hdr->bytes < chunk ? hdr->bytes : chunk;
@@ -368,11 +376,14 @@ static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__t
 /* The chunk slot a receive waits on (its header), and the stamp it waits
  * for. */
 static struct gk__team_hdr *rx_slot(struct gk__team_op *op, const struct gk__team_rx *rx,
-                                    uint64_t *stamp_p)
+                                    uint64_t *stamp_p, const unsigned char **data_p)
 {
     uint32_t n = op->rx_next[rx->box];
     *stamp_p = stamp_of(op->call, n);
-    return (struct gk__team_hdr *)(gk__rt.my_seg.base + chunk_offset(op, rx->box, n));
+    size_t data_at;
+    size_t at = chunk_offset(op, rx->box, n, &data_at);
+    *data_p = (const unsigned char *)gk__rt.my_seg.base + data_at;
+    return (struct gk__team_hdr *)(gk__rt.my_seg.base + at);
 }
 
 /* Whether tx may send its next chunk: the slot is free (acknowledged) and,
@@ -399,9 +410,10 @@ static int step_progress(struct gk__team_op *op, int *moved_p)
         more = 0;
         if (st->has_rx && !st->rx.done) {
             uint64_t stamp;
-            struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp);
+            const unsigned char *data;
+            struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp, &data);
             if (atomic_load_explicit(&h->stamp, memory_order_acquire) >= stamp) {
-                int status = rx_chunk(op, &st->rx, h, stamp);
+                int status = rx_chunk(op, &st->rx, h, data, stamp);
                 if (status != GK_OK)
                     return status;
                 more = 1;
@@ -443,7 +455,8 @@ static int step_could_move(const void *arg)
     struct gk__team_step *st = &op->step;
     if (st->has_rx && !st->rx.done) {
         uint64_t stamp;
-        struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp);
+        const unsigned char *data;
+        struct gk__team_hdr *h = rx_slot(op, &st->rx, &stamp, &data);
         if (atomic_load_explicit(&h->stamp, memory_order_acquire) >= stamp)
             return 1;
     }

@@ -83,17 +83,19 @@
  * 2^(log2 n / 2 + 1) PEs per host; p1.c goes flat where they would need
  * more), and the bulk algorithms' ceil(log2 n), or n - 1 up to 16 PEs
  * (pairwise exchange). In the slot: the agreement boxes' chunk slots
- * [set][box][GK__TEAM_P1_DEPTH] of a page each, then the bulk boxes'
- * [box][GK__TEAM_BULK_DEPTH] of bulk_stride bytes (a header and
- * bulk_chunk bytes), then the ack words of the streams this PE sends,
+ * [set][box][GK__TEAM_P1_DEPTH] of a page each (a header, the chunk after
+ * it), then the bulk boxes' headers [box][GK__TEAM_BULK_DEPTH], then their
+ * chunks [box][GK__TEAM_BULK_DEPTH] of bulk_chunk bytes (whole pages, a
+ * quarter of the window: a block of the window's size fills a box's
+ * chunk slots exactly), then the ack words of the streams this PE sends,
  * [set][GK__TEAM_MAX_BOXES].
  */
 struct gk__team_layout {
     int p1_boxes, bulk_boxes, boxes;
-    size_t bulk_chunk;  /* bytes of a bulk box's chunk */
-    size_t bulk_stride; /* a bulk chunk slot: its header and chunk, whole pages */
-    size_t bulk_at;     /* the bulk boxes' offset in the slot */
-    size_t acks_at;     /* the ack words' */
+    size_t bulk_chunk; /* bytes of a bulk box's chunk: whole pages */
+    size_t bulk_hdrs_at; /* the bulk boxes' headers' offset in the slot */
+    size_t bulk_at;      /* their chunks' */
+    size_t acks_at;      /* the ack words' */
     size_t slot_size;
 };
 extern struct gk__team_layout gk__team_layout;
@@ -101,9 +103,10 @@ extern struct gk__team_layout gk__team_layout;
  * the PE count). */
 void gk__team_layout_for(int n_pes, size_t window, struct gk__team_layout *layout);
 #define GK__TEAM_P1_BOXES (gk__team_layout.p1_boxes)
-/* The segment offset of chunk slot c % depth of `box` (its header, the
- * chunk after it) in a call of `parity` on the team of scratch slot `slot`. */
-size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c);
+/* The segment offsets of chunk slot c % depth of `box` in a call of
+ * `parity` on the team of scratch slot `slot`: its header's, and its
+ * bytes' (*data_p). */
+size_t gk__team_chunk_at(int slot, int parity, int box, uint32_t c, size_t *data_p);
 
 /* A box's chunk size and how many chunk slots it has. */
 static inline size_t gk__team_box_chunk(int box)
@@ -119,8 +122,8 @@ static inline uint32_t gk__team_box_depth(int box)
 /* The fields every member must pass alike; the kind of call first. */
 enum gk__team_field { GK__TF_KIND, GK__TF_ROOT, GK__TF_SIZE, GK__TF_TYPE, GK__TF_COUNT };
 
-/* A chunk's header: one cache line, the stamp first, the chunk's bytes
- * right after it. Beside the chunk, the extremes of the digest of the
+/* A chunk's header: one cache line, the stamp first; an agreement
+ * chunk's bytes right after it. Beside the chunk, the extremes of the digest of the
  * call's fields its sender has heard of, and the worst failure of a
  * member's own checks (-status). */
 struct gk__team_hdr {
