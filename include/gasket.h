@@ -215,6 +215,16 @@ GK_API int gk_n_pes(void);
  */
 GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 
+/**
+ * Ends the whole job on purpose, with exit status `status` modulo 256, 0
+ * included: tells the launcher, which stops every other PE and exits with
+ * that status (as shmem_global_exit() asks), and exits. Nothing is logged
+ * here; the launcher names the PE and `why` (may be NULL). Callable before
+ * gk_init() (then this process alone exits). Buffered stdio output is the
+ * caller's to flush.
+ */
+GK_API GK_NORETURN void gk_exit_job(int status, const char *why);
+
 /* ------------------------------------------------------------------------ */
 /* Symmetric heap                                                            */
 /* ------------------------------------------------------------------------ */
