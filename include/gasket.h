@@ -215,6 +215,16 @@ GK_API int gk_n_pes(void);
  */
 GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 
+/**
+ * Ends the whole job on purpose, with exit status `status` modulo 256, 0
+ * included: tells the launcher, which stops every other PE and exits with
+ * that status (as shmem_global_exit() asks), and exits. Nothing is logged
+ * here; the launcher names the PE and `why` (may be NULL). Callable before
+ * gk_init() (then this process alone exits). Buffered stdio output is the
+ * caller's to flush.
+ */
+GK_API GK_NORETURN void gk_exit_job(int status, const char *why);
+
 /* ------------------------------------------------------------------------ */
 /* Symmetric heap                                                            */
 /* ------------------------------------------------------------------------ */
@@ -239,7 +249,9 @@ GK_API GK_NORETURN void gk_abort(int exit_code, const char *why);
 GK_API void *gk_malloc(size_t size);
 /** As gk_malloc(), zero-filled; count * size must not overflow. */
 GK_API void *gk_calloc(size_t count, size_t size);
-/** As gk_malloc(), aligned to `alignment` (a power of two, at most 2 MiB). */
+/** As gk_malloc(), aligned to `alignment`: a power of two, up to the
+ * largest one that is at most the heap's size (GK_HEAP_SIZE); any other
+ * is an error that names it. */
 GK_API void *gk_align(size_t alignment, size_t size);
 /**
  * Resizes a block, keeping min(old, new) bytes of this PE's contents.
@@ -1023,8 +1035,7 @@ GK_API int gk_team_destroy(gk_team_t *team_p);
 GK_API void *gk_team_malloc(gk_team_t team, size_t size);
 /** As gk_team_malloc(), zero-filled; count * size must not overflow. */
 GK_API void *gk_team_calloc(gk_team_t team, size_t count, size_t size);
-/** As gk_team_malloc(), aligned to `alignment` (a power of two, at most
- * 2 MiB). */
+/** As gk_team_malloc(), aligned to `alignment` (as gk_align()). */
 GK_API void *gk_team_align(gk_team_t team, size_t alignment, size_t size);
 /**
  * Frees a block of gk_team_malloc() (and friends) on `team`; collective

@@ -776,9 +776,9 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
 /* ------------------------------------------------------------------------ */
 
 /*
- * Selected by the type the symmetric pointer points to. Only distinct C
- * types can be listed (int64_t is long here, and so on), which covers every
- * type of the tables above.
+ * Selected by the type the symmetric pointer points to, for every type of
+ * the specification's table for the routine: the C types, then the
+ * exact-width, size_t and ptrdiff_t typedefs (SHMEM__G_W_*, below).
  *
  * The RMA, AMO and signaling names take a context first, or not, as the
  * specification's do: shmem_put(dest, source, nelems, pe) and
@@ -806,6 +806,45 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         shmem_ctx_t: G(SHMEM__G_PTR(__VA_ARGS__), shmem_ctx, op),              \
         default: G(SHMEM__G_PTR(__VA_ARGS__), shmem, op))(__VA_ARGS__)
 
+/*
+ * The exact-width and size types of the tables are typedefs of the C
+ * types above (int32_t is int, int64_t long here), but which one differs
+ * between platforms, and one _Generic must not name a type twice. So each
+ * list names the distinct C types first, and its default looks again
+ * among the exact-width types (SHMEM__G_W_*), then size_t and ptrdiff_t
+ * (SHMEM__G_S_*); a type none of them lists selects
+ * shmem__generic_type_not_in_the_table, which takes no argument: the
+ * call does not compile.
+ */
+void shmem__generic_type_not_in_the_table(void);
+#define SHMEM__G_NONE shmem__generic_type_not_in_the_table
+#define SHMEM__G_S_SIZE(x, P, op)                                              \
+    _Generic(*(x), size_t: P##_size_##op, default: SHMEM__G_NONE)
+#define SHMEM__G_S_BOTH(x, P, op)                                              \
+    _Generic(*(x),                                                             \
+        size_t: P##_size_##op,                                                 \
+        ptrdiff_t: P##_ptrdiff_##op,                                           \
+        default: SHMEM__G_NONE)
+#define SHMEM__G_W_ALL(x, P, op, S)                                            \
+    _Generic(*(x),                                                             \
+        int8_t: P##_int8_##op,                                                 \
+        int16_t: P##_int16_##op,                                               \
+        int32_t: P##_int32_##op,                                               \
+        int64_t: P##_int64_##op,                                               \
+        uint8_t: P##_uint8_##op,                                               \
+        uint16_t: P##_uint16_##op,                                             \
+        uint32_t: P##_uint32_##op,                                             \
+        uint64_t: P##_uint64_##op,                                             \
+        default: S(x, P, op))
+#define SHMEM__G_W_32_64(x, P, op, S)                                          \
+    _Generic(*(x),                                                             \
+        int32_t: P##_int32_##op,                                               \
+        int64_t: P##_int64_##op,                                               \
+        uint32_t: P##_uint32_##op,                                             \
+        uint64_t: P##_uint64_##op,                                             \
+        default: S(x, P, op))
+#define SHMEM__G_S_NONE(x, P, op) SHMEM__G_NONE
+
 #define SHMEM__G_RMA_P(x, P, op)                                               \
     _Generic(*(x),                                                             \
         float: P##_float_##op,                                                 \
@@ -821,7 +860,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         unsigned short: P##_ushort_##op,                                       \
         unsigned int: P##_uint_##op,                                           \
         unsigned long: P##_ulong_##op,                                         \
-        unsigned long long: P##_ulonglong_##op)
+        unsigned long long: P##_ulonglong_##op,                                \
+        default: SHMEM__G_W_ALL(x, P, op, SHMEM__G_S_BOTH))
 #define SHMEM__G_RMA(x, op) SHMEM__G_RMA_P(x, shmem, op)
 
 /* shmem_put([ctx,] dest, source, nelems, pe) and so on. */
@@ -838,9 +878,12 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
 #define shmem_put_signal_nbi(...)                                              \
     SHMEM__G_CTX(SHMEM__G_RMA_P, put_signal_nbi, __VA_ARGS__)
 
-/* The AMOs: the standard types (int, long, long long and unsigned), with
- * float and double for fetch, set and swap. The _nbi forms are selected by
- * their first pointer, fetch, which has the type of dest. */
+/* The AMOs: the standard types (int, long, long long, their unsigned
+ * forms, the 32- and 64-bit exact-width types, size_t, ptrdiff_t), with
+ * float and double for fetch, set and swap; the bitwise types (unsigned
+ * int, long, long long, and the 32- and 64-bit exact-width types, int32_t
+ * and int64_t included) for and, or and xor. The _nbi forms are selected
+ * by their first pointer, fetch, which has the type of dest. */
 #define SHMEM__G_AMO_STD_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
         int: P##_int_##op,                                                     \
@@ -848,7 +891,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         long long: P##_longlong_##op,                                          \
         unsigned int: P##_uint_##op,                                           \
         unsigned long: P##_ulong_##op,                                         \
-        unsigned long long: P##_ulonglong_##op)
+        unsigned long long: P##_ulonglong_##op,                                \
+        default: SHMEM__G_W_32_64(x, P, op, SHMEM__G_S_BOTH))
 #define SHMEM__G_AMO_EXT_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
         float: P##_float_##op,                                                 \
@@ -858,12 +902,14 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         long long: P##_longlong_##op,                                          \
         unsigned int: P##_uint_##op,                                           \
         unsigned long: P##_ulong_##op,                                         \
-        unsigned long long: P##_ulonglong_##op)
+        unsigned long long: P##_ulonglong_##op,                                \
+        default: SHMEM__G_W_32_64(x, P, op, SHMEM__G_S_BOTH))
 #define SHMEM__G_AMO_BIT_P(x, P, op)                                           \
     _Generic(*(x),                                                             \
         unsigned int: P##_uint_##op,                                           \
         unsigned long: P##_ulong_##op,                                         \
-        unsigned long long: P##_ulonglong_##op)
+        unsigned long long: P##_ulonglong_##op,                                \
+        default: SHMEM__G_W_32_64(x, P, op, SHMEM__G_S_NONE))
 #define SHMEM__G_AMO_STD(x, op) SHMEM__G_AMO_STD_P(x, shmem, op)
 #define SHMEM__G_AMO_EXT(x, op) SHMEM__G_AMO_EXT_P(x, shmem, op)
 #define SHMEM__G_AMO_BIT(x, op) SHMEM__G_AMO_BIT_P(x, shmem, op)
@@ -923,7 +969,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         unsigned short: shmem_ushort_##op,                                     \
         unsigned int: shmem_uint_##op,                                         \
         unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
+        unsigned long long: shmem_ulonglong_##op,                              \
+        default: SHMEM__G_W_32_64(x, shmem, op, SHMEM__G_S_BOTH))
 #define shmem_wait_until(ivar, cmp, cmp_value)                                 \
     SHMEM__G_P2P(ivar, wait_until)(ivar, cmp, cmp_value)
 #define shmem_wait_until_all(ivars, nelems, status, cmp, cmp_value)            \
@@ -965,7 +1012,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
 
 /* The team collectives: broadcast, collect, fcollect, alltoall and
  * alltoalls on the standard RMA types; the reductions on the types each
- * operation has. */
+ * operation has (and, or, xor: the unsigned types, the exact-width ones,
+ * int8_t to int64_t included, and size_t). */
 #define shmem_broadcast(team, dest, source, nelems, PE_root)                   \
     SHMEM__G_RMA(dest, broadcast)(team, dest, source, nelems, PE_root)
 #define shmem_collect(team, dest, source, nelems)                              \
@@ -982,7 +1030,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         unsigned short: shmem_ushort_##op,                                     \
         unsigned int: shmem_uint_##op,                                         \
         unsigned long: shmem_ulong_##op,                                       \
-        unsigned long long: shmem_ulonglong_##op)
+        unsigned long long: shmem_ulonglong_##op,                              \
+        default: SHMEM__G_W_ALL(x, shmem, op, SHMEM__G_S_SIZE))
 #define SHMEM__G_RED_MINMAX(x, op)                                             \
     _Generic(*(x),                                                             \
         char: shmem_char_##op,                                                 \
@@ -998,7 +1047,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         unsigned long long: shmem_ulonglong_##op,                              \
         float: shmem_float_##op,                                               \
         double: shmem_double_##op,                                             \
-        long double: shmem_longdouble_##op)
+        long double: shmem_longdouble_##op,                                    \
+        default: SHMEM__G_W_ALL(x, shmem, op, SHMEM__G_S_BOTH))
 #define SHMEM__G_RED_SUMPROD(x, op)                                            \
     _Generic(*(x),                                                             \
         char: shmem_char_##op,                                                 \
@@ -1016,7 +1066,8 @@ SHMEM_API SHMEM_DEPRECATED void *shrealloc(void *ptr, size_t size);
         double: shmem_double_##op,                                             \
         long double: shmem_longdouble_##op,                                    \
         float _Complex: shmem_complexf_##op,                                   \
-        double _Complex: shmem_complexd_##op)
+        double _Complex: shmem_complexd_##op,                                  \
+        default: SHMEM__G_W_ALL(x, shmem, op, SHMEM__G_S_BOTH))
 #define shmem_and_reduce(team, dest, source, nreduce)                          \
     SHMEM__G_RED_BIT(dest, and_reduce)(team, dest, source, nreduce)
 #define shmem_or_reduce(team, dest, source, nreduce)                           \

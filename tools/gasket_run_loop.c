@@ -368,13 +368,17 @@ static int header_valid(const struct gk__lmsg_header *h)
     case GK__LMSG_ALLGATHER:
         return 1;
     case GK__LMSG_ABORT:
+    case GK__LMSG_EXIT:
         return h->length >= sizeof(int32_t);
     default:
         return 0;
     }
 }
 
-static void serve_abort(struct run_job *job, int rank, const char *payload, uint64_t len)
+/* ABORT (a failure: status 0 becomes 1) and EXIT (the program ends the
+ * job, shmem_global_exit: its status as is, 0 included). */
+static void serve_abort(struct run_job *job, int rank, const char *payload, uint64_t len,
+                        int exact)
 {
     int32_t code;
     memcpy(&code, payload, sizeof(code));
@@ -389,8 +393,12 @@ static void serve_abort(struct run_job *job, int rank, const char *payload, uint
     }
     why[why_len] = '\0';
     int status = code & 0xff;
-    fail_job(job, status != 0 ? status : 1,
-             "PE %d called gk_abort(%d): %s; stopping the job", rank, (int)code, why);
+    if (exact)
+        fail_job(job, status, "PE %d ended the job with status %d: %s; stopping the job",
+                 rank, status, why);
+    else
+        fail_job(job, status != 0 ? status : 1,
+                 "PE %d called gk_abort(%d): %s; stopping the job", rank, (int)code, why);
 }
 
 static void serve_message(struct run_job *job, int rank, const struct gk__lmsg_header *h,
@@ -408,7 +416,8 @@ static void serve_message(struct run_job *job, int rank, const struct gk__lmsg_h
         exchange_add(job, rank, payload, h->length);
         return; /* the exchange owns the payload now */
     case GK__LMSG_ABORT:
-        serve_abort(job, rank, payload, h->length);
+    case GK__LMSG_EXIT:
+        serve_abort(job, rank, payload, h->length, h->type == GK__LMSG_EXIT);
         break;
     }
     free(payload);

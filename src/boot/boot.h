@@ -24,6 +24,10 @@ struct gk__boot_ops {
      * (exit_code as gk_abort() was given it, for reports); may return (the
      * caller then exits). */
     void (*abort)(struct gk__boot *boot, int exit_code, const char *why);
+    /* Asks the back end to end the job with exactly `status` modulo 256,
+     * 0 included: a program's own ending of the job (shmem_global_exit),
+     * not a failure. May return (the caller then exits with it). */
+    void (*exit_job)(struct gk__boot *boot, int status, const char *why);
     /* GK_OK while the job lives; an error once the launcher is gone. */
     int (*check_alive)(struct gk__boot *boot);
     void (*fini)(struct gk__boot *boot);

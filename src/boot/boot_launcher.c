@@ -61,7 +61,9 @@ static int launcher_finalize(struct gk__boot *boot)
     return launcher_send(boot, GK__LMSG_FINALIZE, NULL, 0);
 }
 
-static void launcher_abort(struct gk__boot *boot, int exit_code, const char *why)
+/* ABORT and EXIT: the code, then the reason, cut to fit. */
+static void launcher_send_end(struct gk__boot *boot, enum gk__lmsg_type type, int exit_code,
+                              const char *why)
 {
     char msg[512];
     int32_t code = exit_code;
@@ -71,7 +73,17 @@ static void launcher_abort(struct gk__boot *boot, int exit_code, const char *why
     memcpy(msg, &code, sizeof(code));
     if (why_len)
         memcpy(msg + sizeof(code), why, why_len);
-    launcher_send(boot, GK__LMSG_ABORT, msg, sizeof(code) + why_len);
+    launcher_send(boot, type, msg, sizeof(code) + why_len);
+}
+
+static void launcher_abort(struct gk__boot *boot, int exit_code, const char *why)
+{
+    launcher_send_end(boot, GK__LMSG_ABORT, exit_code, why);
+}
+
+static void launcher_exit_job(struct gk__boot *boot, int status, const char *why)
+{
+    launcher_send_end(boot, GK__LMSG_EXIT, status, why);
 }
 
 /*
@@ -105,6 +117,7 @@ static const struct gk__boot_ops launcher_ops = {
     .allgather = launcher_allgather,
     .finalize = launcher_finalize,
     .abort = launcher_abort,
+    .exit_job = launcher_exit_job,
     .check_alive = launcher_check_alive,
     .fini = launcher_fini,
 };

@@ -115,15 +115,26 @@ static int pmix_finalize(struct gk__boot *boot)
     return pmix_fence(boot->backend, 0);
 }
 
-static void pmix_abort(struct gk__boot *boot, int exit_code, const char *why)
+/* The resource manager ends the job with `status`. */
+static void pmix_end(struct gk__boot *boot, int status, const char *why)
 {
     struct pmix_state *s = boot->backend;
     s->aborted = 1;
-    /* gk_abort() has printed `why`; the resource manager ends the job. */
-    pmix_status_t rc = PMIx_Abort(gk__boot_abort_status(exit_code), why, NULL, 0);
+    pmix_status_t rc = PMIx_Abort(status, why, NULL, 0);
     if (rc != PMIX_SUCCESS)
         gk__error("bootstrap (PMIx): PMIx_Abort failed (%s); this PE exits alone",
                   PMIx_Error_string(rc));
+}
+
+static void pmix_abort(struct gk__boot *boot, int exit_code, const char *why)
+{
+    /* gk_abort() has printed `why`. */
+    pmix_end(boot, gk__boot_abort_status(exit_code), why);
+}
+
+static void pmix_exit_job(struct gk__boot *boot, int status, const char *why)
+{
+    pmix_end(boot, status & 0xff, why);
 }
 
 /* Every process of a PE on this node still exists (top comment). */
@@ -173,6 +184,7 @@ static const struct gk__boot_ops pmix_ops = {
     .allgather = pmix_allgather,
     .finalize = pmix_finalize,
     .abort = pmix_abort,
+    .exit_job = pmix_exit_job,
     .check_alive = pmix_check_alive,
     .fini = pmix_fini,
 };

@@ -47,13 +47,16 @@
 #define GK__LMSG_MAGIC 0x676b6c6dU /* "gklm" */
 
 /* The protocol's version: raise it with any change to what is below. */
-#define GK__LAUNCHER_PROTOCOL 1
+#define GK__LAUNCHER_PROTOCOL 2
 
 enum gk__lmsg_type {
     GK__LMSG_HELLO = 1,
     GK__LMSG_ALLGATHER = 2,
     GK__LMSG_FINALIZE = 3,
-    GK__LMSG_ABORT = 4
+    GK__LMSG_ABORT = 4,
+    /* The job ends with the status sent, as is (shmem_global_exit); the
+     * payload is laid out as ABORT's. */
+    GK__LMSG_EXIT = 5
 };
 
 struct gk__lmsg_header {

@@ -424,6 +424,19 @@ int gk_n_pes(void)
     return gk__rt.n_pes;
 }
 
+void gk_exit_job(int status, const char *why)
+{
+    if (gk__rt.boot.ops != NULL && gk__rt.boot.ops->exit_job != NULL) {
+        gk__rt.boot.ops->exit_job(&gk__rt.boot, status, why);
+        /* As gk_abort: the launcher stops every PE, this one included. */
+        if (gk__rt.boot.fd >= 0) {
+            struct pollfd pfd = {.fd = gk__rt.boot.fd, .events = POLLIN};
+            poll(&pfd, 1, 2000);
+        }
+    }
+    _exit(status & 0xff);
+}
+
 void gk_abort(int exit_code, const char *why)
 {
     gk__error("gk_abort(%d): %s", exit_code, why ? why : "(no reason given)");

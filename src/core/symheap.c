@@ -307,12 +307,13 @@ int gk__symheap_check_align(const char *op, size_t alignment)
         gk__error("%s: alignment %zu is not a power of two", op, alignment);
         return GK_ERR_INVALID_ARG;
     }
-    if (alignment > GK__SEG_MAP_ALIGN) {
-        /* Heaps start on GK__SEG_MAP_ALIGN boundaries, so offsets aligned up
-         * to that are addresses aligned on every PE; beyond it they would
-         * not be. */
-        gk__error("%s: alignment %zu is above the largest supported, %zu", op, alignment,
-                  GK__SEG_MAP_ALIGN);
+    size_t largest = gk__seg_heap_align(gk__rt.heap_span);
+    if (alignment > largest) {
+        /* Every heap starts on a boundary of `largest` (mem/segment.h), so
+         * offsets aligned up to that are addresses aligned on every PE. */
+        gk__error("%s: alignment %zu is above the largest the symmetric heap of %zu bytes "
+                  "holds, %zu",
+                  op, alignment, gk_heap_size(), largest);
         return GK_ERR_INVALID_ARG;
     }
     return GK_OK;

@@ -64,7 +64,7 @@ void gk__symheap_give(size_t offset);
 int gk__symheap_block(const char *op, const void *ptr, uint64_t owner, size_t *offset_p);
 
 /* The argument checks of gk_calloc (count * size overflows) and gk_align
- * (a power of two, at most GK__SEG_MAP_ALIGN): GK_OK, or
+ * (a power of two, at most gk__seg_heap_align() of the heap): GK_OK, or
  * GK_ERR_INVALID_ARG logged naming op and the values. */
 int gk__symheap_check_calloc(const char *op, size_t count, size_t size);
 int gk__symheap_check_align(const char *op, size_t alignment);

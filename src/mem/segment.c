@@ -243,22 +243,35 @@ int gk__seg_check_space(size_t heap_size, int n_segments, int n_pes)
 /*
  * Address space for the segments, reserved (PROT_NONE, nothing behind it)
  * in arenas of room for many segments: each segment is mapped over the
- * next GK__SEG_MAP_ALIGN boundary of the current arena. One reservation
+ * next address of the current arena at which its heap starts on a
+ * gk__seg_heap_align() boundary, so gk_align can serve any alignment the
+ * heap holds; the gap this skips is address space only. One reservation
  * per segment, trimmed to its aligned part, cost a PE of a 1024-PE node
  * 3 system calls and 2 splits of its address map more per peer at
  * start-up. Used at start-up only, by one thread.
  */
 #define SEG_ARENA_MIN_SEGMENTS 64
-static char *seg_arena_next; /* aligned; below seg_arena_end */
+static char *seg_arena_next; /* aligned to GK__SEG_MAP_ALIGN; below seg_arena_end */
 static char *seg_arena_end;
 
-/* Room for a segment of `size` bytes at an aligned address, or NULL. */
-static char *seg_arena_take(size_t size)
+/* The first address at or after `from` where a segment's heap would start
+ * on a `heap_align` boundary. */
+static uintptr_t seg_place(uintptr_t from, size_t heap_align)
 {
+    uintptr_t heap = (from + GK__SEG_HEAP_OFFSET + heap_align - 1) & ~(uintptr_t)(heap_align - 1);
+    return heap - GK__SEG_HEAP_OFFSET;
+}
+
+/* Room for a segment of `size` bytes placed as above, or NULL. */
+static char *seg_arena_take(size_t size, size_t heap_size)
+{
+    size_t heap_align = gk__seg_heap_align(heap_size);
     size_t stride = (size + GK__SEG_MAP_ALIGN - 1) & ~(GK__SEG_MAP_ALIGN - 1);
-    if (seg_arena_next == NULL || (size_t)(seg_arena_end - seg_arena_next) < stride) {
+    if (seg_arena_next == NULL ||
+        seg_place((uintptr_t)seg_arena_next, heap_align) + stride > (uintptr_t)seg_arena_end) {
         static size_t segments = SEG_ARENA_MIN_SEGMENTS;
-        size_t span = segments * stride + GK__SEG_MAP_ALIGN;
+        /* At most heap_align - GK__SEG_MAP_ALIGN skipped before each. */
+        size_t span = segments * (stride + heap_align) + GK__SEG_MAP_ALIGN;
         char *reserved = mmap(NULL, span, PROT_NONE,
                               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
         if (reserved == MAP_FAILED)
@@ -268,15 +281,15 @@ static char *seg_arena_take(size_t size)
                                   ~(uintptr_t)(GK__SEG_MAP_ALIGN - 1));
         seg_arena_end = reserved + span;
     }
-    char *at = seg_arena_next;
-    seg_arena_next += stride;
+    char *at = (char *)seg_place((uintptr_t)seg_arena_next, heap_align);
+    seg_arena_next = at + stride;
     return at;
 }
 
-/* Maps the segment at a GK__SEG_MAP_ALIGN boundary, over the arena. */
-static int seg_map(int fd, size_t size, struct gk__seg *seg)
+/* Maps the segment where seg_arena_take places it, over the arena. */
+static int seg_map(int fd, size_t size, size_t heap_size, struct gk__seg *seg)
 {
-    char *at = seg_arena_take(size);
+    char *at = seg_arena_take(size, heap_size);
     if (at == NULL)
         return GK_ERR_SYSTEM;
     char *base = mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
@@ -316,7 +329,7 @@ int gk__seg_create(const char *job_key, int pe, int n_pes, size_t heap_size,
     status = seg_reserve(fd, name, size, heap_size, n_pes);
     if (status != GK_OK)
         goto err_unlink;
-    status = seg_map(fd, size, seg);
+    status = seg_map(fd, size, heap_size, seg);
     if (status != GK_OK) {
         gk__error("mmap(%s, %zu bytes) failed: %s", name, size, strerror(errno));
         goto err_unlink;
@@ -383,7 +396,7 @@ int gk__seg_attach(const char *job_key, int pe, size_t heap_size, struct gk__seg
                   (unsigned long long)gk__seg_layout_digest());
         goto err_close;
     }
-    if (seg_map(fd, size, seg) != GK_OK) {
+    if (seg_map(fd, size, heap_size, seg) != GK_OK) {
         gk__error("mmap of PE %d's segment (%zu bytes) failed: %s", pe, size,
                   strerror(errno));
         goto err_close;

@@ -42,9 +42,10 @@
  * (msg/rndv_pipe.h).
  *
  * Every segment is mapped at an address that is a multiple of
- * GK__SEG_MAP_ALIGN, so every PE's heap starts on such a boundary and a
- * heap offset aligned to at most that much gives an aligned address on
- * every PE (gk_align), and transparent huge pages can back the heap.
+ * GK__SEG_MAP_ALIGN, and so that its heap starts on a multiple of
+ * gk__seg_heap_align(): a heap offset aligned to at most that much gives
+ * an aligned address on every PE (gk_align), for any alignment the heap
+ * can hold, and transparent huge pages can back the heap.
  */
 #define GK__SEG_MAP_ALIGN ((size_t)2 * 1024 * 1024)
 #define GK__SEG_HEADER_SIZE ((size_t)4096)
@@ -52,6 +53,16 @@
 #define GK__SEG_INBOX_SIZE ((size_t)1024 * 1024) /* room, holders' bits included */
 #define GK__SEG_INBOX_FIXED ((size_t)280 * 1024) /* before the holders' bits */
 #define GK__SEG_HEAP_OFFSET ((size_t)64 * 1024 * 1024)
+
+/* The alignment of every heap's start: the largest power of two that is
+ * at most the heap's size, and at least GK__SEG_MAP_ALIGN. */
+static inline size_t gk__seg_heap_align(size_t heap_size)
+{
+    size_t align = GK__SEG_MAP_ALIGN;
+    while (align <= heap_size / 2)
+        align *= 2;
+    return align;
+}
 
 /* Bytes of the inbox a job of n_pes PEs uses: its holders' bitmap ends it,
  * in 64-bit words, one bit per PE as far as the room allows. */

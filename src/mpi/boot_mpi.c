@@ -79,10 +79,8 @@ static int mpi_finalize(struct gk__boot *boot)
     return GK_OK; /* the program finalizes MPI */
 }
 
-static void mpi_abort(struct gk__boot *boot, int exit_code, const char *why)
+static void mpi_end(int status)
 {
-    (void)boot;
-    (void)why; /* gk_abort() has printed it */
     /* MPI_COMM_WORLD, not our duplicate: MPICH's abort of another
      * communicator waits on progress of its other ranks, which may sit in
      * gasket (a barrier) and never answer; over MPI_COMM_WORLD both Open MPI
@@ -90,8 +88,22 @@ static void mpi_abort(struct gk__boot *boot, int exit_code, const char *why)
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized)
-        MPI_Abort(MPI_COMM_WORLD, gk__boot_abort_status(exit_code));
-    /* MPI is gone: gk_abort() exits this process alone. */
+        MPI_Abort(MPI_COMM_WORLD, status);
+    /* MPI is gone: the caller exits this process alone. */
+}
+
+static void mpi_abort(struct gk__boot *boot, int exit_code, const char *why)
+{
+    (void)boot;
+    (void)why; /* gk_abort() has printed it */
+    mpi_end(gk__boot_abort_status(exit_code));
+}
+
+static void mpi_exit_job(struct gk__boot *boot, int status, const char *why)
+{
+    (void)boot;
+    (void)why;
+    mpi_end(status & 0xff);
 }
 
 static int mpi_check_alive(struct gk__boot *boot)
@@ -114,6 +126,7 @@ static const struct gk__boot_ops mpi_ops = {
     .allgather = mpi_allgather,
     .finalize = mpi_finalize,
     .abort = mpi_abort,
+    .exit_job = mpi_exit_job,
     .check_alive = mpi_check_alive,
     .fini = mpi_fini,
 };

@@ -17,15 +17,22 @@ SHMEM_DEFINE(void, quiet, (void))
     SHMEM_CHECK("shmem_quiet", gk_quiet());
 }
 
+/* The specification makes fence and quiet on SHMEM_CTX_INVALID no
+ * operation: a PE outside a team, whose shmem_team_create_ctx failed, may
+ * still quiet the context it got (the spec's team-context example). */
 SHMEM_DEFINE(void, ctx_fence, (shmem_ctx_t ctx))
 {
     static const char r[] = "shmem_ctx_fence";
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     SHMEM_CHECK(r, gk_ctx_fence(gk__shmem_ctx(r, ctx)));
 }
 
 SHMEM_DEFINE(void, ctx_quiet, (shmem_ctx_t ctx))
 {
     static const char r[] = "shmem_ctx_quiet";
+    if (ctx == SHMEM_CTX_INVALID)
+        return;
     SHMEM_CHECK(r, gk_ctx_quiet(gk__shmem_ctx(r, ctx)));
 }
 

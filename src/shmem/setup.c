@@ -130,11 +130,15 @@ SHMEM_DEFINE(void, finalize, (void))
     setup_finalize();
 }
 
+/* The job's exit status is `status` as the program gave it, 0 included:
+ * a program may end the job early on success. The PE's buffered output
+ * goes out first, as exit() would send it. */
 SHMEM_DEFINE(void, global_exit, (int status))
 {
     char why[64];
     snprintf(why, sizeof(why), "shmem_global_exit(%d)", status);
-    gk_abort(status, why);
+    fflush(NULL);
+    gk_exit_job(status, why);
 }
 
 SHMEM_DEFINE(int, my_pe, (void))

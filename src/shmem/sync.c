@@ -31,8 +31,17 @@ struct p2p {
     const char *values; /* ... or one per word (the vector forms) */
     /* What the last look found (written by the predicates). */
     size_t *indices;    /* the some forms: where to list the words that hold */
-    size_t found;       /* any: the lowest index that holds; some: how many */
+    size_t found;       /* any: the index found; some: how many */
+    size_t start;       /* any: the index to look at first */
 };
+
+/*
+ * The any forms look first just past the index they answered last (in
+ * this thread, whatever the call), so that a program that loops on
+ * test_any or wait_until_any without excluding what it has seen is given
+ * every index that holds in turn, not the lowest one for ever.
+ */
+static _Thread_local size_t p2p_any_next;
 
 static int p2p_left_in(const struct p2p *w, size_t i)
 {
@@ -111,9 +120,10 @@ static int p2p_one_holds(const void *arg)
 static int p2p_any_holds(const void *arg)
 {
     struct p2p *w = (struct p2p *)arg;
-    for (size_t i = 0; i < w->n; i++) {
+    for (size_t k = 0, i = w->start; k < w->n; k++, i = i + 1 < w->n ? i + 1 : 0) {
         if (p2p_left_in(w, i) && p2p_holds(w, i)) {
             w->found = i;
+            p2p_any_next = i + 1;
             return 1;
         }
     }
@@ -155,6 +165,7 @@ static size_t p2p_wait_any(struct p2p *w)
     p2p_check(w);
     if (p2p_count_left_in(w) == 0)
         return SIZE_MAX;
+    w->start = p2p_any_next < w->n ? p2p_any_next : 0;
     SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_any_holds, w));
     return w->found;
 }
@@ -182,6 +193,7 @@ static size_t p2p_test_any(struct p2p *w)
 {
     p2p_check(w);
     gk__wait_test_settle();
+    w->start = p2p_any_next < w->n ? p2p_any_next : 0;
     return p2p_any_holds(w) ? w->found : SIZE_MAX;
 }
 

@@ -40,8 +40,11 @@ static void test_create_destroy(void)
         shmem_ctx_fence(ctx);
         shmem_ctx_destroy(ctx);
     }
-    /* Destroying SHMEM_CTX_INVALID does nothing. */
+    /* Destroying, quieting and fencing SHMEM_CTX_INVALID do nothing, as
+     * the specification says: no message, the job goes on. */
     shmem_ctx_destroy(SHMEM_CTX_INVALID);
+    shmem_ctx_quiet(SHMEM_CTX_INVALID);
+    shmem_ctx_fence(SHMEM_CTX_INVALID);
 
     shmem_team_t team = SHMEM_TEAM_INVALID;
     CHECK_EQ(shmem_ctx_get_team(SHMEM_CTX_DEFAULT, &team), 0);

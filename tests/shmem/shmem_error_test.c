@@ -4,7 +4,7 @@
  * exit status and the lines. Cases: badpe (a put to PE n), nonsym (a put
  * to an address outside the symmetric heap), amo (an AMO to PE -1),
  * wait (a wait on a word outside the heap), ctxdestroyed (a put on a
- * destroyed context), ctxinvalid (a quiet on SHMEM_CTX_INVALID), ctxdouble
+ * destroyed context), ctxinvalid (a put on SHMEM_CTX_INVALID), ctxdouble
  * (a context destroyed twice), ctxdefault (SHMEM_CTX_DEFAULT destroyed),
  * teampe (a put on a context of a one-PE team to its team PE 1),
  * teamdouble (a team destroyed twice).
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
             else
                 shmem_ctx_long_put(ctx, x, &local, 1, 1);
         } else if (strcmp(c, "ctxinvalid") == 0)
-            shmem_ctx_quiet(SHMEM_CTX_INVALID);
+            shmem_ctx_long_put(SHMEM_CTX_INVALID, x, &local, 1, 1);
         else if (strcmp(c, "ctxdefault") == 0)
             shmem_ctx_destroy(SHMEM_CTX_DEFAULT);
         else if (strcmp(c, "teampe") == 0) {

@@ -5,7 +5,8 @@
  * heap must be N MiB (SHMEM_SYMMETRIC_SIZE set by the test); with
  * "deprecated", start with start_pes() and return from main without
  * shmem_finalize(), as programs written before OpenSHMEM 1.3 do: the
- * layer finalizes at exit, and the job ends well.
+ * layer finalizes at exit, and the job ends well. shmem_align with
+ * alignments up to half the heap.
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -16,6 +17,28 @@
 #include "pe_check.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+
+/* shmem_align takes any power of two the heap can hold, past the 2 MiB of
+ * the mapping's own alignment: the block is aligned on every PE, and a
+ * put into it lands. A bad alignment is NULL with a message naming it. */
+static void test_align_large(void)
+{
+    size_t heap = gk_heap_size();
+    for (size_t alignment = (size_t)4 << 20; alignment <= heap / 2; alignment *= 2) {
+        long *b = shmem_align(alignment, 64);
+        CHECK_NOT_NULL(b);
+        CHECK_EQ((uintptr_t)b % alignment, 0);
+        int me = shmem_my_pe(), n = shmem_n_pes();
+        shmem_long_p(&b[1], me, (me + 1) % n);
+        shmem_barrier_all();
+        CHECK_EQ(b[1], (me + n - 1) % n);
+        shmem_free(b);
+    }
+    CHECK_LOGGED_NULL(shmem_align(3 * 4096, 64), "alignment 12288", "not a power of two");
+    size_t too_large = (size_t)1 << 40; /* a power of two past any test's heap */
+    CHECK_LOGGED_NULL(shmem_align(too_large, 64), "alignment 1099511627776",
+                      "is above the largest");
+}
 
 int main(int argc, char **argv)
 {
@@ -109,6 +132,7 @@ int main(int argc, char **argv)
     CHECK_EQ(((int *)&a[30])[0], (me + n - 1) % n);
     CHECK_TRUE(shmemx_wtime() > 0.0);
 
+    test_align_large();
     shmem_free(h);
     shmem_free(al);
     shmem_free(z);

@@ -1,0 +1,114 @@
+/*
+ * shmem_coll_layout_test.c: the buffer layouts collect and fcollect take.
+ * OpenSHMEM 1.5 leaves overlapping dest and source undefined (in place is
+ * for reductions only), and gasket's fcollect refuses an overlap with a
+ * message; what the specification allows must still work: source right
+ * after or right before dest in one block, and a call with nelems 0 (dest
+ * untouched). Reductions in place (dest == source) too.
+ */
+#include <shmem.h>
+
+#include "pe_check.h"
+#include "shmem_ring.h"
+
+#define K 3 /* elements per PE */
+
+/* dest: npes * K longs at `dest`, source: K longs at `src`, each PE's
+ * element j is me * 100 + j. */
+static void fill(long *src)
+{
+    for (int j = 0; j < K; j++)
+        src[j] = me * 100 + j;
+}
+
+static void check_gathered(const long *dest)
+{
+    for (int p = 0; p < npes; p++)
+        for (int j = 0; j < K; j++)
+            CHECK_EQ(dest[p * K + j], p * 100 + j);
+}
+
+static void test_adjacent(int collect)
+{
+    size_t n = (size_t)npes * K + K;
+    long *block = shmem_calloc(n, sizeof(long));
+    CHECK_NOT_NULL(block);
+    /* source right after dest's last element */
+    long *dest = block, *src = block + npes * K;
+    fill(src);
+    shmem_barrier_all();
+    CHECK_EQ(collect ? shmem_long_collect(SHMEM_TEAM_WORLD, dest, src, K)
+                     : shmem_long_fcollect(SHMEM_TEAM_WORLD, dest, src, K),
+             0);
+    check_gathered(dest);
+    for (int j = 0; j < K; j++)
+        CHECK_EQ(src[j], me * 100 + j);
+    shmem_barrier_all();
+    /* source right before dest's first element */
+    src = block;
+    dest = block + K;
+    fill(src);
+    shmem_barrier_all();
+    CHECK_EQ(collect ? shmem_collectmem(SHMEM_TEAM_WORLD, dest, src, K * sizeof(long))
+                     : shmem_fcollectmem(SHMEM_TEAM_WORLD, dest, src, K * sizeof(long)),
+             0);
+    check_gathered(dest);
+    shmem_barrier_all();
+    shmem_free(block);
+}
+
+static void test_zero(void)
+{
+    long *dest = shmem_malloc(4 * sizeof(long)), *src = shmem_malloc(4 * sizeof(long));
+    for (int j = 0; j < 4; j++)
+        dest[j] = -1;
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_fcollect(SHMEM_TEAM_WORLD, dest, src, 0), 0);
+    CHECK_EQ(shmem_long_collect(SHMEM_TEAM_WORLD, dest, src, 0), 0);
+    CHECK_EQ(shmem_fcollectmem(SHMEM_TEAM_WORLD, dest, src, 0), 0);
+    /* zero from every PE but the last, which gives one element */
+    src[0] = 7;
+    CHECK_EQ(shmem_long_collect(SHMEM_TEAM_WORLD, dest, src, me == npes - 1 ? 1 : 0), 0);
+    CHECK_EQ(dest[0], 7);
+    CHECK_EQ(dest[1], -1);
+    shmem_barrier_all();
+    shmem_free(src);
+    shmem_free(dest);
+}
+
+/* A real overlap: source is dest shifted by one element. Every PE gets
+ * non-zero and a message naming the overlap. */
+static void test_overlap_refused(void)
+{
+    long *block = shmem_calloc((size_t)npes * K + 1, sizeof(long));
+    shmem_barrier_all();
+    CHECK_LOGGED(GK_ERR_INVALID_ARG,
+                 shmem_long_fcollect(SHMEM_TEAM_WORLD, block, block + 1, K), "overlap");
+    shmem_barrier_all();
+    shmem_free(block);
+}
+
+static void test_reduce_in_place(void)
+{
+    long *x = shmem_malloc(K * sizeof(long));
+    fill(x);
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, x, x, K), 0);
+    for (int j = 0; j < K; j++)
+        CHECK_EQ(x[j], 100L * npes * (npes - 1) / 2 + (long)j * npes);
+    shmem_barrier_all();
+    shmem_free(x);
+}
+
+int main(void)
+{
+    shmem_init();
+    shmem_ring_init();
+    test_adjacent(0);
+    test_adjacent(1);
+    test_zero();
+    test_overlap_refused();
+    test_reduce_in_place();
+    shmem_finalize();
+    return 0;
+}
