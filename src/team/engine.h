@@ -6,10 +6,12 @@
  * travels through a box of the receiver's scratch (a slot of the "teams"
  * region of every segment, one slot per team): a few chunk slots, each a
  * header, whose stamp word says which call and which chunk it holds, and
- * the chunk's bytes after it. The sender puts the data and the header,
- * then sets the stamp with an atomic (ordered after the puts to the same
- * PE without a fence: gasket.h, "Atomics"), which wakes the receiver; a
- * chunk slot is refilled only after the receiver has acknowledged the
+ * the chunk's bytes. The sender puts the data and the header, then sets
+ * the stamp with an atomic (ordered after the puts to the same PE without
+ * a fence: gasket.h, "Atomics"), which wakes the receiver; to a receiver
+ * whose transport runs remote operations (another host's, over UCX) the
+ * three go as one message that the receiver's side lands in that order
+ * (GK__NET_ROP_TEAM_CHUNK). A chunk slot is refilled only after the receiver has acknowledged the
  * chunk before it there (an ack word in the sender's scratch, one per box),
  * so a long stream pipelines as deep as its box has chunk slots. A
  * stream's last chunk is flagged and never acknowledged: the box is free
