@@ -351,15 +351,18 @@ static int rx_chunk(struct gk__team_op *op, struct gk__team_rx *rx, struct gk__t
     }
     rx->bytes += bytes;
     rx->got++;
-    op->rx_next[rx->box]++;
+    uint32_t n = op->rx_next[rx->box]++; /* the chunk's number on its box */
     uint64_t flags = hdr->flags;
     int from = (int)hdr->from;
     /* A stream of one chunk is the common case: the next one on this box
      * comes in a later call, when the slot is free for sure (engine.h). An
      * ack is an atomic after this PE's earlier ones to the sender, so it
      * takes effect after them with no fence: the sender's ack word only
-     * grows. */
-    if (!(flags & GK__TEAM_FINAL)) {
+     * grows. So one ack covers the chunks before it, and only every other
+     * chunk is acknowledged (the odd ones, and a stream's last): a sender
+     * waits for chunk n - depth before it sends chunk n, and of chunks
+     * n - depth and n - depth + 1, both sent, one is odd (depth >= 2). */
+    if (!(flags & GK__TEAM_FINAL) && ((n & 1) || (flags & GK__TEAM_END))) {
         if ((unsigned)from >= (unsigned)gk__rt.n_pes) {
             gk__error("%s: a message names PE %d as its sender", op->name, from);
             return GK_ERR_SYSTEM;
