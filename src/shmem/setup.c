@@ -163,9 +163,13 @@ SHMEM_DEFINE(int, addr_accessible, (const void *addr, int pe))
     return pshmem_pe_accessible(pe) && gk_ptr(addr, gk_my_pe()) != NULL;
 }
 
+/* gk_ptr gives a global or static variable's address in the mapped
+ * segment, which for the calling PE is an alias of the variable itself;
+ * the program's own address is the one it expects back (as the heap's). */
 SHMEM_DEFINE(void *, ptr, (const void *dest, int pe))
 {
-    return gk_ptr(dest, pe);
+    void *p = gk_ptr(dest, pe);
+    return p != NULL && pe == gk_my_pe() ? (void *)dest : p;
 }
 
 SHMEM_DEFINE(void, info_get_version, (int *major, int *minor))

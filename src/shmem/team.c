@@ -138,7 +138,7 @@ SHMEM_DEFINE(void *, team_ptr, (shmem_team_t team, const void *dest, int pe))
 {
     if (!team_is_live(team) || pe < 0 || pe >= team_n(team))
         return NULL;
-    return gk_ptr(dest, team_world_pe(team, pe));
+    return pshmem_ptr(dest, team_world_pe(team, pe));
 }
 
 /* A team of n PEs, before the split that makes it: every PE of the parent
