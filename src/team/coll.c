@@ -558,10 +558,13 @@ int gk__team_next_alltoall(struct gk__team_op *op)
              * acknowledges only in its own round. */
             int at_once = nb <= GK__TEAM_BULK_DEPTH * gk__team_box_chunk(GK__TEAM_BULK_BOX) &&
                           n - 1 <= GK__TEAM_MAX_TX;
-            int first = at_once ? 1 : rr, last = at_once ? n - 1 : rr;
-            for (int k = first; k <= last && (!at_once || op->round == 0); k++) {
-                int to = team_mod(me + k, n);
-                gk__team_step_send(op, to, GK__TEAM_BULK_BOX + k - 1, src + (size_t)to * nb, nb);
+            if (!at_once || op->round == 0) {
+                int first = at_once ? 1 : rr, last = at_once ? n - 1 : rr;
+                for (int k = first; k <= last; k++) {
+                    int to = team_mod(me + k, n);
+                    gk__team_step_send(op, to, GK__TEAM_BULK_BOX + k - 1,
+                                       src + (size_t)to * nb, nb);
+                }
             }
             int from = team_mod(me - rr, n);
             gk__team_step_recv(op, GK__TEAM_BULK_BOX + op->round, dst + (size_t)from * nb, nb,
