@@ -384,6 +384,9 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
 {
     if (GK__UNLIKELY(width != 4 && width != 8))
         return GK_ERR_INVALID_ARG;
+    /* An atomic is ordered after this PE's earlier puts to pe (gasket.h):
+     * in check mode those may still wait for their completion point. */
+    gk__path_check_complete("an atomic");
     uint64_t old = gk__shm_rmw(gk__shm_addr(peer, seg_offset), op, width, operand, compare);
     if (op != GK__AMO_FETCH) {
         gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);
