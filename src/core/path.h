@@ -65,9 +65,8 @@ void gk__path_inline_close(void);
 
 /* ---- Check mode (GK_CHECK=1, path_check.c) ---- */
 
-/* Sets check mode from GK_CHECK (0 or 1; another value is an error), and
- * ends it. */
-int gk__path_check_open(unsigned setting);
+/* Sets check mode from GK_CHECK (0 or 1), and ends it. */
+void gk__path_check_open(unsigned setting);
 void gk__path_check_close(void);
 
 /* A completion point (`point` names it in reports): does what check mode

@@ -249,9 +249,7 @@ int gk__rt_init(const char *op)
     gk__rt.local_size = (gk__rt.config.alloc_mem_size + page - 1) & ~(page - 1);
     gk__rt.heap_span = ((gk__rt.config.heap_request + page - 1) & ~(page - 1)) + gk__rt.local_size;
     rt_set_wait_policy();
-    status = gk__path_check_open(gk__rt.config.check); /* after the wait policy it wraps */
-    if (status != GK_OK)
-        goto err_boot_fini;
+    gk__path_check_open(gk__rt.config.check); /* after the wait policy it wraps */
     struct gk__seg_data data = {NULL, 0};
     if (gk__rt.config.symmetric_data)
         gk__seg_find_data(&data);
@@ -323,7 +321,6 @@ err_destroy_seg:
     if (gk__rt.my_seg.base != NULL)
         gk__seg_unlink(boot->job_key, boot->rank);
     gk__seg_detach(&gk__rt.my_seg);
-err_boot_fini:
     gk__path_check_close();
     gk__boot_fini(boot);
 err:
