@@ -66,6 +66,8 @@ static void usage(FILE *to)
             "  -n N, --np N   number of PEs (1 to %d)\n"
             "  --tag          prefix every output line with [PE r]\n"
             "  --bind         pin PE r to the r-th allowed CPU (modulo their number)\n"
+            "  --check        check mode for every PE (GK_CHECK=1): non-blocking\n"
+            "                 operations take effect at their completion point\n"
             "  --timeout S    stop the job after S seconds and exit 124; 0: no limit\n"
             "                 (default: $GASKET_RUN_TIMEOUT, else none)\n"
             "  --hosts K      spread the PEs over K simulated hosts (1 to N) in blocks,\n"
@@ -587,6 +589,8 @@ static int parse_args(int argc, char **argv, struct run_job *job, int *prog_p)
             job->tag = 1;
         } else if (strcmp(opt, "--bind") == 0) {
             job->bind = 1;
+        } else if (strcmp(opt, "--check") == 0) {
+            setenv("GK_CHECK", "1", 1); /* the PEs inherit it (docs/CHECK.md) */
         } else if (option_value(argc, argv, &arg, "-n", "--np", &value)) {
             char *end;
             errno = 0;

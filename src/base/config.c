@@ -180,6 +180,10 @@ int gk__config_load(struct gk__config *cfg, char *const *env)
         gk__error("GK_BCAST_RADIX=%u is not valid: expected 2 to 64", cfg->bcast_radix);
         return GK_ERR_CONFIG;
     }
+    if (cfg->check > 1) {
+        gk__error("GK_CHECK=%u is not valid: expected 0 (off) or 1 (check mode)", cfg->check);
+        return GK_ERR_CONFIG;
+    }
     gk__log_threshold = (enum gk__log_level)cfg->log_level;
     /* Warn about misspelt variables: the user meant something by them. */
     for (char *const *e = env ? env : environ; *e != NULL; e++) {

@@ -44,6 +44,12 @@
     X(PROGRESS_THREAD, uint, progress_thread, "0",                             \
       "1: a thread runs active messages and two-sided progress while the "     \
       "application computes or blocks in another library")                   \
+    X(CHECK, uint, check, "0",                                                 \
+      "1: check mode: non-blocking puts, gets and AMOs between PEs of a "     \
+      "node take effect at their completion point (quiet, fence, barrier, "   \
+      "handle wait), as across a network, so a read before quiet or a flag "  \
+      "without a fence goes wrong on one node too; a put_nbi source changed " \
+      "before completion is reported (docs/CHECK.md)")                         \
     X(COLL_CHECK, uint, coll_check, "0",                                       \
       "no effect, kept so existing job scripts run: every collective now "     \
       "checks that its PEs agree on root, size, type and operation, at no "    \

@@ -82,6 +82,7 @@ int gk__barrier(void)
     uint64_t least = epoch << BARRIER_EPOCH_SHIFT, mark = least | gk__coll_tag16();
     /* Quiet: owed wake-ups are checked here; the ordering of earlier
      * stores comes from the first round's exchange, a full fence. */
+    gk__path_check_complete("a barrier");
     gk__path_flush_wakes();
     struct gk__seg_header *mine = gk__rt.my_seg.header;
     if (n == 1)

@@ -32,7 +32,10 @@ int gk__path_inline_open(void)
         gk__error("out of memory for the inline paths' table of %d PEs", gk__rt.n_pes);
         return GK_ERR_NOMEM;
     }
-    for (int pe = 0; pe < gk__rt.n_pes; pe++) {
+    /* In check mode no peer is open to the inline paths and none is
+     * direct: every call takes the library's way, where the mode's one
+     * branch is, and the inline paths carry none. */
+    for (int pe = 0; pe < gk__rt.n_pes && !gk__check_on; pe++) {
         struct gk__net_peer *peer = &gk__rt.peers[pe];
         if (peer->caps & GK__NET_CAP_LOAD_STORE) {
             path_inline_peers[pe].seg_base = gk__shm_addr(peer, 0);
@@ -44,7 +47,7 @@ int gk__path_inline_open(void)
     gk__inline.sym_size = gk__rt.heap_span - gk__rt.local_size;
     gk__inline.heap_seg_offset = GK__SEG_HEAP_OFFSET;
     gk__inline.peers = path_inline_peers;
-    gk__inline.direct = !gk__net_remote;
+    gk__inline.direct = !gk__net_remote && !gk__check_on;
     gk__inbox_poll_words(gk__rt.my_seg.base, &gk__inline.inbox_head, &gk__inline.inbox_seq,
                          &gk__inline.inbox_mask, &gk__inline.inbox_stride);
     /* A short inline spin: the library's wait spins on. */

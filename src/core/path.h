@@ -28,6 +28,7 @@
 #ifndef GK_CORE_PATH_H
 #define GK_CORE_PATH_H
 
+#include "base/check.h"
 #include "base/wait.h"
 #include "core/runtime.h"
 #include "net/shm.h"
@@ -61,6 +62,21 @@ static inline char *gk__path_addr(int pe, size_t seg_offset)
  * n_pes 0 sends every inline call to the library. */
 int gk__path_inline_open(void);
 void gk__path_inline_close(void);
+
+/* ---- Check mode (GK_CHECK=1, path_check.c) ---- */
+
+/* Sets check mode from GK_CHECK (0 or 1), and ends it. */
+void gk__path_check_open(unsigned setting);
+void gk__path_check_close(void);
+
+/* A completion point (`point` names it in reports): does what check mode
+ * deferred, in issue order; one load when nothing is. */
+void gk__path_check_complete_slow(const char *point) __attribute__((noinline, cold));
+static inline void gk__path_check_complete(const char *point)
+{
+    if (GK__UNLIKELY(atomic_load_explicit(&gk__check_queued, memory_order_relaxed) != 0))
+        gk__path_check_complete_slow(point);
+}
 
 /* ---- Wake-ups owed, completion and ordering ---- */
 
@@ -137,6 +153,7 @@ static inline void gk__path_flush_wakes(void)
 static inline int gk__path_quiet(void)
 {
     int status = GK_OK;
+    gk__path_check_complete("gk_quiet");
     if (GK__UNLIKELY(gk__net_remote))
         status = gk__net_quiet_all(); /* shm's quiet among them: the fence */
     else
@@ -149,6 +166,7 @@ static inline int gk__path_quiet(void)
  * later ones. */
 static inline int gk__path_fence(void)
 {
+    gk__path_check_complete("gk_fence"); /* in issue order: ordered too */
     if (GK__UNLIKELY(gk__net_remote))
         return gk__net_fence_all();
     gk__shm_fence();
@@ -163,6 +181,7 @@ static inline int gk__path_fence(void)
  */
 static inline int gk__path_complete_before_rmw(void)
 {
+    gk__path_check_complete("a lock's release");
     if (GK__LIKELY(!gk__net_remote))
         return GK_OK;
     return gk__net_quiet_all();
@@ -209,6 +228,13 @@ enum gk__path_wake { GK__PATH_DEFER_WAKE, GK__PATH_NO_WAKE };
 /* How a put's source may be reused: on return, or after the next quiet. */
 enum gk__path_src { GK__PATH_SRC_FREE, GK__PATH_SRC_HELD };
 
+/* The non-blocking put and get to a mapped peer in check mode: recorded
+ * now, done at the next completion point. */
+int gk__path_check_put(const char *what, int pe, size_t offset, const void *src, size_t n,
+                       enum gk__path_wake wake) __attribute__((noinline, cold));
+int gk__path_check_get(const char *what, int pe, void *dst, size_t offset, size_t n)
+    __attribute__((noinline, cold));
+
 /* A put to segment offset `offset` of pe, a range the caller checked
  * (windows: their part's bounds). */
 static inline int gk__path_put_at(const char *op, int pe, size_t offset, const void *src,
@@ -222,6 +248,10 @@ static inline int gk__path_put_at(const char *op, int pe, size_t offset, const v
         return GK_OK; /* buffers may be NULL; memcpy must not see them */
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        /* src_use is a constant wherever this is inlined: the blocking
+         * puts carry no check of the mode. */
+        if (src_use == GK__PATH_SRC_HELD && GK__UNLIKELY(gk__check_on))
+            return gk__path_check_put(op, pe, offset, src, nbytes, wake);
         gk__shm_copy_to(peer, offset, src, nbytes);
     } else {
         status = src_use == GK__PATH_SRC_HELD ? peer->transport->put_nbi(peer, offset, src, nbytes)
@@ -268,6 +298,8 @@ static inline int gk__path_get_at(const char *op, int pe, void *dst, size_t offs
     gk__path_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        if (dst_use == GK__PATH_DST_AT_QUIET && GK__UNLIKELY(gk__check_on))
+            return gk__path_check_get(op, pe, dst, offset, nbytes);
         gk__shm_get(peer, dst, offset, nbytes);
         return GK_OK;
     }
@@ -351,6 +383,9 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
 {
     if (GK__UNLIKELY(width != 4 && width != 8))
         return GK_ERR_INVALID_ARG;
+    /* An atomic is ordered after this PE's earlier puts to pe (gasket.h):
+     * in check mode those may still wait for their completion point. */
+    gk__path_check_complete("an atomic");
     uint64_t old = gk__shm_rmw(gk__shm_addr(peer, seg_offset), op, width, operand, compare);
     if (op != GK__AMO_FETCH) {
         gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);

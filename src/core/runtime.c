@@ -249,6 +249,7 @@ int gk__rt_init(const char *op)
     gk__rt.local_size = (gk__rt.config.alloc_mem_size + page - 1) & ~(page - 1);
     gk__rt.heap_span = ((gk__rt.config.heap_request + page - 1) & ~(page - 1)) + gk__rt.local_size;
     rt_set_wait_policy();
+    gk__path_check_open(gk__rt.config.check); /* after the wait policy it wraps */
     struct gk__seg_data data = {NULL, 0};
     if (gk__rt.config.symmetric_data)
         gk__seg_find_data(&data);
@@ -320,6 +321,7 @@ err_destroy_seg:
     if (gk__rt.my_seg.base != NULL)
         gk__seg_unlink(boot->job_key, boot->rank);
     gk__seg_detach(&gk__rt.my_seg);
+    gk__path_check_close();
     gk__boot_fini(boot);
 err:
     return status;
@@ -387,6 +389,7 @@ int gk_finalize(void)
         gk__coll_leave();
     }
     gk__progress_stop();
+    gk__path_check_close(); /* the barrier completed all; forgets the reports */
     gk__net_close_all(); /* collective, before the bootstrap lets go */
     int boot_status = gk__rt.boot.ops->finalize(&gk__rt.boot);
     if (status == GK_OK)

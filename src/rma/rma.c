@@ -51,14 +51,20 @@ int gk_get_nbi(int pe, void *dst, const void *src, size_t nbytes)
  * Handles. On a mapped peer an operation is complete on return and its
  * handle is GK_HANDLE_NULL. On another transport the handle names the
  * target PE, and completing it flushes that peer: the operation and any
- * issued before it to the same PE are then complete.
+ * issued before it to the same PE are then complete. In check mode a
+ * mapped peer's operation waits for its completion point too (core/path.h),
+ * so its handle names the PE and completing it is one.
  */
 #define RMA_HANDLE_PEER_TAG 0x676b4800ull /* "gkH": a handle on PE (low 32 bits) */
+#define RMA_HANDLE_CHECK_TAG 0x676b4300ull /* "gkC": the same on a mapped PE, in check mode */
 
 static gk_handle_t rma_handle_for(int pe)
 {
-    if (GK__LIKELY(gk__path_mapped(pe)))
-        return GK_HANDLE_NULL;
+    if (GK__LIKELY(gk__path_mapped(pe))) {
+        if (GK__LIKELY(!gk__check_on))
+            return GK_HANDLE_NULL;
+        return (gk_handle_t){(RMA_HANDLE_CHECK_TAG << 32) | (uint32_t)pe};
+    }
     return (gk_handle_t){(RMA_HANDLE_PEER_TAG << 32) | (uint32_t)pe};
 }
 
@@ -92,8 +98,12 @@ static int rma_check_handle(const char *op, const gk_handle_t *handle, int *pe_p
     if (GK__LIKELY(handle->opaque == 0))
         return GK_OK;
     uint32_t pe = (uint32_t)handle->opaque;
-    if (handle->opaque >> 32 == RMA_HANDLE_PEER_TAG && pe < (uint32_t)gk__rt.n_pes &&
-        !gk__path_mapped((int)pe)) {
+    uint64_t tag = handle->opaque >> 32;
+    int mapped = pe < (uint32_t)gk__rt.n_pes && gk__path_mapped((int)pe);
+    int issued = pe < (uint32_t)gk__rt.n_pes &&
+                 (tag == RMA_HANDLE_PEER_TAG ? !mapped
+                                             : tag == RMA_HANDLE_CHECK_TAG && gk__check_on && mapped);
+    if (issued) {
         *pe_p = (int)pe;
         return GK_OK;
     }
@@ -112,7 +122,10 @@ static int rma_complete_handle(const char *op, gk_handle_t *handle)
     int pe = -1;
     int status = rma_check_handle(op, handle, &pe);
     if (status == GK_OK && pe >= 0) {
-        status = gk__path_flush(pe);
+        if (gk__path_mapped(pe))
+            gk__path_check_complete(op); /* check mode's handle */
+        else
+            status = gk__path_flush(pe);
     }
     if (status == GK_OK)
         *handle = GK_HANDLE_NULL;

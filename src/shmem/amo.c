@@ -12,7 +12,9 @@
  *
  * The _nbi forms are the blocking ones: the value is in *fetch when they
  * return, which is a complete non-blocking operation (shmem_quiet has
- * nothing left to do for them).
+ * nothing left to do for them). In check mode (base/check.h) *fetch is
+ * poisoned at the call and gets the value at the completion point, as
+ * across a network, so that a read before shmem_quiet shows.
  *
  * Each routine and its shmem_ctx_ form are one body (SHMEM_CTX_DEFINE),
  * on gasket's context forms gk_ctx_atomic_*: an AMO on a context is
@@ -20,6 +22,7 @@
  */
 #include <string.h>
 
+#include "base/check.h"
 #include "shmem/shmem_int.h"
 
 enum amo_op {
@@ -98,6 +101,22 @@ static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, s
     }
 }
 
+/* The _nbi form of an operation that fetches: its value reaches *fetch at
+ * the completion point in check mode. */
+static inline void amo_run_nbi(gk_ctx_t *gkc, const char *routine, enum amo_op op,
+                               size_t size, int pe, void *dest, const void *value,
+                               const void *cond, void *fetch)
+{
+    uint64_t old = 0;
+    amo_run(gkc, routine, op, size, pe, dest, value, cond, &old);
+    if (fetch == NULL)
+        return;
+    if (__builtin_expect(gk__check_on, 0))
+        gk__check_defer_write(routine, fetch, &old, size);
+    else
+        memcpy(fetch, &old, size);
+}
+
 /* A fetching operation with a value: the blocking and the _nbi form. */
 #define AMO_FETCHING(T, N, OP, ENUM)                                           \
     SHMEM_CTX_DEFINE(T, N##_atomic_##OP, (T * dest, T value, int pe), (dest, value, pe)) \
@@ -109,7 +128,7 @@ static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, s
     SHMEM_CTX_DEFINE_VOID(N##_atomic_##OP##_nbi, (T * fetch, T * dest, T value, int pe), \
                           (fetch, dest, value, pe))                            \
     {                                                                          \
-        amo_run(gk_ctx, routine, ENUM, sizeof(T), pe, dest, &value, NULL, fetch); \
+        amo_run_nbi(gk_ctx, routine, ENUM, sizeof(T), pe, dest, &value, NULL, fetch); \
     }
 #define AMO_STORING(T, N, OP, ENUM)                                            \
     SHMEM_CTX_DEFINE_VOID(N##_atomic_##OP, (T * dest, T value, int pe), (dest, value, pe)) \
@@ -128,8 +147,8 @@ static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, s
     SHMEM_CTX_DEFINE_VOID(N##_atomic_fetch_nbi, (T * fetch, const T *source, int pe), \
                           (fetch, source, pe))                                 \
     {                                                                          \
-        amo_run(gk_ctx, routine, AMO_FETCH, sizeof(T), pe, (void *)source, NULL, NULL, \
-                fetch);                                                        \
+        amo_run_nbi(gk_ctx, routine, AMO_FETCH, sizeof(T), pe, (void *)source, NULL, \
+                    NULL, fetch);                                              \
     }                                                                          \
     AMO_STORING(T, N, set, AMO_SET)                                            \
     AMO_FETCHING(T, N, swap, AMO_SWAP)
@@ -147,7 +166,7 @@ static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, s
                           (T * fetch, T * dest, T cond, T value, int pe),      \
                           (fetch, dest, cond, value, pe))                      \
     {                                                                          \
-        amo_run(gk_ctx, routine, AMO_CSWAP, sizeof(T), pe, dest, &value, &cond, fetch); \
+        amo_run_nbi(gk_ctx, routine, AMO_CSWAP, sizeof(T), pe, dest, &value, &cond, fetch); \
     }                                                                          \
     SHMEM_CTX_DEFINE(T, N##_atomic_fetch_inc, (T * dest, int pe), (dest, pe))  \
     {                                                                          \
@@ -159,7 +178,7 @@ static inline void amo_run(gk_ctx_t *gkc, const char *routine, enum amo_op op, s
                           (fetch, dest, pe))                                   \
     {                                                                          \
         T one = 1;                                                             \
-        amo_run(gk_ctx, routine, AMO_FETCH_ADD, sizeof(T), pe, dest, &one, NULL, fetch); \
+        amo_run_nbi(gk_ctx, routine, AMO_FETCH_ADD, sizeof(T), pe, dest, &one, NULL, fetch); \
     }                                                                          \
     SHMEM_CTX_DEFINE_VOID(N##_atomic_inc, (T * dest, int pe), (dest, pe))      \
     {                                                                          \

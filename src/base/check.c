@@ -1,0 +1,158 @@
+/*
+ * check.c: check mode's record of deferred operations (check.h): the list,
+ * its completion in issue order, and the reports with their call sites.
+ */
+#include "base/check.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/log.h"
+
+int gk__check_on;
+atomic_size_t gk__check_queued;
+
+static pthread_mutex_t check_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct gk__check_op *check_head, **check_tail = &check_head;
+
+/* Call sites already reported: a loop that reuses its source reports once. */
+#define CHECK_SITES_MAX 64
+static void *check_sites[CHECK_SITES_MAX];
+static unsigned check_n_sites;
+
+struct gk__check_op *gk__check_op_new(const char *what, size_t n)
+{
+    struct gk__check_op *op = malloc(sizeof(*op) + n);
+    if (op == NULL)
+        return NULL;
+    memset(op, 0, sizeof(*op));
+    op->what = what;
+    op->n = n;
+    /* The whole stack, not one return address: the call may come through
+     * the OpenSHMEM names or the context forms, frames of the library
+     * above the caller's. */
+    op->n_frames = backtrace(op->frames, GK__CHECK_FRAMES);
+    return op;
+}
+
+void gk__check_push(struct gk__check_op *op)
+{
+    op->next = NULL;
+    pthread_mutex_lock(&check_lock);
+    *check_tail = op;
+    check_tail = &op->next;
+    atomic_fetch_add_explicit(&gk__check_queued, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&check_lock);
+}
+
+/* Whether frame lies in the library's own code: in its shared object, or,
+ * linked into the program, in a function with one of its exported
+ * prefixes (called under check_lock). */
+static int check_frame_ours(void *frame)
+{
+    static Dl_info self;
+    static int self_known, self_is_lib;
+    if (!self_known) {
+        self_known = dladdr((void *)check_frame_ours, &self) != 0 ? 1 : -1;
+        self_is_lib = self_known == 1 && self.dli_fname != NULL &&
+                      strstr(self.dli_fname, "libgasket") != NULL;
+    }
+    Dl_info info;
+    if (self_known != 1 || dladdr(frame, &info) == 0 || info.dli_fbase != self.dli_fbase)
+        return 0;
+    if (self_is_lib)
+        return 1;
+    const char *name = info.dli_sname;
+    return name != NULL && (strncmp(name, "gk_", 3) == 0 || strncmp(name, "shmem_", 6) == 0 ||
+                            strncmp(name, "pshmem_", 7) == 0);
+}
+
+/* The caller's frame: the first above the library's own (*call_p: the
+ * name of the library's function it called, where it is exported). */
+static void *check_site(const struct gk__check_op *op, const char **call_p)
+{
+    for (int i = 0; i < op->n_frames; i++) {
+        if (!check_frame_ours(op->frames[i])) {
+            Dl_info info;
+            if (i > 0 && dladdr(op->frames[i - 1], &info) != 0 && info.dli_sname != NULL)
+                /* shmem_ names are aliases of the profiling pshmem_ ones:
+                 * the program called the shmem_ name. */
+                *call_p = info.dli_sname + (strncmp(info.dli_sname, "pshmem_", 7) == 0);
+            return op->frames[i];
+        }
+    }
+    return op->n_frames > 0 ? op->frames[op->n_frames - 1] : NULL;
+}
+
+/* Whether site was reported already; notes it if not. */
+static int check_site_seen(void *site)
+{
+    for (unsigned i = 0; i < check_n_sites; i++)
+        if (check_sites[i] == site)
+            return 1;
+    if (check_n_sites < CHECK_SITES_MAX)
+        check_sites[check_n_sites++] = site;
+    return 0;
+}
+
+static void check_report_reuse(const struct gk__check_op *op, const char *point)
+{
+    const char *call = op->what;
+    void *site = check_site(op, &call);
+    if (check_site_seen(site))
+        return;
+    /* "prog(main+0x4c) [0x5581...]": the symbol where the program exports
+     * it, the address for addr2line always. */
+    char **names = site != NULL ? backtrace_symbols(&site, 1) : NULL;
+    gk__warn("check: source of %s at %s was modified before %s", call,
+             names != NULL ? names[0] : "an unknown call site", point);
+    free(names);
+}
+
+void gk__check_drain(const char *point)
+{
+    pthread_mutex_lock(&check_lock);
+    struct gk__check_op *op = check_head;
+    check_head = NULL;
+    check_tail = &check_head;
+    atomic_store_explicit(&gk__check_queued, 0, memory_order_relaxed);
+    /* Applied under the lock: another thread's completion point must not
+     * pass entries still being applied. */
+    while (op != NULL) {
+        struct gk__check_op *next = op->next;
+        if (op->apply != NULL)
+            op->apply(op);
+        else
+            memcpy(op->local, op->data, op->n);
+        if (op->src != NULL && memcmp(op->src, op->data, op->n) != 0)
+            check_report_reuse(op, point);
+        free(op);
+        op = next;
+    }
+    pthread_mutex_unlock(&check_lock);
+}
+
+void gk__check_defer_write(const char *what, void *dst, const void *value, size_t n)
+{
+    struct gk__check_op *op = gk__check_on ? gk__check_op_new(what, n) : NULL;
+    if (op == NULL) {
+        memcpy(dst, value, n);
+        return;
+    }
+    op->local = dst;
+    memcpy(op->data, value, n);
+    memset(dst, GK__CHECK_POISON, n);
+    gk__check_push(op);
+}
+
+void gk__check_fini(void)
+{
+    gk__check_drain("gk_finalize");
+    pthread_mutex_lock(&check_lock);
+    check_n_sites = 0;
+    pthread_mutex_unlock(&check_lock);
+}

@@ -1,0 +1,100 @@
+/*
+ * path_check.c: the path layer in check mode (GK_CHECK=1, base/check.h):
+ * non-blocking puts and gets to mapped peers recorded at their call and
+ * done at their completion point, as a network would do them.
+ *
+ * A put takes its data from the source at the call (what the operation
+ * moves is fixed then) and keeps the source's address, so the completion
+ * point can tell a source changed before it (a reuse the network would
+ * have sent half of). A get's destination holds GK__CHECK_POISON until
+ * its completion point reads the target.
+ */
+#include <string.h>
+
+#include "base/check.h"
+#include "core/path.h"
+
+/* op->flags of a put: whether it owes its wake-up check (gk__path_wake). */
+#define CHECK_PUT_DEFER_WAKE 1
+
+static void check_apply_put(const struct gk__check_op *op)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[op->pe];
+    gk__shm_copy_to(peer, op->offset, op->data, op->n);
+    if ((op->flags & CHECK_PUT_DEFER_WAKE) && op->n > peer->put_wakes_max)
+        gk__path_defer_wake(op->pe, op->offset, op->offset + op->n);
+}
+
+static void check_apply_get(const struct gk__check_op *op)
+{
+    gk__shm_get(&gk__rt.peers[op->pe], op->local, op->offset, op->n);
+}
+
+int gk__path_check_put(const char *what, int pe, size_t offset, const void *src, size_t n,
+                       enum gk__path_wake wake)
+{
+    struct gk__check_op *op = gk__check_op_new(what, n);
+    if (op == NULL) { /* done now: correct, only unchecked */
+        gk__shm_copy_to(&gk__rt.peers[pe], offset, src, n);
+        if (wake == GK__PATH_DEFER_WAKE && n > gk__rt.peers[pe].put_wakes_max)
+            gk__path_defer_wake(pe, offset, offset + n);
+        return GK_OK;
+    }
+    op->apply = check_apply_put;
+    op->pe = pe;
+    op->flags = wake == GK__PATH_DEFER_WAKE ? CHECK_PUT_DEFER_WAKE : 0;
+    op->offset = offset;
+    op->src = src;
+    memcpy(op->data, src, n);
+    gk__check_push(op);
+    return GK_OK;
+}
+
+int gk__path_check_get(const char *what, int pe, void *dst, size_t offset, size_t n)
+{
+    struct gk__check_op *op = gk__check_op_new(what, 0);
+    if (op == NULL) {
+        gk__shm_get(&gk__rt.peers[pe], dst, offset, n);
+        return GK_OK;
+    }
+    op->apply = check_apply_get;
+    op->pe = pe;
+    op->offset = offset;
+    op->local = dst;
+    op->n = n;
+    memset(dst, GK__CHECK_POISON, n);
+    gk__check_push(op);
+    return GK_OK;
+}
+
+void gk__path_check_complete_slow(const char *point)
+{
+    gk__check_drain(point);
+    /* The puts just done owe their wake-up checks like any others; a
+     * completion point that sleeps next must pay them first. */
+    gk__path_flush_wakes();
+}
+
+/* A wait about to sleep completes what this PE issued: a program that
+ * waits for its own put_nbi's answer without quiet would otherwise never
+ * see it (a network delivers in the end), and check mode must not hang
+ * what runs elsewhere. Then the transports' own step before sleeping. */
+static void check_before_sleep(void)
+{
+    gk__path_check_complete("a wait");
+    gk__net_before_sleep();
+}
+
+void gk__path_check_open(unsigned setting)
+{
+    gk__check_on = setting != 0; /* 0 or 1: base/config.c checked */
+    if (gk__check_on)
+        gk__wait_policy.before_sleep = check_before_sleep;
+}
+
+void gk__path_check_close(void)
+{
+    if (gk__check_on)
+        gk__check_fini();
+    gk__check_on = 0;
+}
