@@ -13,10 +13,15 @@
  *   --timeout and signals), ok (everyone finishes), late3 (exit 3 after
  *   gk_finalize), slow (PE 1 lingers 0.4 s before the collective, so PE 0's
  *   wait sleeps), shm-full (run with a GK_HEAP_SIZE that /dev/shm cannot
- *   hold: gk_init must fail on every PE, which then exits 1)
+ *   hold: gk_init must fail on every PE, which then exits 1), lockheld (the
+ *   victim dies holding a window lock the others queue for), midput (the
+ *   victim dies while the others stream puts to it), sockets (the victim
+ *   destroys its TCP connections with ss -K and goes on to a barrier: a
+ *   network failure, not a death)
  */
 #include <gasket.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +29,63 @@
 #include <unistd.h>
 
 #include "fault_common.h"
+
+/* Destroys this process's TCP connections but the launcher's (ss -K, the
+ * kernel's sock_diag destroy): what a reset by the network or a peer's
+ * host looks like to UCX. Sockets are found by inode, /proc/self/fd to
+ * /proc/net/tcp{,6}, and killed by their local port. */
+static void fault_destroy_my_sockets(void)
+{
+    const char *boot_fd = getenv("GK_BOOT_FD");
+    char path[64], link[64];
+    unsigned long boot_inode = 0;
+    if (boot_fd != NULL) {
+        snprintf(path, sizeof(path), "/proc/self/fd/%s", boot_fd);
+        ssize_t n = readlink(path, link, sizeof(link) - 1);
+        if (n > 0) {
+            link[n] = 0;
+            sscanf(link, "socket:[%lu]", &boot_inode);
+        }
+    }
+    for (int v6 = 0; v6 < 2; v6++) {
+        FILE *f = fopen(v6 ? "/proc/net/tcp6" : "/proc/net/tcp", "r");
+        if (f == NULL)
+            continue;
+        char line[512];
+        if (fgets(line, sizeof(line), f) == NULL) { /* the header */
+            fclose(f);
+            continue;
+        }
+        while (fgets(line, sizeof(line), f) != NULL) {
+            char local[64];
+            unsigned long inode;
+            /* sl local rem st tx:rx tr:when retr uid timeout inode */
+            if (sscanf(line, "%*s %63s %*s %*s %*s %*s %*s %*s %*s %lu", local, &inode) != 2 ||
+                inode == 0 || inode == boot_inode)
+                continue;
+            char want[64];
+            snprintf(want, sizeof(want), "socket:[%lu]", inode);
+            int mine = 0;
+            for (int fd = 0; fd < 1024 && !mine; fd++) {
+                snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+                ssize_t n = readlink(path, link, sizeof(link) - 1);
+                if (n > 0) {
+                    link[n] = 0;
+                    mine = strcmp(link, want) == 0;
+                }
+            }
+            const char *colon = strrchr(local, ':');
+            if (!mine || colon == NULL)
+                continue;
+            char cmd[128];
+            snprintf(cmd, sizeof(cmd), "ss -K -t 'sport = :%lu' >/dev/null 2>&1",
+                     strtoul(colon + 1, NULL, 16));
+            if (system(cmd) != 0)
+                fprintf(stderr, "fault_pe: %s failed\n", cmd);
+        }
+        fclose(f);
+    }
+}
 
 int main(int argc, char **argv)
 {
@@ -37,17 +99,31 @@ int main(int argc, char **argv)
     /* Print our pid so the no-orphans check can find us. */
     printf("fault_pe PE %d pid %d\n", me, (int)getpid());
     fflush(stdout);
+    /* lockheld: the victim holds PE 0's lock before anyone is ready. */
+    gk_win_t *win = NULL;
+    void *win_base = NULL;
+    if (strcmp(mode, "lockheld") == 0) {
+        if (gk_win_allocate(4096, 0, &win_base, &win) != GK_OK)
+            return 8;
+        if (me == 1 && gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0) != GK_OK)
+            return 8;
+    }
+    unsigned char *sink = strcmp(mode, "midput") == 0 ? gk_malloc(1 << 20) : NULL;
     gk_barrier();
     fault_ready(me);
-    static const char *const failures[] = {"kill",  "kill-with-child", "nofin", "abort",
-                                           "exit3", "gkabort",         "segv",
-                                           "closefd", "gkabort0",      "gkabort256"};
+    static const char *const failures[] = {"kill",     "kill-with-child", "nofin", "abort",
+                                           "exit3",    "gkabort",         "segv",
+                                           "closefd",  "gkabort0",        "gkabort256",
+                                           "lockheld", "midput",          "sockets"};
     for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
         if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
             fault_note_death();
     if (me == 1 || gk_n_pes() == 1) {
-        if (strcmp(mode, "kill") == 0)
+        if (strcmp(mode, "kill") == 0 || strcmp(mode, "lockheld") == 0 ||
+            strcmp(mode, "midput") == 0)
             raise(SIGKILL);
+        if (strcmp(mode, "sockets") == 0)
+            fault_destroy_my_sockets();
         if (strcmp(mode, "kill-with-child") == 0) {
             /* A grandchild that outlives us must not keep the job alive. */
             if (system("sleep 5 &") != 0)
@@ -80,6 +156,18 @@ int main(int argc, char **argv)
          * barrier wait sleeps and checks the launcher is alive. */
         struct timespec pause = {0, 400 * 1000 * 1000};
         nanosleep(&pause, NULL);
+    }
+    if (win != NULL) {
+        /* Queued behind the dead victim: only the job's end stops this. */
+        int rc = gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0);
+        printf("PE %d: gk_win_lock returned %d\n", me, rc);
+        return 10;
+    }
+    if (sink != NULL) {
+        static unsigned char src[1 << 20];
+        for (;;)
+            if (gk_put(1, sink, src, sizeof(src)) != GK_OK)
+                return 10;
     }
     uint64_t *word = gk_calloc(1, sizeof(uint64_t));
     if (strcmp(mode, "hang") == 0)

@@ -9,12 +9,16 @@
 # Under a resource manager nobody but gasket watches the PEs of a job as
 # gasket-run does: a PE whose neighbour on its node is gone ends the job
 # through PMIx (boot_pmix.c), and the launcher reports the death its way.
+# The victim notes the time it fails ($FAULT_DIR/death, fault_common.h):
+# from then to the launcher's exit is at most 3 s.
 set -u
 launcher=$1; prog=$2; case_name=$3; shift 3
 here=$(dirname "$0")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=$work/out
+export FAULT_DIR=$work/pe
+mkdir "$FAULT_DIR"
 
 fail() {
     echo "FAIL [$launcher $case_name]: $*"
@@ -26,7 +30,8 @@ start=$(date +%s%N)
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0" "$here/run_launched.sh" "$launcher" 4 "$@" "$prog" "$case_name" \
     >"$out" 2>&1
 status=$?
-elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+end=$(date +%s%N)
+elapsed_ms=$(( (end - start) / 1000000 ))
 cat "$out"
 echo "exit status $status after $elapsed_ms ms"
 [ "$status" = 77 ] && exit 77
@@ -43,12 +48,24 @@ gkabort)
     ;;
 *)
     [ "$status" != 0 ] || fail "exit status 0 after PE 1 failed ($case_name)"
+    # gasket's line, from a PE that waited for the victim; or, where no PE
+    # waits (midput: the others only put), the launcher's own report.
     grep -Eq 'gasket\[PE [0-9]+\] error: PE 1 \(process [0-9]+ on this node\) is gone; ending the job' \
-        "$out" || fail "no line from gasket naming PE 1"
+        "$out" ||
+        { [ "$case_name" = midput ] &&
+          grep -Eq 'noticed that process rank 1 with PID [0-9]+ on node .* exited on signal|srun: error: .*: task 1: ' \
+              "$out"; } || fail "no line naming PE 1"
     ;;
 esac
 # Seconds, not the launchers' own time limits: start-up included.
 [ "$elapsed_ms" -lt 15000 ] || fail "the job took $elapsed_ms ms to end"
+if [ -f "$FAULT_DIR/death" ]; then
+    react_ms=$(( (end - $(cat "$FAULT_DIR/death")) / 1000000 ))
+    echo "the job ended $react_ms ms after PE 1 failed"
+    [ "$react_ms" -le 3000 ] || fail "the job ended $react_ms ms after PE 1 failed (limit 3000)"
+elif [ "$case_name" != ok ]; then
+    fail "PE 1 did not note when it failed (FAULT_DIR not passed on?)"
+fi
 if pgrep -f "^$prog " >/dev/null; then
     fail "fault_pe processes outlived the job: $(pgrep -af "^$prog ")"
 fi
