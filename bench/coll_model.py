@@ -61,6 +61,9 @@ BCAST_SMALL_MAX = 8192  # GK__TEAM_BCAST_SMALL_MAX
 GATHER_BLOCK_MAX = 2048  # GK__TEAM_GATHER_BLOCK_MAX (a PE's block)
 GATHER_TOTAL_MAX = 4 * MiB  # GK__TEAM_GATHER_TOTAL_MAX (n x block)
 ALLTOALL_BRUCK_MAX = 256  # GK__TEAM_ALLTOALL_BRUCK_MAX
+RING_MAX = 16           # GK_TEAM_RING_MAX's default: above, Rabenseifner's all-reduce
+HB_PIECE = 64 * KiB     # host_buf.c: a host buffer's piece
+HB_LOCAL_MAX = 63       # GK__HB_LOCAL_MAX: the most PEs of a host a host buffer serves
 
 
 # Measured on the reference machine (docs/COLLECTIVES-MODEL.md): seconds
@@ -162,6 +165,11 @@ class Topo:
     def spans(self):
         """The team spans hosts with several of its PEs on one."""
         return 1 < self.H < self.n
+
+    def hb_usable(self):
+        """gk__hb_usable and gk__hb_shares: the hierarchical algorithms
+        (host buffers) can run and save messages."""
+        return self.spans() and self.m <= HB_LOCAL_MAX
 
     def levels_fit(self):
         return 2 * clog2(self.m) + clog2(self.H) <= self.p1_boxes
@@ -282,6 +290,26 @@ def stream(c, p, topo, steps, payload):
         c.host_bytes += steps * (payload + hdrs(payload, topo.bulk_chunk))
 
 
+def rabenseifner(c, p, g, link, s, topo, cross=None):
+    """Rabenseifner's all-reduce over g members on link (coll.c): the
+    fold of the first 2r (g = 2^L + r), L halvings, L doublings, the
+    unfold. cross(d): members of a host whose partner at distance d is
+    elsewhere (None: every message leaves its host)."""
+    L = g.bit_length() - 1
+    r = g - (1 << L)
+    steps = []
+    if r:
+        steps += [(s, 1), (s, 1)]
+    for k in range(L):
+        d = (1 << L) >> (k + 1)
+        steps += [(s / (1 << (k + 1)), d)] * 2
+    for pay, d in steps:
+        c.msgs(p, link, pay, box=topo)
+        c.pe_bytes += pay + hdrs(pay, topo.bulk_chunk)
+        c.host_bytes += (cross(d) if cross else 1) * (pay + hdrs(pay, topo.bulk_chunk))
+    c.t += p.gamma * (s * (1 - 1 / (1 << L)) + (s if r else 0))
+
+
 def model(p, op, topo, s, algo=None):
     """The cost of op with s bytes (per PE; broadcast: in all) on topo,
     with the build's choice of algorithm unless algo is given."""
@@ -289,9 +317,19 @@ def model(p, op, topo, s, algo=None):
     if op == "barrier":
         c = agreement(p, topo, "none", 0, Cost("agreement"))
     elif op == "broadcast":
-        algo = algo or ("small" if s <= BCAST_SMALL_MAX else "tree")
+        algo = algo or ("small" if s <= BCAST_SMALL_MAX
+                        else "hier" if topo.hb_usable() else "tree")
         if algo == "small":
             c = agreement(p, topo, "bcast", s, Cost(algo))
+        elif algo == "hier":
+            # a pipelined tree between one PE per host, each copying its
+            # pieces into the host's buffer, which the host's PEs copy out
+            c = agreement(p, topo, "none", 0, Cost(algo))
+            cc = min(s, topo.bulk_chunk)
+            c.msgs(p, "r", cc, clog2(H) + -(-s // cc) - 1, box=topo)
+            c.t += 2 * p.gamma * min(s, HB_PIECE)
+            c.pe_bytes += clog2(H) * (s + hdrs(s, topo.bulk_chunk))
+            c.host_bytes += clog2(H) * s
         else:
             c = agreement(p, topo, "none", 0, Cost(algo))
             cc = min(s, topo.bulk_chunk)
@@ -300,9 +338,28 @@ def model(p, op, topo, s, algo=None):
             c.pe_bytes += clog2(n) * (s + hdrs(s, topo.bulk_chunk))
             c.host_bytes += tree_cross_edges(topo) * s
     elif op == "allreduce":
-        algo = algo or ("gather" if gather_fits(s, n * s) else "ring")
+        algo = algo or ("gather" if gather_fits(s, n * s)
+                        else "hier" if topo.hb_usable()
+                        else "ring" if n <= RING_MAX else "rabenseifner")
         if algo == "gather":
             c = agreement(p, topo, "reduce", s, Cost(algo))
+        elif algo == "hier":
+            # the host's vectors into its leader's buffer, combined there;
+            # the leaders' ring (or Rabenseifner's); the result out
+            c = agreement(p, topo, "none", 0, Cost(algo))
+            c.t += p.gamma * (m + 1) * s
+            if H <= RING_MAX:
+                c.msgs(p, "r", s / H, 2 * (H - 1), box=topo)
+                c.pe_bytes += 2 * (H - 1) * (s / H + hdrs(s / H, topo.bulk_chunk))
+                c.host_bytes += 2 * (H - 1) * (s / H + hdrs(s / H, topo.bulk_chunk))
+                c.t += p.gamma * (H - 1) / H * s
+            else:
+                rabenseifner(c, p, H, "r", s, topo)
+        elif algo == "rabenseifner":
+            c = agreement(p, topo, "none", 0, Cost(algo))
+            rabenseifner(c, p, n, topo.link(), s, topo, topo.cross if H > 1 else None)
+            if H == 1:
+                c.host_bytes = 0
         else:
             c = agreement(p, topo, "none", 0, Cost(algo))
             stream(c, p, topo, 2 * (n - 1), s / n)

@@ -77,7 +77,13 @@
       "all-gather), hier (each host reduces through a shared buffer, its "     \
       "leaders run the ring; flat where the team is on one host) or auto "     \
       "(gather for vectors up to 2 KiB, 4 MiB in all; above that hier where "  \
-      "the team spans hosts with several of its PEs on one, else ring)")       \
+      "the team spans hosts with several of its PEs on one, else ring; "     \
+      "rabenseifner: recursive halving then doubling)")                        \
+    X(TEAM_RING_MAX, uint, team_ring_max, "16",                                \
+      "the most PEs (or hosts' leaders, under hier) a ring all-reduce runs "   \
+      "over; above, the all-reduce and reduce take Rabenseifner's "            \
+      "algorithm (recursive halving then doubling, 2 log2 n rounds); must be " \
+      "the same on every PE")                                                  \
     X(TEAM_ALGO_FCOLLECT, str, team_algo_fcollect, "auto",                     \
       "team fcollect and collect: bruck, ring or auto (bruck for blocks up "   \
       "to 2 KiB, 4 MiB in all)")                                               \

@@ -223,6 +223,89 @@ int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count
     return 0;
 }
 
+/* Rabenseifner's all-reduce (coll.h). Members fold into p = 2^L virtual
+ * ones: the first 2r (n = p + r) pair up, the odd of each pair taking the
+ * even's vector, so virtual v is member 2v + 1 below r and v + r above. */
+static int rab_member(int v, int r)
+{
+    return v < r ? 2 * v + 1 : v + r;
+}
+
+/* The element range [*lo, *hi) virtual member v of p holds after `steps`
+ * halving steps: step k (partner v ^ (p >> (k + 1))) keeps the lower half
+ * of the range where v's bit is clear, the upper where it is set. */
+static void rab_range(size_t count, int v, int p, int steps, size_t *lo, size_t *hi)
+{
+    *lo = 0;
+    *hi = count;
+    for (int k = 0; k < steps; k++) {
+        size_t mid = *lo + (*hi - *lo) / 2;
+        if (v & (p >> (k + 1)))
+            *lo = mid;
+        else
+            *hi = mid;
+    }
+}
+
+int gk__team_rabenseifner_round(struct gk__team_op *op, unsigned char *acc, size_t count,
+                                const int *members, int n, int me)
+{
+    int L = 0;
+    while ((2 << L) <= n)
+        L++;
+    int p = 1 << L, r = n - p, k = op->round;
+    /* Steps: the fold (where r > 0), L halvings, L doublings, the unfold. */
+    int fold = r > 0, steps = 2 * L + 2 * fold;
+    size_t e = op->elem;
+    if (k >= steps)
+        return 1;
+    op->round++;
+    gk__team_step_clear(op);
+    int fold_box = GK__TEAM_BULK_BOX + L;
+    int extra = me < 2 * r && me % 2 == 0; /* hands its vector over, waits */
+#define RAB_MEMBER(i) (members != NULL ? members[i] : (i))
+    if (fold && (k == 0 || k == steps - 1)) {
+        int first = k == 0;
+        if (me >= 2 * r)
+            return 0; /* an empty step: not in a pair */
+        if (extra == first) /* the even one's vector in, the result out */
+            gk__team_step_send(op, RAB_MEMBER(extra ? me + 1 : me - 1), fold_box, acc,
+                               count * e);
+        else
+            gk__team_step_recv(op, fold_box, acc, count * e,
+                               first ? GK__TEAM_RX_COMBINE : GK__TEAM_RX_COPY);
+        return 0;
+    }
+    if (extra)
+        return 0;
+    int s = k - fold; /* 0 .. 2L - 1 */
+    int v = me < 2 * r ? me / 2 : me - r;
+    int halving = s < L, hk = halving ? s : 2 * L - 1 - s; /* the halving step undone */
+    int d = p >> (hk + 1), partner = rab_member(v ^ d, r);
+    size_t lo, hi, keep_lo, keep_hi;
+    rab_range(count, v, p, hk, &lo, &hi);
+    rab_range(count, v, p, hk + 1, &keep_lo, &keep_hi);
+    /* The half this member gives (halving) or gets (doubling): the
+     * partner's, the other side of the split. */
+    int upper = (v & d) != 0;
+    size_t other_lo = upper ? lo : keep_hi;
+    size_t other_hi = upper ? keep_lo : hi;
+    int box = GK__TEAM_BULK_BOX + hk;
+    if (halving) {
+        gk__team_step_send_more(op, RAB_MEMBER(partner), box, acc + other_lo * e,
+                                (other_hi - other_lo) * e);
+        gk__team_step_recv(op, box, acc + keep_lo * e, (keep_hi - keep_lo) * e,
+                           GK__TEAM_RX_COMBINE);
+    } else {
+        gk__team_step_send(op, RAB_MEMBER(partner), box, acc + keep_lo * e,
+                           (keep_hi - keep_lo) * e);
+        gk__team_step_recv(op, box, acc + other_lo * e, (other_hi - other_lo) * e,
+                           GK__TEAM_RX_COPY);
+    }
+#undef RAB_MEMBER
+    return 0;
+}
+
 /* Where a reduction's full result goes: dst, or op->work. */
 static unsigned char *reduce_result(struct gk__team_op *op)
 {
@@ -284,6 +367,9 @@ int gk__team_next_reduce(struct gk__team_op *op)
             r = gk__hb_reduce_next(op);
             if (r != 1)
                 return r;
+        } else if (op->algo == GK__ALGO_RABENSEIFNER && op->kind != GK__TEAM_REDUCE_SCATTER) {
+            if (gk__team_rabenseifner_round(op, op->buf, op->count, NULL, n, op->team->me) == 0)
+                return 0;
         } else if (gk__team_ring_round(op, op->buf, op->count, n - 1, ag, NULL, n,
                                        op->team->me) == 0) {
             return 0;

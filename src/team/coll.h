@@ -45,7 +45,8 @@ enum gk__team_algo {
     GK__ALGO_PAIRWISE, /* all-to-all: n - 1 exchanges */
     GK__ALGO_BRUCK,    /* all-to-all in log2 n rounds */
     GK__ALGO_CHAIN,    /* scan: a pipeline from PE 0 up */
-    GK__ALGO_HIER      /* across hosts by leaders, a host buffer within (host_buf.c) */
+    GK__ALGO_HIER,     /* across hosts by leaders, a host buffer within (host_buf.c) */
+    GK__ALGO_RABENSEIFNER /* all-reduce: recursive halving, then doubling */
 };
 
 /* GK_TEAM_LEVELS: the agreement rounds over hosts then leaders (hier), or
@@ -56,6 +57,7 @@ enum gk__team_levels { GK__LEVELS_AUTO, GK__LEVELS_FLAT, GK__LEVELS_HIER };
 struct gk__team_tuning {
     enum gk__team_levels levels;
     enum gk__team_algo bcast, allreduce, fcollect, alltoall, scan;
+    int ring_max; /* GK_TEAM_RING_MAX */
 };
 extern struct gk__team_tuning gk__team_tuning;
 /* Reads the GK_TEAM_* variables; GK_ERR_INVALID_ARG with a message for a
@@ -107,6 +109,26 @@ int gk__team_next_alltoall(struct gk__team_op *op);
  * elements: 0 when a step is ready, 1 when the rounds are over. */
 int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count,
                         int rs_rounds, int ag_rounds, const int *members, int n, int me);
+
+/* One step of Rabenseifner's all-reduce (op->round counts them) over n
+ * members as gk__team_ring_round's: where n is no power of two, the first
+ * 2r members (n = 2^L + r) pair up and the even one hands its vector to
+ * the odd one; then L steps of recursive halving (a reduce-scatter: each
+ * step sends half of what a member holds to a partner 2^k away and
+ * combines the other half with the partner's), L steps of recursive
+ * doubling that undo them (an all-gather), and the odd member of each
+ * pair hands the result back. Each element is combined once, by one
+ * member, so every member gets the same bits. 0 when a step is ready, 1
+ * when the steps are over. Needs L + 1 bulk boxes (L where n is a power of
+ * two). */
+int gk__team_rabenseifner_round(struct gk__team_op *op, unsigned char *acc, size_t count,
+                                const int *members, int n, int me);
+/* Whether an all-reduce over n members (a team's, or its hosts' leaders)
+ * takes the ring (else Rabenseifner's): GK_TEAM_RING_MAX. */
+static inline int gk__team_ring_fits(int n)
+{
+    return n <= gk__team_tuning.ring_max;
+}
 
 /* The entry points with the caller's name (the world forms, world.c, use
  * them too); handle_p NULL: blocking. radix 0: none given. */

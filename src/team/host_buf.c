@@ -379,7 +379,7 @@ int gk__hb_bcast_next(struct gk__team_op *op)
 
 enum {
     HB_RED_IN = GK__HB_REDUCE_STAGE, /* the host's parts in, combined by its leader */
-    HB_RED_RING,                     /* the leaders' ring */
+    HB_RED_RING,                     /* the leaders' ring (or Rabenseifner's) */
     HB_RED_OUT,                      /* the result out */
     HB_RED_DONE
 };
@@ -404,9 +404,11 @@ int gk__hb_reduce_next(struct gk__team_op *op)
         return 0;
     }
     case HB_RED_RING:
-        if (leader &&
-            gk__team_ring_round(op, op->buf, op->count, nh - 1, nh - 1, t->leaders, nh,
-                                t->my_host) == 0)
+        if (leader && (gk__team_ring_fits(nh)
+                           ? gk__team_ring_round(op, op->buf, op->count, nh - 1, nh - 1,
+                                                 t->leaders, nh, t->my_host)
+                           : gk__team_rabenseifner_round(op, op->buf, op->count, t->leaders,
+                                                         nh, t->my_host)) == 0)
             return 0;
         op->stage = HB_RED_OUT;
     /* fallthrough */

@@ -53,12 +53,13 @@ static int tuning_agree(const int v[6], int status)
     static const char *const vars[] = {"GK_TEAM_LEVELS",         "GK_TEAM_ALGO_BCAST",
                                        "GK_TEAM_ALGO_ALLREDUCE", "GK_TEAM_ALGO_FCOLLECT",
                                        "GK_TEAM_ALGO_ALLTOALL",  "GK_TEAM_ALGO_SCAN",
-                                       "GK_TEAM_WINDOW"};
-    enum { N = 7 };
+                                       "GK_TEAM_WINDOW",         "GK_TEAM_RING_MAX"};
+    enum { N = 8 };
     uint64_t mine[N + 1];
     for (int i = 0; i < N; i++)
-        mine[i] = i < 6 ? (status == GK_OK ? (uint64_t)v[i] : 0)
-                        : (uint64_t)gk__rt.config.team_window;
+        mine[i] = i < 6    ? (status == GK_OK ? (uint64_t)v[i] : 0)
+                  : i == 6 ? (uint64_t)gk__rt.config.team_window
+                           : (uint64_t)gk__rt.config.team_ring_max;
     mine[N] = status == GK_OK ? 0 : 1;
     int n = gk__rt.boot.size;
     uint64_t(*all)[N + 1] = calloc((size_t)n, sizeof(*all));
@@ -92,7 +93,8 @@ int gk__team_tuning_init(void)
     static const struct algo_name bcast[] = {
         {"small", GK__ALGO_SMALL}, {"tree", GK__ALGO_TREE}, {"hier", GK__ALGO_HIER}, {NULL, 0}};
     static const struct algo_name allreduce[] = {
-        {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {"hier", GK__ALGO_HIER}, {NULL, 0}};
+        {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {"hier", GK__ALGO_HIER},
+        {"rabenseifner", GK__ALGO_RABENSEIFNER}, {NULL, 0}};
     static const struct algo_name fcollect[] = {
         {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
@@ -122,6 +124,9 @@ int gk__team_tuning_init(void)
     gk__team_tuning.fcollect = (enum gk__team_algo)v[3];
     gk__team_tuning.alltoall = (enum gk__team_algo)v[4];
     gk__team_tuning.scan = (enum gk__team_algo)v[5];
+    gk__team_tuning.ring_max = (int)(gk__rt.config.team_ring_max > INT32_MAX
+                                         ? INT32_MAX
+                                         : gk__rt.config.team_ring_max);
     return GK_OK;
 }
 
@@ -147,10 +152,12 @@ enum gk__team_algo gk__team_choose_bcast(const struct gk_team *t, size_t nbytes)
 enum gk__team_algo gk__team_choose_allreduce(const struct gk_team *t, size_t bytes,
                                              int gather_fits)
 {
-    enum gk__team_algo flat = gather_fits ? GK__ALGO_SMALL : GK__ALGO_RING;
+    enum gk__team_algo flat = gather_fits             ? GK__ALGO_SMALL
+                              : gk__team_ring_fits(t->n) ? GK__ALGO_RING
+                                                         : GK__ALGO_RABENSEIFNER;
     switch (gk__team_tuning.allreduce) {
     case GK__ALGO_AUTO:
-        return flat == GK__ALGO_RING && gk__hb_usable(t, bytes) && gk__hb_shares(t)
+        return flat != GK__ALGO_SMALL && gk__hb_usable(t, bytes) && gk__hb_shares(t)
                    ? GK__ALGO_HIER
                    : flat;
     case GK__ALGO_HIER:

@@ -8,7 +8,7 @@
 set -euo pipefail
 run=$1; prog=$2; shift 2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-for var in GK_TEAM_WINDOW:16384:65536 GK_TEAM_ALGO_BCAST:tree:small; do
+for var in GK_TEAM_WINDOW:16384:65536 GK_TEAM_ALGO_BCAST:tree:small GK_TEAM_RING_MAX:16:4; do
   IFS=: read -r name zero other <<<"$var"
   cat >"$work/pick.sh" <<PICK
 #!/bin/sh
