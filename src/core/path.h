@@ -506,6 +506,22 @@ static inline int gk__path_am_carries(int pe, size_t nbytes)
            nbytes <= peer->transport->am_long_max;
 }
 
+/* Whether pe's transport reads its process's private memory (net.h,
+ * read_private: a PE of this host, mapped). */
+static inline int gk__path_reads_private(int pe)
+{
+    const struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return (peer->caps & GK__NET_CAP_LOAD_STORE) && peer->transport->read_private != NULL;
+}
+
+/* Copies n bytes at addr of pe's process (pid) to dst, complete on return;
+ * only where gk__path_reads_private(pe). */
+static inline int gk__path_read_private(int pe, void *dst, uint64_t pid, uint64_t addr, size_t n)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->read_private(peer, dst, pid, addr, n);
+}
+
 /* The most payload bytes a remote operation (net.h) to pe carries, or 0
  * where pe's transport runs none (a mapped peer's operations run in place,
  * through gk__path_addr). */

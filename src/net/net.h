@@ -251,6 +251,13 @@ struct gk__net_transport {
     int (*rop_post)(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
                     const void *payload, size_t nbytes, enum gk__net_post how);
     size_t rop_max;
+    /* Optional (NULL: none). Copies n bytes at address `addr` of the
+     * peer's process `pid` (its private memory, outside any segment) to
+     * dst, complete on return: a single copy where two processes share a
+     * host (cross-memory attach). GK_OK; GK_ERR_UNSUPPORTED where the
+     * kernel refuses it (ptrace rules), GK_ERR_SYSTEM on another failure. */
+    int (*read_private)(struct gk__net_peer *peer, void *dst, uint64_t pid, uint64_t addr,
+                        size_t n);
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);
     /* Orders and completes across all of this transport's peers. */

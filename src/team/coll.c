@@ -28,6 +28,7 @@
 #include "team/coll.h"
 
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -585,6 +586,59 @@ int gk__team_next_collect(struct gk__team_op *op)
 
 /* ---- All-to-all ---- */
 
+/*
+ * The direct all-to-all (one host): the agreement gathers each PE's
+ * process and src; each PE then reads block `me` of every other PE's src
+ * into its dst (one copy, by the kernel: net.h, read_private), and the
+ * PEs run the agreement's rounds once more, flat on the bulk boxes, so
+ * that none returns (and reuses its src) while another still reads it. A
+ * read that fails is this PE's failure in those rounds' headers, and
+ * every PE returns the error.
+ */
+static int alltoall_direct(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    int n = t->n, me = t->me;
+    size_t nb = op->nbytes;
+    if (op->stage == 11) {
+        const uint64_t *entry = (const uint64_t *)op->work;
+        int failed_pe = -1, status = GK_OK;
+        gk__team_copy((unsigned char *)op->dst + (size_t)me * nb,
+                      (const unsigned char *)op->src + (size_t)me * nb, nb);
+        for (int k = 1; k < n && status == GK_OK; k++) {
+            int from = team_mod(me - k, n), pe = t->pes[from];
+            uint64_t pid = entry[2 * from], addr = entry[2 * from + 1] + (uint64_t)me * nb;
+            status = gk__path_reads_private(pe) ? gk__path_read_private(
+                                                      pe, (unsigned char *)op->dst +
+                                                              (size_t)from * nb,
+                                                      pid, addr, nb)
+                                                : GK_ERR_UNSUPPORTED;
+            if (status != GK_OK)
+                failed_pe = pe;
+        }
+        if (status != GK_OK)
+            gk__error("%s: reading PE %d's block from its memory failed (%s)", op->name,
+                      failed_pe, gk_strerror(status));
+        status = gk__p1_begin_at(op, GK__P1_NONE, GK__TEAM_BULK_BOX);
+        if (status != GK_OK)
+            return status;
+        /* The verdict said every PE's checks passed: fail is 0 everywhere
+         * until this PE's read failure goes into the rounds. */
+        op->agree.fail = failed_pe >= 0 ? 1 : 0;
+        op->stage = 12;
+    }
+    int r = gk__p1_next(op);
+    if (r != 1)
+        return r;
+    if (op->agree.fail != 0) {
+        gk__error("%s: a PE of the team could not read another's memory (said there); the "
+                  "blocks were not all delivered",
+                  op->name);
+        op->status = GK_ERR_SYSTEM;
+    }
+    return 1;
+}
+
 int gk__team_next_alltoall(struct gk__team_op *op)
 {
     int r;
@@ -595,11 +649,19 @@ int gk__team_next_alltoall(struct gk__team_op *op)
     unsigned char *dst = op->kind == GK__TEAM_ALLTOALLS ? op->work + (size_t)n * nb : op->dst;
     /* small: the rows gathered, row i from member i, after the packing. */
     unsigned char *rows = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
-    int small = op->algo == GK__ALGO_SMALL;
+    int small = op->algo == GK__ALGO_SMALL, direct = op->algo == GK__ALGO_DIRECT;
+    if (direct && op->stage >= 11)
+        return alltoall_direct(op);
     if (op->stage == 0) {
-        int status = gk__p1_begin(op, small ? GK__P1_GATHER : GK__P1_NONE);
+        int status = gk__p1_begin(op, small || direct ? GK__P1_GATHER : GK__P1_NONE);
         if (status != GK_OK)
             return status;
+        if (direct && op->my_status == GK_OK) {
+            uint64_t entry[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)op->src};
+            gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
+        }
+        if (direct)
+            op->buf = op->work;
         if (op->kind == GK__TEAM_ALLTOALLS && op->my_status == GK_OK) {
             /* Pack: element k of block i from src + (i * nelems + k) * sst. */
             size_t el = op->elem, ne = op->count;
@@ -617,6 +679,10 @@ int gk__team_next_alltoall(struct gk__team_op *op)
         if (p1_finish(op, &r))
             return r;
         op->round = 0;
+        if (direct) {
+            op->stage = 11;
+            return alltoall_direct(op);
+        }
         if (small) {
             for (int i = 0; i < n; i++)
                 gk__team_copy(dst + (size_t)i * nb, rows + ((size_t)i * n + me) * nb, nb);

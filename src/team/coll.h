@@ -46,7 +46,8 @@ enum gk__team_algo {
     GK__ALGO_BRUCK,    /* all-to-all in log2 n rounds */
     GK__ALGO_CHAIN,    /* scan: a pipeline from PE 0 up */
     GK__ALGO_HIER,     /* across hosts by leaders, a host buffer within (host_buf.c) */
-    GK__ALGO_RABENSEIFNER /* all-reduce: recursive halving, then doubling */
+    GK__ALGO_RABENSEIFNER, /* all-reduce: recursive halving, then doubling */
+    GK__ALGO_DIRECT        /* all-to-all on one host: each PE reads its blocks (one copy) */
 };
 
 /* GK_TEAM_LEVELS: the agreement rounds over hosts then leaders (hier), or
@@ -57,7 +58,8 @@ enum gk__team_levels { GK__LEVELS_AUTO, GK__LEVELS_FLAT, GK__LEVELS_HIER };
 struct gk__team_tuning {
     enum gk__team_levels levels;
     enum gk__team_algo bcast, allreduce, fcollect, alltoall, scan;
-    int ring_max; /* GK_TEAM_RING_MAX */
+    int ring_max;  /* GK_TEAM_RING_MAX */
+    int direct_ok; /* every PE may read its host's PEs' memory (read_private) */
 };
 extern struct gk__team_tuning gk__team_tuning;
 /* Reads the GK_TEAM_* variables; GK_ERR_INVALID_ARG with a message for a
@@ -77,6 +79,10 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
 #define GK__TEAM_ALLTOALL_SMALL_MAX ((size_t)8192) /* all rows: in the agreement */
+#define GK__TEAM_ALLTOALL_DIRECT_MIN ((size_t)16384) /* block: direct, on one host */
+/* What the direct all-to-all's agreement gathers from each PE: its
+ * process and its src's address. */
+#define GK__TEAM_DIRECT_ENTRY (2 * sizeof(uint64_t))
 /* The algorithm of a broadcast of nbytes, and of an all-reduce, reduce or
  * reduce-scatter of `bytes` (gather_fits: the gather could take it), on
  * team t: GK_TEAM_ALGO_*, or the automatic choice (tuning.c): where the

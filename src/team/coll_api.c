@@ -552,11 +552,16 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
     int small_fits = total <= GK__TEAM_ALLTOALL_SMALL_MAX / (size_t)n &&
                      gk__team_gather_fits(total, total * (size_t)n);
     size_t gathered = small_fits ? total * (size_t)n : 0;
+    /* direct: on one host, where every PE may read the others' memory
+     * (tuning.c), each PE reads its blocks out of the others' src. */
+    int direct_fits = kind == GK__TEAM_ALLTOALL && n > 1 && t->n_hosts == 1 &&
+                      gk__team_tuning.direct_ok;
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
                : small_fits                                     ? GK__ALGO_SMALL
+               : direct_fits && nbytes >= GK__TEAM_ALLTOALL_DIRECT_MIN ? GK__ALGO_DIRECT
                : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
                                                         : GK__ALGO_PAIRWISE;
-    if (op->algo == GK__ALGO_SMALL && !small_fits)
+    if ((op->algo == GK__ALGO_SMALL && !small_fits) || (op->algo == GK__ALGO_DIRECT && !direct_fits))
         op->algo = nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX ? GK__ALGO_BRUCK : GK__ALGO_PAIRWISE;
     if (bruck_only && op->algo == GK__ALGO_PAIRWISE)
         op->algo = GK__ALGO_BRUCK;
@@ -565,9 +570,14 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
     }
     size_t work = (op->algo == GK__ALGO_BRUCK ? 3 : 0) * total +
                   (op->algo == GK__ALGO_SMALL ? gathered : 0) +
+                  (op->algo == GK__ALGO_DIRECT ? (size_t)n * GK__TEAM_DIRECT_ENTRY : 0) +
                   (kind == GK__TEAM_ALLTOALLS ? 2 * total : 0);
     if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
         op_fail(op, status);
+    if (op->algo == GK__ALGO_DIRECT && (status = op_sizes(op, GK__TEAM_DIRECT_ENTRY)) != GK_OK) {
+        gk__team_op_free(op);
+        return status;
+    }
     if (op->algo == GK__ALGO_SMALL && (status = op_sizes(op, total)) != GK_OK) {
         gk__team_op_free(op);
         return status;

@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/log.h"
+#include "core/path.h"
 #include "core/runtime.h"
 #include "team/coll.h"
 
@@ -86,6 +88,61 @@ static int tuning_agree(const int v[6], int status)
     return status != GK_OK ? status : r;
 }
 
+/* What a PE reads of a neighbour's private memory to learn whether the
+ * kernel lets it (tuning_direct_probe). */
+static const uint64_t direct_probe_word = 0x676b2d636d612dULL;
+
+/*
+ * Whether every PE may read its host's other PEs' private memory (net.h,
+ * read_private: the all-to-all's "direct" algorithm). The kernel's ptrace
+ * rules decide (Yama's ptrace_scope, containers), and every PE must make
+ * the same choice, so each reads the probe word of the next PE of its
+ * host that it maps, and the PEs compare: one refusal anywhere, and no PE
+ * uses it. A PE alone on its host has nothing to try and no say; where
+ * no PE maps another, nobody may.
+ */
+static int tuning_direct_probe(int *ok_p)
+{
+    /* During gk_init: the boot information holds the numbers. */
+    int n = gk__rt.boot.size, me = gk__rt.boot.rank;
+    uint64_t mine[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)&direct_probe_word};
+    uint64_t(*all)[2] = calloc((size_t)n, sizeof(*all));
+    int32_t *verdicts = calloc((size_t)n, sizeof(*verdicts));
+    if (all == NULL || verdicts == NULL) {
+        free(all);
+        free(verdicts);
+        gk__error("gk_init: no memory to compare the PEs' processes (%d PEs)", n);
+        return GK_ERR_NOMEM;
+    }
+    int r = gk__rt_allgather(mine, all, sizeof(mine));
+    int32_t verdict = 1; /* 2: read, 1: nothing to try, 0: refused */
+    for (int k = 1; r == GK_OK && k < n; k++) {
+        int pe = (me + k) % n;
+        if (!gk__path_reads_private(pe))
+            continue;
+        uint64_t got = 0;
+        verdict = gk__path_read_private(pe, &got, all[pe][0], all[pe][1], sizeof(got)) == GK_OK &&
+                          got == direct_probe_word
+                      ? 2
+                      : 0;
+        break;
+    }
+    if (r == GK_OK)
+        r = gk__rt_allgather(&verdict, verdicts, sizeof(verdict));
+    /* No refusal, and some PE read (none does where no PE maps another:
+     * GK_NET_INDIRECT, GK_NET_FORCE_UCX). */
+    int ok = r == GK_OK, read = 0;
+    for (int pe = 0; ok && pe < n; pe++) {
+        ok = verdicts[pe] != 0;
+        read |= verdicts[pe] == 2;
+    }
+    ok = ok && read;
+    free(all);
+    free(verdicts);
+    *ok_p = ok;
+    return r;
+}
+
 int gk__team_tuning_init(void)
 {
     static const struct algo_name levels[] = {
@@ -99,7 +156,7 @@ int gk__team_tuning_init(void)
         {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
         {"small", GK__ALGO_SMALL}, {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK},
-        {NULL, 0}};
+        {"direct", GK__ALGO_DIRECT}, {NULL, 0}};
     static const struct algo_name scan[] = {
         {"gather", GK__ALGO_SMALL}, {"chain", GK__ALGO_CHAIN}, {NULL, 0}};
     int v[6], status = GK_OK;
@@ -127,7 +184,7 @@ int gk__team_tuning_init(void)
     gk__team_tuning.ring_max = (int)(gk__rt.config.team_ring_max > INT32_MAX
                                          ? INT32_MAX
                                          : gk__rt.config.team_ring_max);
-    return GK_OK;
+    return tuning_direct_probe(&gk__team_tuning.direct_ok);
 }
 
 /* Where a team spans hosts with several of its members on one, hier takes
