@@ -506,12 +506,13 @@ static inline int gk__path_am_carries(int pe, size_t nbytes)
            nbytes <= peer->transport->am_long_max;
 }
 
-/* Whether pe's transport reads its process's private memory (net.h,
- * read_private: a PE of this host, mapped). */
+/* Whether pe's transport reads and writes its process's private memory
+ * (net.h, read_private and write_private: a PE of this host, mapped). */
 static inline int gk__path_reads_private(int pe)
 {
     const struct gk__net_peer *peer = &gk__rt.peers[pe];
-    return (peer->caps & GK__NET_CAP_LOAD_STORE) && peer->transport->read_private != NULL;
+    return (peer->caps & GK__NET_CAP_LOAD_STORE) && peer->transport->read_private != NULL &&
+           peer->transport->write_private != NULL;
 }
 
 /* Copies n bytes at addr of pe's process (pid) to dst, complete on return;
@@ -520,6 +521,15 @@ static inline int gk__path_read_private(int pe, void *dst, uint64_t pid, uint64_
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     return peer->transport->read_private(peer, dst, pid, addr, n);
+}
+
+/* The same the other way, into pe's process; only where
+ * gk__path_reads_private(pe). */
+static inline int gk__path_write_private(int pe, uint64_t pid, uint64_t addr, const void *src,
+                                         size_t n)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[pe];
+    return peer->transport->write_private(peer, pid, addr, src, n);
 }
 
 /* The most payload bytes a remote operation (net.h) to pe carries, or 0

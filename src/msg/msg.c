@@ -230,7 +230,7 @@ static int rendezvous_copy(int source, void *dst, uint64_t addr, uint64_t pid,
     }
     if (gk__rt.config.rndv == GK__RNDV_PIECES)
         return EPERM; /* as if cross-memory attach were refused: pieces */
-    return gk__cma_read((pid_t)pid, dst, addr, n);
+    return gk__cma_read(source, (pid_t)pid, dst, addr, n);
 }
 
 static int send_go(int source, const uint64_t *args)

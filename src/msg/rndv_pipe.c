@@ -7,7 +7,6 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -112,32 +111,25 @@ static int pipe_fits(size_t nbytes)
     return nbytes > 0 && (nbytes - 1) / GK__PIPE_CHUNK_MAX < PIPE_MAX_CHUNKS;
 }
 
-/* Moves n bytes between `local` here and `addr` in process pid, reading
- * them (process_vm_readv) or writing them (process_vm_writev): 0, or the
- * errno of the failure. */
-static int cma_move(pid_t pid, void *local, uint64_t addr, size_t n, int write)
+/* A status of the path layer's cross-memory attach as the errno this
+ * file's callers report: 0, EPERM (the kernel refused), EIO. */
+static int cma_errno(int status)
 {
-    size_t done = 0;
-    while (done < n) {
-        struct iovec here = {(char *)local + done, n - done};
-        struct iovec there = {(void *)(uintptr_t)(addr + done), n - done};
-        ssize_t moved = write ? process_vm_writev(pid, &here, 1, &there, 1, 0)
-                              : process_vm_readv(pid, &here, 1, &there, 1, 0);
-        if (moved <= 0)
-            return moved < 0 ? errno : EIO;
-        done += (size_t)moved;
-    }
-    return 0;
+    return status == GK_OK ? 0 : status == GK_ERR_UNSUPPORTED ? EPERM : EIO;
 }
 
-int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n)
+int gk__cma_read(int pe, pid_t pid, void *dst, uint64_t addr, size_t n)
 {
-    return cma_move(pid, dst, addr, n, 0);
+    if (!gk__path_reads_private(pe))
+        return EPERM;
+    return cma_errno(gk__path_read_private(pe, dst, (uint64_t)pid, addr, n));
 }
 
-static int cma_write(pid_t pid, uint64_t addr, const void *src, size_t n)
+static int cma_write(int pe, pid_t pid, uint64_t addr, const void *src, size_t n)
 {
-    return cma_move(pid, (void *)(uintptr_t)src, addr, n, 1);
+    if (!gk__path_reads_private(pe))
+        return EPERM;
+    return cma_errno(gk__path_write_private(pe, (uint64_t)pid, addr, src, n));
 }
 
 /*
@@ -260,7 +252,8 @@ static int pipe_read_own(const struct gk__pipe_msg *m, struct pipe_ctl *ctl, uin
         return 0;
     size_t at = (size_t)(hi - 1) * chunk, len = pipe_chunk_len(hi - 1, chunk, m->nbytes);
     if (own->err == 0) {
-        own->err = gk__cma_read(m->sender_pid, (char *)m->dst + at, m->sender_addr + at, len);
+        own->err = gk__cma_read(m->source, m->sender_pid, (char *)m->dst + at,
+                                 m->sender_addr + at, len);
         if (own->err != 0)
             *missing_hi = at + len;
     }
@@ -399,7 +392,7 @@ int gk__pipe_serve(int receiver, const void *src, size_t src_bytes, const uint64
         const char *from = (const char *)src + c * chunk;
         size_t len = pipe_chunk_len(c, chunk, nbytes);
         int direct = direct_to != 0 && !atomic_load_explicit(&direct_refused, memory_order_relaxed);
-        if (direct && cma_write(direct_pid, direct_to + c * chunk, from, len) != 0) {
+        if (direct && cma_write(receiver, direct_pid, direct_to + c * chunk, from, len) != 0) {
             atomic_store_explicit(&direct_refused, 1, memory_order_relaxed);
             direct = 0;
         }

@@ -83,9 +83,10 @@ struct gk__pipe_msg {
 };
 
 
-/* Reads n bytes at addr in process pid into dst (cross-memory attach):
- * 0, or the errno of the failure. */
-int gk__cma_read(pid_t pid, void *dst, uint64_t addr, size_t n);
+/* Reads n bytes at addr in PE pe's process pid into dst (cross-memory
+ * attach, the path layer's read_private): 0, or EPERM (refused, or pe not
+ * on this host) or EIO. */
+int gk__cma_read(int pe, pid_t pid, void *dst, uint64_t addr, size_t n);
 
 /*
  * Receives m through the pipeline; `send_go(source, args)` sends the

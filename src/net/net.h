@@ -258,6 +258,10 @@ struct gk__net_transport {
      * kernel refuses it (ptrace rules), GK_ERR_SYSTEM on another failure. */
     int (*read_private)(struct gk__net_peer *peer, void *dst, uint64_t pid, uint64_t addr,
                         size_t n);
+    /* The same the other way: n bytes from src to addr in the peer's
+     * process pid (a receive buffer it named). Optional with read_private. */
+    int (*write_private)(struct gk__net_peer *peer, uint64_t pid, uint64_t addr,
+                         const void *src, size_t n);
     /* Completes every operation issued to this peer. */
     int (*flush)(struct gk__net_peer *peer);
     /* Orders and completes across all of this transport's peers. */

@@ -110,25 +110,39 @@ static int shm_flush(struct gk__net_peer *peer)
     return GK_OK;
 }
 
-/* Cross-memory attach: the kernel copies from the peer process straight
- * into dst (it may stop short: the rest is asked for again). */
+/* Cross-memory attach: the kernel copies between this process's `local`
+ * and `addr` in process pid, reading or writing (it may stop short: the
+ * rest is asked for again). */
+static int shm_private_move(uint64_t pid, void *local, uint64_t addr, size_t n, int write)
+{
+    while (n > 0) {
+        struct iovec here = {local, n}, there = {(void *)(uintptr_t)addr, n};
+        ssize_t moved = write ? process_vm_writev((pid_t)pid, &here, 1, &there, 1, 0)
+                              : process_vm_readv((pid_t)pid, &here, 1, &there, 1, 0);
+        if (moved < 0 && errno == EINTR)
+            continue;
+        if (moved <= 0)
+            return moved < 0 && (errno == EPERM || errno == EACCES) ? GK_ERR_UNSUPPORTED
+                                                                   : GK_ERR_SYSTEM;
+        local = (char *)local + moved;
+        addr += (uint64_t)moved;
+        n -= (size_t)moved;
+    }
+    return GK_OK;
+}
+
 static int shm_read_private(struct gk__net_peer *peer, void *dst, uint64_t pid, uint64_t addr,
                             size_t n)
 {
     (void)peer;
-    while (n > 0) {
-        struct iovec here = {dst, n}, there = {(void *)(uintptr_t)addr, n};
-        ssize_t got = process_vm_readv((pid_t)pid, &here, 1, &there, 1, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            return got < 0 && (errno == EPERM || errno == EACCES) ? GK_ERR_UNSUPPORTED
-                                                                 : GK_ERR_SYSTEM;
-        dst = (char *)dst + got;
-        addr += (uint64_t)got;
-        n -= (size_t)got;
-    }
-    return GK_OK;
+    return shm_private_move(pid, dst, addr, n, 0);
+}
+
+static int shm_write_private(struct gk__net_peer *peer, uint64_t pid, uint64_t addr,
+                             const void *src, size_t n)
+{
+    (void)peer;
+    return shm_private_move(pid, (void *)(uintptr_t)src, addr, n, 1);
 }
 
 const struct gk__net_transport gk__shm_transport = {
@@ -141,6 +155,7 @@ const struct gk__net_transport gk__shm_transport = {
     .wake = shm_wake,
     .am_send = shm_am_send,
     .read_private = shm_read_private,
+    .write_private = shm_write_private,
     .flush = shm_flush,
     .fence = shm_fence,
     .quiet = shm_fence,
