@@ -406,6 +406,7 @@ static void ofi_ack_arrived(const char *buf, size_t len)
     gk__ofi_count_down(&o->unacked, &o->unacked_sleepers);
 }
 
+
 static void ofi_message_arrived(const char *buf, size_t len)
 {
     struct gk__ofi *o = &gk__ofi;
@@ -675,16 +676,18 @@ static void *ofi_thread_main(void *arg)
         pthread_mutex_lock(&o->progress_lock);
         ofi_cq_drain();
         int deferred = o->deferred_head != NULL;
+        /* Under the lock: no other thread reads the queue between the
+         * look and the arming. */
+        struct fid *fids[1] = {&o->cq->fid};
+        int armed = fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
         pthread_mutex_unlock(&o->progress_lock);
-        ofi_held_drain();
+        if (ofi_held_drain() > 0 || !armed)
+            continue; /* completions wait already */
         /* A message that waits for room in the inbox or in the provider
          * is looked at again soon; else sleep until something happens. */
         int timeout = deferred || atomic_load_explicit(&o->n_held, memory_order_relaxed) != 0
                           ? 1
                           : -1;
-        struct fid *fids[1] = {&o->cq->fid};
-        if (fi_trywait(o->fabric, fids, 1) != FI_SUCCESS)
-            continue; /* completions wait already */
         struct pollfd pfd[2] = {{.fd = o->cq_fd, .events = POLLIN},
                                 {.fd = o->stop_fd[0], .events = POLLIN}};
         if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {
