@@ -39,8 +39,8 @@
 #include "net/ofi.h"
 #include "net/ofi_int.h"
 
-#include <poll.h>
-#include <sched.h>
+#include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,10 +54,70 @@ struct gk__ofi gk__ofi = {.cq_fd = -1, .stop_fd = {-1, -1}};
 
 #define OFI_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* ------------------------------------------------------------------------ */
+/* Loading                                                                  */
+/* ------------------------------------------------------------------------ */
+
+struct gk__ofi_lib gk__ofi_lib;
+
+/* The signals whose handlers libfabric's providers' libraries (PSM's)
+ * replace when they load or start, with one that exits with status 1
+ * after a backtrace: a PE that crashes must die of its signal, so that
+ * the launcher reports it as such. Kept and put back around both. */
+static const int ofi_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+#define OFI_N_SIGNALS (sizeof(ofi_signals) / sizeof(ofi_signals[0]))
+
+static void ofi_signals_save(struct sigaction *saved)
+{
+    for (size_t i = 0; i < OFI_N_SIGNALS; i++)
+        sigaction(ofi_signals[i], NULL, &saved[i]);
+}
+
+static void ofi_signals_restore(const struct sigaction *saved)
+{
+    for (size_t i = 0; i < OFI_N_SIGNALS; i++)
+        sigaction(ofi_signals[i], &saved[i], NULL);
+}
+
+/* Loads libfabric once (ofi_int.h, struct gk__ofi_lib); never unloaded. */
+static int ofi_load(void)
+{
+    static void *handle;
+    if (handle != NULL)
+        return GK_OK;
+    struct sigaction saved[OFI_N_SIGNALS];
+    ofi_signals_save(saved);
+    void *h = dlopen("libfabric.so.1", RTLD_NOW | RTLD_LOCAL);
+    ofi_signals_restore(saved);
+    if (h == NULL) {
+        gk__error("GK_NET=ofi: loading libfabric (libfabric.so.1) failed: %s", dlerror());
+        return GK_ERR_UNSUPPORTED;
+    }
+    struct gk__ofi_lib lib;
+    *(void **)&lib.getinfo = dlsym(h, "fi_getinfo");
+    *(void **)&lib.freeinfo = dlsym(h, "fi_freeinfo");
+    *(void **)&lib.dupinfo = dlsym(h, "fi_dupinfo");
+    *(void **)&lib.fabric = dlsym(h, "fi_fabric");
+    *(void **)&lib.strerror = dlsym(h, "fi_strerror");
+    *(void **)&lib.version = dlsym(h, "fi_version");
+    if (lib.getinfo == NULL || lib.freeinfo == NULL || lib.dupinfo == NULL ||
+        lib.fabric == NULL || lib.strerror == NULL || lib.version == NULL) {
+        gk__error("GK_NET=ofi: libfabric.so.1 lacks fi_getinfo, fi_dupinfo, fi_fabric or "
+                  "fi_strerror");
+        dlclose(h);
+        return GK_ERR_UNSUPPORTED;
+    }
+    gk__ofi_lib = lib;
+    handle = h;
+    return GK_OK;
+}
+
 const char *gk__ofi_version(void)
 {
     static char version[32];
-    uint32_t v = fi_version();
+    if (ofi_load() != GK_OK)
+        return "(libfabric.so.1 does not load)";
+    uint32_t v = gk__ofi_lib.version();
     snprintf(version, sizeof(version), "%u.%u", FI_MAJOR(v), FI_MINOR(v));
     return version;
 }
@@ -91,36 +151,12 @@ int gk__ofi_status(ssize_t rc, const char *what, int pe)
     int err = (int)(rc < 0 ? -rc : rc);
     if (pe >= 0 && ofi_peer_gone(err) && gk__ofi.joined &&
         !atomic_load_explicit(&gk__ofi.closing, memory_order_acquire))
-        gk__ofi_peer_failed(pe, err);
+        gk__remote_peer_failed(gk__ofi.boot, pe, gk__ofi_strerror(err));
     if (pe >= 0)
-        gk__error("%s to PE %d failed: %s", what, pe, fi_strerror(err));
+        gk__error("%s to PE %d failed: %s", what, pe, gk__ofi_strerror(err));
     else
-        gk__error("%s failed: %s", what, fi_strerror(err));
+        gk__error("%s failed: %s", what, gk__ofi_strerror(err));
     return err == FI_ENOMEM ? GK_ERR_NOMEM : GK_ERR_SYSTEM;
-}
-
-/* How long a PE that lost a peer leaves the launcher to end the job. */
-#define OFI_FAILURE_GRACE_MS 1000
-
-/* As the UCX transport's: the launcher usually knows first and names the
- * PE that died and how, so it gets a moment before this PE asks for the
- * job's end itself. */
-void gk__ofi_peer_failed(int pe, int err)
-{
-    static atomic_flag reporting = ATOMIC_FLAG_INIT;
-    if (atomic_flag_test_and_set(&reporting)) {
-        for (;;)
-            pause();
-    }
-    struct gk__boot *boot = gk__ofi.boot;
-    poll(NULL, 0, OFI_FAILURE_GRACE_MS);
-    gk__error("PE %d: the network connection failed (%s)", pe, fi_strerror(err));
-    boot->ops->abort(boot, 1, "a network connection failed");
-    if (boot->fd >= 0) {
-        struct pollfd pfd = {.fd = boot->fd, .events = POLLIN};
-        poll(&pfd, 1, 2000);
-    }
-    _exit(gk__boot_abort_status(1));
 }
 
 /* ------------------------------------------------------------------------ */
@@ -140,7 +176,7 @@ struct ofi_blob {
 /* The endpoint's wishes (top comment). */
 static struct fi_info *ofi_hints(void)
 {
-    struct fi_info *hints = fi_allocinfo();
+    struct fi_info *hints = gk__ofi_lib.dupinfo(NULL);
     if (hints == NULL)
         return NULL;
     hints->caps = FI_MSG | FI_RMA;
@@ -172,8 +208,11 @@ static int ofi_info_get(struct fi_info **info_p)
         gk__error("out of memory for libfabric's hints");
         return GK_ERR_NOMEM;
     }
-    int rc = fi_getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
-    fi_freeinfo(hints);
+    struct sigaction saved[OFI_N_SIGNALS];
+    ofi_signals_save(saved);
+    int rc = gk__ofi_lib.getinfo(FI_VERSION(1, 5), NULL, NULL, 0, hints, &list);
+    ofi_signals_restore(saved);
+    gk__ofi_lib.freeinfo(hints);
     const char *prov = getenv("FI_PROVIDER");
     struct fi_info *pick = NULL;
     for (struct fi_info *i = rc == 0 ? list : NULL; i != NULL && pick == NULL; i = i->next)
@@ -189,12 +228,12 @@ static int ofi_info_get(struct fi_info **info_p)
             gk__error("no libfabric provider gives gasket a reliable-datagram endpoint with "
                       "messages in order, RMA and writes complete at the target (%s); name "
                       "one with FI_PROVIDER",
-                      rc != 0 ? fi_strerror(-rc) : "none found");
-        fi_freeinfo(list);
+                      rc != 0 ? gk__ofi_strerror(-rc) : "none found");
+        gk__ofi_lib.freeinfo(list);
         return GK_ERR_UNSUPPORTED;
     }
-    *info_p = fi_dupinfo(pick);
-    fi_freeinfo(list);
+    *info_p = gk__ofi_lib.dupinfo(pick);
+    gk__ofi_lib.freeinfo(list);
     if (*info_p == NULL) {
         gk__error("out of memory for libfabric's provider information");
         return GK_ERR_NOMEM;
@@ -230,7 +269,7 @@ static int ofi_endpoint_open(const struct gk__seg *my_seg)
     o->write_flags = FI_DELIVERY_COMPLETE;
     o->send_after_write = (info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
     o->inject_max = info->tx_attr->inject_size;
-    OFI_CHECK(fi_fabric(info->fabric_attr, &o->fabric, NULL), "opening the fabric (fi_fabric)");
+    OFI_CHECK(gk__ofi_lib.fabric(info->fabric_attr, &o->fabric, NULL), "opening the fabric (fi_fabric)");
     OFI_CHECK(fi_domain(o->fabric, info, &o->domain, NULL), "opening the domain (fi_domain)");
     struct fi_cq_attr cq_attr = {.format = FI_CQ_FORMAT_MSG, .wait_obj = FI_WAIT_FD,
                                  .size = 4096};
@@ -251,7 +290,7 @@ static int ofi_endpoint_open(const struct gk__seg *my_seg)
     if (rc != 0) {
         o->mr = NULL;
         gk__error("registering this PE's segment (%zu bytes at %p) with libfabric failed: %s",
-                  my_seg->size, (void *)my_seg->base, fi_strerror(-rc));
+                  my_seg->size, (void *)my_seg->base, gk__ofi_strerror(-rc));
         return GK_ERR_SYSTEM;
     }
     if (info->domain_attr->mr_mode & FI_MR_ENDPOINT) {
@@ -303,7 +342,7 @@ static int ofi_assign(const struct ofi_blob *blobs)
         if (rc != 1) {
             gk__error("PE %d: its network address does not go into libfabric's address "
                       "vector (%s)",
-                      pe, fi_strerror(rc < 0 ? -rc : FI_EINVAL));
+                      pe, gk__ofi_strerror(rc < 0 ? -rc : FI_EINVAL));
             return GK_ERR_UNREACHABLE;
         }
         p->key = b->key;
@@ -344,15 +383,15 @@ static void ofi_release(void)
     o->domain = NULL;
     o->fabric = NULL;
     o->cq_fd = -1;
-    fi_freeinfo(o->info);
+    if (o->info != NULL)
+        gk__ofi_lib.freeinfo(o->info);
     o->info = NULL;
-    gk__ofi_held_free();
     gk__ofi_deferred_free();
     free(o->recvs);
     o->recvs = NULL;
     free(o->ofi_peers);
     o->ofi_peers = NULL;
-    pthread_mutex_destroy(&o->held_lock);
+    gk__remote_inbox_fini(&o->inbox);
     pthread_mutex_destroy(&o->progress_lock);
     o->joined = 0;
     o->n_remote = 0;
@@ -375,7 +414,7 @@ static int ofi_open(const struct gk__net_start *start)
                           .seg_size = my_seg->size, .heap = my_seg->heap,
                           .heap_size = my_seg->header->heap_size, .n_pes = boot->size,
                           .my_pe = boot->rank};
-    pthread_mutex_init(&o->held_lock, NULL);
+    gk__remote_inbox_init(&o->inbox, start->peers[boot->rank].direct);
     pthread_mutex_init(&o->progress_lock, NULL);
     o->ofi_peers = calloc((size_t)o->n_pes, sizeof(*o->ofi_peers));
     int status = o->ofi_peers != NULL ? GK_OK : GK_ERR_NOMEM;
@@ -383,6 +422,8 @@ static int ofi_open(const struct gk__net_start *start)
         gk__error("out of memory for the network state of %d PEs", o->n_pes);
     for (int pe = 0; status == GK_OK && pe < o->n_pes; pe++)
         o->ofi_peers[pe] = (struct gk__ofi_peer){.nbi = {GK__OFI_CTX_NBI, pe}, .pe = pe};
+    if (status == GK_OK)
+        status = ofi_load();
     if (status == GK_OK)
         status = ofi_info_get(&o->info);
     if (status == GK_OK)
@@ -644,23 +685,6 @@ static int ofi_am_send_long(struct gk__net_peer *peer, const struct gk__net_am *
     return ofi_am_post(peer, GK__OFI_AM_LONG, msg, args, payload, (size_t)msg->nbytes);
 }
 
-static unsigned ofi_rop_slot_take(struct gk__ofi *o)
-{
-    for (;;) {
-        for (unsigned i = 0; i < GK__OFI_ROP_SLOTS / 64; i++) {
-            uint64_t taken = atomic_load_explicit(&o->rop_taken[i], memory_order_relaxed);
-            while (taken != UINT64_MAX) {
-                uint64_t bit = ~taken & (taken + 1);
-                if (atomic_compare_exchange_weak_explicit(&o->rop_taken[i], &taken, taken | bit,
-                                                          memory_order_acquire,
-                                                          memory_order_relaxed))
-                    return i * 64 + (unsigned)__builtin_ctzll(bit);
-            }
-        }
-        sched_yield(); /* as many operations in flight as slots: one ends soon */
-    }
-}
-
 static int ofi_rop_post(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_t *args,
                         const void *payload, size_t nbytes, enum gk__net_post how)
 {
@@ -696,7 +720,7 @@ static int ofi_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     int status = ofi_order_msg();
     if (status != GK_OK)
         return status;
-    unsigned slot = ofi_rop_slot_take(o);
+    unsigned slot = gk__remote_slot_take(o->rop_taken, GK__OFI_ROP_SLOTS / 64);
     struct gk__ofi_rop_wait *w = &o->rop_slots[slot];
     gk__ofi_req_init(&w->req, p->pe);
     w->answer = answer; /* released with the round, which the reply checks */
@@ -717,8 +741,7 @@ static int ofi_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
         return status;
     }
     status = w->status;
-    atomic_fetch_and_explicit(&o->rop_taken[slot / 64], ~((uint64_t)1 << (slot % 64)),
-                              memory_order_release);
+    gk__remote_slot_give(o->rop_taken, slot);
     if (status == GK_ERR_NOMEM)
         gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer",
                   (int)op, p->pe, answer->max);
@@ -754,21 +777,6 @@ static int ofi_fence(void)
     return GK_OK;
 }
 
-static int ofi_refusals_take(void) __attribute__((noinline, cold));
-static int ofi_refusals_take(void)
-{
-    struct gk__ofi *o = &gk__ofi;
-    uint32_t n = atomic_exchange_explicit(&o->posts_refused, 0, memory_order_acquire);
-    uint64_t first = atomic_exchange_explicit(&o->post_refusal, 0, memory_order_acquire);
-    if (n == 0 || first == 0)
-        return GK_OK;
-    int pe = (int)(first >> 32) - 1, status = (int32_t)(uint32_t)first;
-    gk__error("quiet: %u operation%s sent without waiting for a reply %s refused, the first "
-              "by PE %d: %s (its log says why)",
-              n, n == 1 ? "" : "s", n == 1 ? "was" : "were", pe, gk_strerror(status));
-    return status;
-}
-
 static int ofi_quiet(void)
 {
     struct gk__ofi *o = &gk__ofi;
@@ -778,9 +786,7 @@ static int ofi_quiet(void)
     if (status != GK_OK)
         return status;
     atomic_store_explicit(&o->fenced, 0, memory_order_relaxed);
-    if (OFI_UNLIKELY(atomic_load_explicit(&o->posts_refused, memory_order_relaxed) != 0))
-        return ofi_refusals_take();
-    return GK_OK;
+    return gk__remote_refusals_check(&o->refusals);
 }
 
 static int ofi_flush(struct gk__net_peer *peer)

@@ -19,6 +19,7 @@
 
 #include "boot/boot.h"
 #include "net/net.h"
+#include "net/remote.h"
 
 /* The kinds of gasket's own messages (struct gk__ofi_wire.kind). */
 enum gk__ofi_kind {
@@ -126,15 +127,6 @@ struct gk__ofi_rop_wait {
 #define GK__OFI_ROP_SLOTS 256
 #define GK__OFI_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
 
-/* An active message that found this PE's inbox full, kept in order. */
-struct gk__ofi_held {
-    struct gk__ofi_held *next;
-    struct gk__net_am msg;
-    uint64_t args[GK__NET_AM_MAX_ARGS];
-    size_t data_len;
-    unsigned char data[];
-};
-
 /* A message that progress could not send at once (the provider said
  * FI_EAGAIN), sent by a later progress in order. */
 struct gk__ofi_deferred {
@@ -191,14 +183,8 @@ struct gk__ofi {
     _Atomic uint32_t unacked;
     _Atomic uint32_t unacked_sleepers;
     _Atomic int fenced; /* a fence since the last quiet (ofi.c, "Ordering") */
-    _Atomic uint32_t posts_refused;
-    _Atomic uint64_t post_refusal;
-
-    _Atomic uint64_t self_released;
-    _Atomic uint64_t self_next;
-    pthread_mutex_t held_lock;
-    struct gk__ofi_held *held_head, *held_tail;
-    _Atomic uint64_t n_held;
+    struct gk__remote_refusals refusals;
+    struct gk__remote_inbox inbox; /* where arriving messages land */
 
     struct gk__ofi_rop_wait rop_slots[GK__OFI_ROP_SLOTS];
     _Atomic uint64_t rop_taken[GK__OFI_ROP_SLOTS / 64];
@@ -214,10 +200,28 @@ struct gk__ofi {
 
 extern struct gk__ofi gk__ofi;
 
+/*
+ * libfabric's exported functions, found at run time (ofi.c, "Loading"):
+ * gasket does not link libfabric, so a job that does not choose it never
+ * loads it (nor the libraries it pulls in, which install signal handlers
+ * of their own). The rest of its API is inline calls through the objects'
+ * tables.
+ */
+struct gk__ofi_lib {
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *,
+                   struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    const char *(*strerror)(int);
+    uint32_t (*version)(void);
+};
+extern struct gk__ofi_lib gk__ofi_lib;
+#define gk__ofi_strerror(err) gk__ofi_lib.strerror(err)
+
 /* GK_OK, or logs `what` with libfabric's reason and returns an error; a
  * peer that went away ends the job (gk__ofi_peer_failed). */
 int gk__ofi_status(ssize_t rc, const char *what, int pe);
-void gk__ofi_peer_failed(int pe, int err) __attribute__((noreturn, cold));
 /* Reads the completion queue and handles what it gives; one thread at a
  * time (others return 0). Events handled. */
 int gk__ofi_progress(void);
@@ -235,7 +239,6 @@ void gk__ofi_count_down(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
 int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
                  size_t payload_len, int in_progress);
 int gk__ofi_post_recvs(void);
-void gk__ofi_held_free(void);
 void gk__ofi_deferred_free(void);
 int gk__ofi_thread_start(void);
 void gk__ofi_thread_stop(void);

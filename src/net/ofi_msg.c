@@ -6,7 +6,7 @@
  * start-up: active messages go into this PE's own inbox (shm_ring.h) as a
  * sender on this node would put them there, or, when it is full, into a
  * held queue that keeps them in order (every later message goes behind
- * them); wake-ups look at this PE's sleepers; remote operations run here
+ * them, remote.h); wake-ups look at this PE's sleepers; remote operations run here
  * and are answered or acknowledged. One thread at a time reads the queue
  * and handles what it gives (progress_lock), so the messages of one sender
  * are handled in the order they were sent (the provider keeps it,
@@ -160,88 +160,10 @@ int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
 /* Arrivals                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static int ofi_inbox_push(const struct gk__net_am *msg, const uint64_t *args, const void *data)
-{
-    int status = gk__ring_try_push(gk__ofi.self->direct, msg, args, data,
-                                   &gk__ofi.self_released, &gk__ofi.self_next);
-    if (status == GK_OK)
-        atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
-    return status;
-}
-
-/* Queues a message behind those held; held_lock taken. */
-static void ofi_hold_locked(const struct gk__net_am *msg, const uint64_t *args, const void *data,
-                            size_t data_len)
-{
-    struct gk__ofi *o = &gk__ofi;
-    struct gk__ofi_held *h = malloc(sizeof(*h) + data_len);
-    if (h == NULL) {
-        gk__error("active message from PE %u: out of memory holding it for the full inbox; "
-                  "it is lost",
-                  msg->src);
-        atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
-        return;
-    }
-    h->next = NULL;
-    h->msg = *msg;
-    memcpy(h->args, args, msg->nargs * sizeof(uint64_t));
-    h->data_len = data_len;
-    if (data_len > 0)
-        memcpy(h->data, data, data_len);
-    if (o->held_tail != NULL)
-        o->held_tail->next = h;
-    else
-        o->held_head = h;
-    o->held_tail = h;
-    atomic_fetch_add_explicit(&o->n_held, 1, memory_order_release);
-    atomic_fetch_add_explicit(&gk__net_am_waiting, 1, memory_order_release);
-}
-
-static int ofi_held_drain(void)
-{
-    struct gk__ofi *o = &gk__ofi;
-    if (atomic_load_explicit(&o->n_held, memory_order_acquire) == 0)
-        return 0;
-    int moved = 0;
-    pthread_mutex_lock(&o->held_lock);
-    struct gk__ofi_held *h;
-    while ((h = o->held_head) != NULL &&
-           ofi_inbox_push(&h->msg, h->args, h->data_len > 0 ? h->data : NULL) == GK_OK) {
-        o->held_head = h->next;
-        if (o->held_head == NULL)
-            o->held_tail = NULL;
-        atomic_fetch_sub_explicit(&o->n_held, 1, memory_order_release);
-        atomic_fetch_sub_explicit(&gk__net_am_waiting, 1, memory_order_release);
-        free(h);
-        moved++;
-    }
-    pthread_mutex_unlock(&o->held_lock);
-    return moved;
-}
-
-void gk__ofi_held_free(void)
-{
-    struct gk__ofi *o = &gk__ofi;
-    while (o->held_head != NULL) {
-        struct gk__ofi_held *next = o->held_head->next;
-        free(o->held_head);
-        o->held_head = next;
-    }
-    o->held_tail = NULL;
-    atomic_store_explicit(&o->n_held, 0, memory_order_relaxed);
-}
-
 static void ofi_am_land(const struct gk__net_am *msg, const uint64_t *args, const void *data,
                         size_t data_len)
 {
-    struct gk__ofi *o = &gk__ofi;
-    if (atomic_load_explicit(&o->n_held, memory_order_acquire) == 0 &&
-        ofi_inbox_push(msg, args, data) == GK_OK)
-        return;
-    pthread_mutex_lock(&o->held_lock);
-    if (o->held_head != NULL || ofi_inbox_push(msg, args, data) != GK_OK)
-        ofi_hold_locked(msg, args, data, data_len);
-    pthread_mutex_unlock(&o->held_lock);
+    gk__remote_inbox_land(&gk__ofi.inbox, msg, args, data, data_len);
 }
 
 /* A rejected message is never run, but its sender counted it as sent
@@ -396,13 +318,8 @@ static void ofi_ack_arrived(const char *buf, size_t len)
         gk__error("acknowledgement from PE %u rejected: nothing is unacknowledged", ack.pe);
         return;
     }
-    if (ack.status != GK_OK) {
-        uint64_t none = 0;
-        atomic_compare_exchange_strong_explicit(
-            &o->post_refusal, &none, ((uint64_t)ack.pe + 1) << 32 | (uint32_t)ack.status,
-            memory_order_release, memory_order_relaxed);
-        atomic_fetch_add_explicit(&o->posts_refused, 1, memory_order_release);
-    }
+    if (ack.status != GK_OK)
+        gk__remote_refusal_note(&o->refusals, ack.pe, ack.status);
     gk__ofi_count_down(&o->unacked, &o->unacked_sleepers);
 }
 
@@ -519,10 +436,10 @@ static void ofi_cq_error(void)
         return;
     }
     if (!closing && o->joined && pe >= 0)
-        gk__ofi_peer_failed(pe, err.err);
+        gk__remote_peer_failed(o->boot, pe, gk__ofi_strerror(err.err));
     if (!closing)
         gk__error("a network operation%s failed: %s (%s)", pe >= 0 ? " to a peer" : "",
-                  fi_strerror(err.err),
+                  gk__ofi_strerror(err.err),
                   fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
     if (ctx != NULL && (ctx->kind != GK__OFI_CTX_RECV || !closing))
         ofi_completed(ctx, 0, GK_ERR_SYSTEM);
@@ -560,7 +477,7 @@ int gk__ofi_progress(void)
         events = ofi_cq_drain();
         pthread_mutex_unlock(&o->progress_lock);
     }
-    return events + ofi_held_drain();
+    return events + gk__remote_inbox_drain(&o->inbox);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -681,11 +598,11 @@ static void *ofi_thread_main(void *arg)
         struct fid *fids[1] = {&o->cq->fid};
         int armed = fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
         pthread_mutex_unlock(&o->progress_lock);
-        if (ofi_held_drain() > 0 || !armed)
+        if (gk__remote_inbox_drain(&o->inbox) > 0 || !armed)
             continue; /* completions wait already */
         /* A message that waits for room in the inbox or in the provider
          * is looked at again soon; else sleep until something happens. */
-        int timeout = deferred || atomic_load_explicit(&o->n_held, memory_order_relaxed) != 0
+        int timeout = deferred || atomic_load_explicit(&o->inbox.n_held, memory_order_relaxed) != 0
                           ? 1
                           : -1;
         struct pollfd pfd[2] = {{.fd = o->cq_fd, .events = POLLIN},
