@@ -13,6 +13,9 @@
 #ifdef GK_HAVE_UCX
 #include "net/ucx.h"
 #endif
+#ifdef GK_HAVE_OFI
+#include "net/ofi.h"
+#endif
 
 static void print_var(const char *name, const char *type, const char *def,
                       const char *help)
@@ -73,7 +76,15 @@ int main(int argc, char **argv)
 #ifdef GK_HAVE_UCX
     printf("  ucx                yes (PEs on other nodes: UCX %s, UCP API)\n", gk__ucx_version());
 #else
-    printf("  ucx                no (built without UCX: every PE must share a node)\n");
+    printf("  ucx                no (built without UCX)\n");
+#endif
+#ifdef GK_HAVE_OFI
+    printf("  ofi                yes (PEs on other nodes with GK_NET=ofi: libfabric %s, provider "
+           "%s)\n",
+           gk__ofi_version(), getenv("FI_PROVIDER") != NULL ? getenv("FI_PROVIDER")
+                                                           : "libfabric's choice");
+#else
+    printf("  ofi                no (built without libfabric)\n");
 #endif
     printf("bootstrap:\n");
     printf("  launcher           yes (gasket-run)\n");

@@ -132,9 +132,15 @@
       "transport) goes as gasket's own messages of at most this size, which "  \
       "make the target's wake-up check themselves and stream (0: every put "   \
       "is UCX's, and a wake-up message follows it; at most 65536)")            \
+    X(NET, str, net, "auto",                                                   \
+      "the network transport for PEs on other nodes: ucx, ofi (libfabric, "    \
+      "through the provider FI_PROVIDER names, else libfabric's first choice " \
+      "that reaches other nodes) or auto (ucx where this gasket is built "      \
+      "with it, else ofi); the same on every PE")                              \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
-      "testing: 1 reaches every other PE through UCX, even on this node (no "  \
-      "mapping of its segment), to test the UCX transport on one machine")
+      "testing: 1 reaches every other PE through the network transport "       \
+      "(GK_NET), even on this node (no mapping of its segment), to test it "    \
+      "on one machine")
 
 /* Set by gasket-run; listed by gasket-info, read by the boot layer. */
 #define GK_CONFIG_LAUNCHER_TABLE(X)                                            \

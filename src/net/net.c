@@ -5,6 +5,8 @@
  */
 #include "net/net.h"
 
+#include <string.h>
+
 #include "base/config.h"
 #include "base/log.h"
 #include "boot/boot.h"
@@ -13,20 +15,32 @@
 #ifdef GK_HAVE_UCX
 #include "net/ucx.h"
 #endif
+#ifdef GK_HAVE_OFI
+#include "net/ofi.h"
+#endif
 
 /*
  * The transports, in the order they claim peers: shm first (this PE
  * itself, and the PEs of this node whose segments it maps), then the
- * network for the rest. A new transport is a file of src/net/ and one
- * line here.
+ * network for the rest: the one network transport the job chose
+ * (GK_NET). A new transport is a file of src/net/ and one line here.
  */
 static const struct gk__net_module *const net_modules[] = {
     &gk__shm_module,
 #ifdef GK_HAVE_UCX
     &gk__ucx_module,
 #endif
+#ifdef GK_HAVE_OFI
+    &gk__ofi_module,
+#endif
 };
 #define NET_N_MODULES (sizeof(net_modules) / sizeof(net_modules[0]))
+
+/* The network transports GK_NET may name, built or not, and what each
+ * needs at build time. */
+static const struct {
+    const char *name, *library;
+} net_networks[] = {{"ucx", "UCX (libucx-dev)"}, {"ofi", "libfabric (libfabric-dev)"}};
 
 const struct gk__net_transport *gk__net_used[GK__NET_MAX_TRANSPORTS];
 int gk__net_n_used;
@@ -69,18 +83,57 @@ static void net_reset(void)
     atomic_store(&gk__net_am_waiting, 0);
 }
 
-/* A peer that no transport claimed: UCX, where it is built, claims every
- * peer that shm leaves, so only a gasket without it should get here. */
-static int net_unreachable(const struct gk__net_start *start, int pe)
+/*
+ * The network transport the job chose (GK_NET): "ucx" or "ofi"; "auto" is
+ * UCX where it is built, else libfabric. NULL, said, for a value that
+ * names none, or one this gasket was built without.
+ */
+static const char *net_chosen(const struct gk__config *config)
 {
-#ifdef GK_HAVE_UCX
-    (void)start;
-    gk__error("PE %d: no transport of this gasket reaches it", pe);
+    const char *net = config->net != NULL ? config->net : "auto";
+    if (strcmp(net, "auto") == 0) {
+#if defined(GK_HAVE_UCX) || !defined(GK_HAVE_OFI)
+        return "ucx";
 #else
-    gk__error("PE %d is %s, and this gasket was built without UCX, its network transport",
-              pe, start->config->net_force_ucx ? "to be reached through UCX (GK_NET_FORCE_UCX)"
-                                               : "on another node");
+        return "ofi";
 #endif
+    }
+    for (size_t i = 0; i < sizeof(net_networks) / sizeof(net_networks[0]); i++) {
+        if (strcmp(net, net_networks[i].name) != 0)
+            continue;
+        for (size_t m = 0; m < NET_N_MODULES; m++)
+            if (strcmp(net_modules[m]->name, net) == 0)
+                return net;
+        gk__error("GK_NET=%s: this gasket was built without %s", net, net_networks[i].library);
+        return NULL;
+    }
+    gk__error("GK_NET=%s: not a network transport (auto, ucx or ofi)", net);
+    return NULL;
+}
+
+/* Whether module opens in this job: shm always, a network transport when
+ * it is the chosen one. */
+static int net_module_used(const struct gk__net_module *module, const char *chosen)
+{
+    return module == &gk__shm_module || strcmp(module->name, chosen) == 0;
+}
+
+/* A peer that no transport claimed: the chosen network transport, where it
+ * is built, claims every peer that shm leaves, so only a gasket without it
+ * should get here. */
+static int net_unreachable(const struct gk__net_start *start, const char *chosen, int pe)
+{
+    for (size_t m = 0; m < NET_N_MODULES; m++) {
+        if (m > 0 && strcmp(net_modules[m]->name, chosen) == 0) {
+            gk__error("PE %d: no transport of this gasket reaches it", pe);
+            return GK_ERR_UNREACHABLE;
+        }
+    }
+    gk__error("PE %d is %s, and this gasket was built without %s, its network transport", pe,
+              start->config->net_force_ucx ? "to be reached through the network "
+                                             "(GK_NET_FORCE_UCX)"
+                                           : "on another node",
+              chosen);
     return GK_ERR_UNREACHABLE;
 }
 
@@ -89,13 +142,13 @@ static int net_unreachable(const struct gk__net_start *start, int pe)
  * whose atomics are not CPU atomics at the target (net.h, "Atomicity
  * domain"); after the last module, every peer must have been claimed.
  */
-static int net_check_peers(const struct gk__net_start *start, int last)
+static int net_check_peers(const struct gk__net_start *start, const char *chosen, int last)
 {
     for (int pe = 0; pe < start->boot->size; pe++) {
         struct gk__net_peer *peer = &start->peers[pe];
         if (peer->transport == NULL) {
             if (last)
-                return net_unreachable(start, pe);
+                return net_unreachable(start, chosen, pe);
             continue;
         }
         if (!(peer->caps & GK__NET_CAP_CPU_ATOMICS)) {
@@ -118,12 +171,24 @@ static int net_check_peers(const struct gk__net_start *start, int last)
 int gk__net_open_all(const struct gk__net_start *start, int status)
 {
     net_reset();
+    const char *chosen = net_chosen(start->config);
+    if (chosen == NULL) {
+        chosen = "";
+        if (status == GK_OK)
+            status = GK_ERR_INVALID_ARG;
+    }
+    size_t last = 0;
+    for (size_t i = 0; i < NET_N_MODULES; i++)
+        if (net_module_used(net_modules[i], chosen))
+            last = i;
     for (size_t i = 0; i < NET_N_MODULES; i++) {
         const struct gk__net_module *module = net_modules[i];
+        if (!net_module_used(module, chosen))
+            continue;
         if (status == GK_OK)
             status = module->open(start);
         if (status == GK_OK)
-            status = net_check_peers(start, i == NET_N_MODULES - 1);
+            status = net_check_peers(start, chosen, i == last);
         status = start->agree(status);
         if (module->opened != NULL)
             module->opened(start, status);

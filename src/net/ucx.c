@@ -135,35 +135,9 @@ const char *gk__ucx_version(void)
 /* Failures                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* How long a PE that lost a peer leaves the launcher to end the job. */
-#define UCX_FAILURE_GRACE_MS 1000
-
-/*
- * A connection to a peer failed: the peer died or its host went away. The
- * job cannot go on (the peer's memory is gone), so it ends, as gk_abort
- * ends it, through the bootstrap. But the launcher usually knows first
- * (it watches the PEs it started) and its report names the PE that died
- * and how, where ours would only name a lost connection: so the first
- * thread here gives it a moment before it asks for the end itself, and
- * the others wait for that.
- */
 void gk__ucx_peer_failed(int pe, ucs_status_t status)
 {
-    static atomic_flag reporting = ATOMIC_FLAG_INIT;
-    if (atomic_flag_test_and_set(&reporting)) {
-        for (;;)
-            pause();
-    }
-    struct gk__boot *boot = gk__ucx.boot;
-    poll(NULL, 0, UCX_FAILURE_GRACE_MS);
-    gk__error("PE %d: the network connection failed (%s)", pe, ucs_status_string(status));
-    boot->ops->abort(boot, 1, "a network connection failed");
-    /* The launcher now stops every PE; let its report name the failure. */
-    if (boot->fd >= 0) {
-        struct pollfd pfd = {.fd = boot->fd, .events = POLLIN};
-        poll(&pfd, 1, 2000);
-    }
-    _exit(gk__boot_abort_status(1));
+    gk__remote_peer_failed(gk__ucx.boot, pe, ucs_status_string(status));
 }
 
 /* From the closing barrier on, a peer that goes away is only finishing
@@ -475,7 +449,6 @@ static void ucx_release(void)
     u->ucx_peers = NULL;
     free(u->blobs);
     u->blobs = NULL;
-    gk__ucx_held_free();
     if (u->memh != NULL)
         ucp_mem_unmap(u->context, u->memh);
     u->memh = NULL;
@@ -486,7 +459,7 @@ static void ucx_release(void)
     if (u->context != NULL)
         ucp_cleanup(u->context);
     u->context = NULL;
-    pthread_mutex_destroy(&u->held_lock);
+    gk__remote_inbox_fini(&u->inbox);
     pthread_mutex_destroy(&u->progress_lock);
     u->joined = 0;
     u->n_remote = 0;
@@ -510,7 +483,7 @@ static int ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct 
                           .seg_size = my_seg->size, .put_am_max = config->ucx_put_am_max,
                           .n_pes = boot->size, .my_pe = my_pe};
     atomic_init(&u->epoch, 1);
-    pthread_mutex_init(&u->held_lock, NULL);
+    gk__remote_inbox_init(&u->inbox, peers[my_pe].direct);
     pthread_mutex_init(&u->progress_lock, NULL);
     pthread_mutex_init(&u->connect_lock, NULL);
     u->ucx_peers = calloc((size_t)u->n_pes, sizeof(*u->ucx_peers));
@@ -1018,30 +991,6 @@ static int ucx_am_send_long(struct gk__net_peer *peer, const struct gk__net_am *
     return ucx_am_post(peer, GK__UCX_AM_LONG, msg, args, payload, (size_t)msg->nbytes);
 }
 
-/* A free slot for a remote operation's wait, taken. */
-static unsigned ucx_rop_slot_take(struct gk__ucx *u)
-{
-    for (;;) {
-        for (unsigned i = 0; i < GK__UCX_ROP_SLOTS / 64; i++) {
-            uint64_t taken = atomic_load_explicit(&u->rop_taken[i], memory_order_relaxed);
-            while (taken != UINT64_MAX) {
-                uint64_t bit = ~taken & (taken + 1); /* the lowest free */
-                if (atomic_compare_exchange_weak_explicit(&u->rop_taken[i], &taken, taken | bit,
-                                                          memory_order_acquire,
-                                                          memory_order_relaxed))
-                    return i * 64 + (unsigned)__builtin_ctzll(bit);
-            }
-        }
-        sched_yield(); /* as many operations in flight as slots: one ends soon */
-    }
-}
-
-static void ucx_rop_slot_give(struct gk__ucx *u, unsigned slot)
-{
-    atomic_fetch_and_explicit(&u->rop_taken[slot / 64], ~((uint64_t)1 << (slot % 64)),
-                              memory_order_release);
-}
-
 /* Before a remote operation to p: ordered after everything before it to
  * p, puts as an atomic is (the top comment), and atomics too: the messages
  * before it by their lane, UCX's own operations, which may take another,
@@ -1100,7 +1049,7 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     if (status != GK_OK)
         return status;
     struct gk__ucx *u = &gk__ucx;
-    unsigned slot = ucx_rop_slot_take(u);
+    unsigned slot = gk__remote_slot_take(u->rop_taken, GK__UCX_ROP_SLOTS / 64);
     struct gk__ucx_rop_wait *w = &u->rop_slots[slot];
     gk__ucx_req_init(&w->req);
     w->answer = answer; /* released with the round, which the reply checks */
@@ -1128,7 +1077,7 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
         return status;
     }
     status = w->status;
-    ucx_rop_slot_give(u, slot);
+    gk__remote_slot_give(u->rop_taken, slot);
     if (status == GK_ERR_NOMEM) /* the target logs nothing for it */
         gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer",
                   (int)op, p->pe, answer->max);
@@ -1146,24 +1095,6 @@ static int ucx_fence(void)
     return GK_OK;
 }
 
-/* The posted remote operations that their targets refused since the
- * last quiet (top comment): the first one's status, said here too, since
- * a target's log says why but not to which caller. */
-static int ucx_refusals_take(void) __attribute__((noinline, cold));
-static int ucx_refusals_take(void)
-{
-    struct gk__ucx *u = &gk__ucx;
-    uint32_t n = atomic_exchange_explicit(&u->posts_refused, 0, memory_order_acquire);
-    uint64_t first = atomic_exchange_explicit(&u->post_refusal, 0, memory_order_acquire);
-    if (n == 0 || first == 0)
-        return GK_OK; /* another thread's quiet took them */
-    int pe = (int)(first >> 32) - 1, status = (int32_t)(uint32_t)first;
-    gk__error("quiet: %u operation%s sent without waiting for a reply %s refused, the first "
-              "by PE %d: %s (its log says why)",
-              n, n == 1 ? "" : "s", n == 1 ? "was" : "were", pe, gk_strerror(status));
-    return status;
-}
-
 static int ucx_quiet(void)
 {
     struct gk__ucx *u = &gk__ucx;
@@ -1179,9 +1110,7 @@ static int ucx_quiet(void)
                               &u->completed_upto, &done, upto, memory_order_relaxed,
                               memory_order_relaxed)) {
     }
-    if (UCX_UNLIKELY(atomic_load_explicit(&u->posts_refused, memory_order_relaxed) != 0))
-        return ucx_refusals_take();
-    return GK_OK;
+    return gk__remote_refusals_check(&u->refusals);
 }
 
 static int ucx_progress(void)

@@ -31,87 +31,11 @@
 #include "gasket.h"
 #include "net/shm_ring.h"
 
-/* The progress engine's quiescence counts these (net.h: gk__net_am_landed). */
-static int ucx_inbox_push(const struct gk__net_am *msg, const uint64_t *args, const void *data)
-{
-    int status = gk__ring_try_push(gk__ucx.self->direct, msg, args, data,
-                                   &gk__ucx.self_released, &gk__ucx.self_next);
-    if (status == GK_OK)
-        atomic_fetch_add_explicit(&gk__net_am_landed, 1, memory_order_release);
-    return status;
-}
-
-/* Queues a message behind those held; held_lock taken. */
-static int ucx_hold_locked(const struct gk__net_am *msg, const uint64_t *args, const void *data,
-                           size_t data_len)
-{
-    struct gk__ucx_held *h = malloc(sizeof(*h) + data_len);
-    if (h == NULL) {
-        gk__error("active message from PE %u: out of memory holding it for the full inbox "
-                  "(%zu bytes); it is lost",
-                  msg->src, sizeof(*h) + data_len);
-        return GK_ERR_NOMEM;
-    }
-    h->next = NULL;
-    h->msg = *msg;
-    memcpy(h->args, args, msg->nargs * sizeof(uint64_t));
-    h->data_len = data_len;
-    if (data_len > 0)
-        memcpy(h->data, data, data_len);
-    if (gk__ucx.held_tail != NULL)
-        gk__ucx.held_tail->next = h;
-    else
-        gk__ucx.held_head = h;
-    gk__ucx.held_tail = h;
-    atomic_fetch_add_explicit(&gk__ucx.n_held, 1, memory_order_release);
-    atomic_fetch_add_explicit(&gk__net_am_waiting, 1, memory_order_release);
-    return GK_OK;
-}
-
-int gk__ucx_held_drain(void)
-{
-    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0)
-        return 0;
-    int moved = 0;
-    pthread_mutex_lock(&gk__ucx.held_lock);
-    struct gk__ucx_held *h;
-    while ((h = gk__ucx.held_head) != NULL &&
-           ucx_inbox_push(&h->msg, h->args, h->data_len > 0 ? h->data : NULL) == GK_OK) {
-        gk__ucx.held_head = h->next;
-        if (gk__ucx.held_head == NULL)
-            gk__ucx.held_tail = NULL;
-        atomic_fetch_sub_explicit(&gk__ucx.n_held, 1, memory_order_release);
-        atomic_fetch_sub_explicit(&gk__net_am_waiting, 1, memory_order_release);
-        free(h);
-        moved++;
-    }
-    pthread_mutex_unlock(&gk__ucx.held_lock);
-    return moved;
-}
-
-void gk__ucx_held_free(void)
-{
-    struct gk__ucx_held *h = gk__ucx.held_head;
-    while (h != NULL) {
-        struct gk__ucx_held *next = h->next;
-        free(h);
-        h = next;
-    }
-    gk__ucx.held_head = gk__ucx.held_tail = NULL;
-    atomic_store_explicit(&gk__ucx.n_held, 0, memory_order_relaxed);
-}
-
 /* Into the inbox, behind held messages, or held itself if the inbox is
  * full (top comment). */
 static void ucx_am_land(const struct gk__ucx_am_header *h, const void *payload, size_t data_len)
 {
-    if (atomic_load_explicit(&gk__ucx.n_held, memory_order_acquire) == 0 &&
-        ucx_inbox_push(&h->msg, h->args, payload) == GK_OK)
-        return;
-    pthread_mutex_lock(&gk__ucx.held_lock);
-    if (gk__ucx.held_head != NULL || ucx_inbox_push(&h->msg, h->args, payload) != GK_OK)
-        ucx_hold_locked(&h->msg, h->args, payload, data_len);
-    pthread_mutex_unlock(&gk__ucx.held_lock);
+    gk__remote_inbox_land(&gk__ucx.inbox, &h->msg, h->args, payload, data_len);
 }
 
 /* ucx_am_header's answer for a rejection it logged itself. */
@@ -423,13 +347,8 @@ static ucs_status_t ucx_rop_ack_arrived(void *arg, const void *header, size_t he
     if (ucx_fixed_header("remote operation acknowledgement", header, header_len, &ack,
                          sizeof(ack)) != 0)
         return UCS_OK;
-    if (ack.status != GK_OK) {
-        uint64_t none = 0;
-        atomic_compare_exchange_strong_explicit(
-            &gk__ucx.post_refusal, &none, ((uint64_t)ack.pe + 1) << 32 | (uint32_t)ack.status,
-            memory_order_release, memory_order_relaxed);
-        atomic_fetch_add_explicit(&gk__ucx.posts_refused, 1, memory_order_release);
-    }
+    if (ack.status != GK_OK)
+        gk__remote_refusal_note(&gk__ucx.refusals, ack.pe, ack.status);
     ucx_acked(1, "remote operation acknowledgement", "operations");
     return UCS_OK;
 }

@@ -14,6 +14,7 @@
 
 #include "boot/boot.h"
 #include "net/net.h"
+#include "net/remote.h"
 
 /* UCP active-message ids: gasket's messages, wake-ups, and long messages
  * that carry their payload (net.h, am_send_long). */
@@ -127,15 +128,6 @@ struct gk__ucx_rop_wait {
 /* A reply's token: the slot's use, then the slot. */
 #define GK__UCX_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
 
-/* An active message that found this PE's inbox full, kept in order. */
-struct gk__ucx_held {
-    struct gk__ucx_held *next;
-    struct gk__net_am msg;
-    uint64_t args[GK__NET_AM_MAX_ARGS];
-    size_t data_len;
-    unsigned char data[]; /* a medium message's payload */
-};
-
 struct gk__ucx {
     ucp_context_h context;
     ucp_worker_h worker;
@@ -174,18 +166,11 @@ struct gk__ucx {
     _Atomic uint32_t unacked;
     _Atomic uint32_t unacked_sleepers;
     /* Posted remote operations that their targets refused since the
-     * last quiet, and the first of them: (target PE + 1) << 32 | its
-     * status as 32 bits, 0 when none. */
-    _Atomic uint32_t posts_refused;
-    _Atomic uint64_t post_refusal;
+     * last quiet. */
+    struct gk__remote_refusals refusals;
 
-    /* Our side of our own inbox (shm_ring.h), as a sender's. */
-    _Atomic uint64_t self_released;
-    _Atomic uint64_t self_next;
-    /* Messages that found the inbox full, oldest first. */
-    pthread_mutex_t held_lock;
-    struct gk__ucx_held *held_head, *held_tail;
-    _Atomic uint64_t n_held;
+    /* Our own inbox, where arriving messages land. */
+    struct gk__remote_inbox inbox;
 
     /* Remote operations waiting for their replies, and which slots are
      * taken (a caller that gives up when the job ends keeps its own). */
@@ -252,8 +237,6 @@ void gk__ucx_req_done(void *request, ucs_status_t status, void *user_data);
 int gk__ucx_progress(void);
 /* The UCP active-message handlers (ucx_am.c). */
 int gk__ucx_am_register(void);
-void gk__ucx_held_free(void);
-int gk__ucx_held_drain(void);
 /* The progress thread (ucx_progress.c). */
 int gk__ucx_thread_start(void);
 void gk__ucx_thread_stop(void);

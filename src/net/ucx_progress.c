@@ -83,7 +83,7 @@ static int ucx_drive(void)
 
 int gk__ucx_progress(void)
 {
-    return ucx_drive() + gk__ucx_held_drain();
+    return ucx_drive() + gk__remote_inbox_drain(&gk__ucx.inbox);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -277,7 +277,7 @@ static void ucx_thread_linger(struct gk__ucx *u)
                 events++;
             pthread_mutex_unlock(&u->progress_lock);
         }
-        if (events > 0 || gk__ucx_held_drain() > 0)
+        if (events > 0 || gk__remote_inbox_drain(&u->inbox) > 0)
             until = ucx_now_us() + u->linger_us;
         else if (ucx_now_us() >= until)
             return;
@@ -336,7 +336,7 @@ static void *ucx_thread_main(void *arg)
         while (ucp_worker_progress(u->worker) != 0) {
         }
         pthread_mutex_unlock(&u->progress_lock);
-        gk__ucx_held_drain();
+        gk__remote_inbox_drain(&u->inbox);
         ucx_thread_linger(u);
         if (pthread_mutex_trylock(&u->progress_lock) != 0) {
             ucx_thread_park(u);
@@ -346,7 +346,7 @@ static void *ucx_thread_main(void *arg)
         }
         ucs_status_t st = ucp_worker_arm(u->worker);
         pthread_mutex_unlock(&u->progress_lock);
-        gk__ucx_held_drain();
+        gk__remote_inbox_drain(&u->inbox);
         if (st == UCS_ERR_BUSY)
             continue;
         if (st != UCS_OK) {

@@ -1,0 +1,93 @@
+/*
+ * remote.h: what the network transports (ucx, ofi) share: the inbox that
+ * arriving active messages go into, with the held queue for when it is
+ * full; the slots that remote operations wait for their replies in; the
+ * refusals of posted remote operations that the next quiet reports; and
+ * the end of the job when a peer's connection fails.
+ */
+#ifndef GK_NET_REMOTE_H
+#define GK_NET_REMOTE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/net.h"
+
+struct gk__boot;
+
+/* An active message that found this PE's inbox full, kept in order. */
+struct gk__remote_held {
+    struct gk__remote_held *next;
+    struct gk__net_am msg;
+    uint64_t args[GK__NET_AM_MAX_ARGS];
+    size_t data_len;
+    unsigned char data[]; /* a medium message's payload */
+};
+
+/*
+ * This PE's own inbox (shm_ring.h) as the network's arrivals see it: they
+ * go in as a sender on this node would put them there, or, when it is
+ * full, into the held queue, and every later message goes behind them
+ * until it is empty again, so the messages of one sender stay in the
+ * order sent. The queue has no bound: the network has already taken the
+ * message, and refusing it would only move the queue there.
+ */
+struct gk__remote_inbox {
+    char *seg_base; /* this PE's segment, mapped: its inbox */
+    _Atomic uint64_t released, next; /* our side of it, as a sender's */
+    pthread_mutex_t lock;
+    struct gk__remote_held *head, *tail; /* lock */
+    _Atomic uint64_t n_held;
+};
+
+void gk__remote_inbox_init(struct gk__remote_inbox *in, char *seg_base);
+/* Frees what is held; the inbox is not used after. */
+void gk__remote_inbox_fini(struct gk__remote_inbox *in);
+/* A message (and a medium message's payload of data_len bytes) into the
+ * inbox, behind those held, or held itself. Never waits. */
+void gk__remote_inbox_land(struct gk__remote_inbox *in, const struct gk__net_am *msg,
+                           const uint64_t *args, const void *data, size_t data_len);
+/* Moves held messages into the inbox as it frees up: how many moved. */
+int gk__remote_inbox_drain(struct gk__remote_inbox *in);
+
+/* A free slot of `n_words` * 64 (the bits of `taken`), taken; yields
+ * while all are taken (one ends soon). */
+unsigned gk__remote_slot_take(_Atomic uint64_t *taken, unsigned n_words);
+void gk__remote_slot_give(_Atomic uint64_t *taken, unsigned slot);
+
+/* Posted remote operations that their targets refused since the last
+ * quiet, and the first of them: (target PE + 1) << 32 | its status as 32
+ * bits, 0 when none. */
+struct gk__remote_refusals {
+    _Atomic uint32_t n;
+    _Atomic uint64_t first;
+};
+
+/* Kept before the acknowledgement's count drops, so that the quiet that
+ * sees the count at 0 sees the refusal too. */
+void gk__remote_refusal_note(struct gk__remote_refusals *r, uint32_t pe, int status);
+/* The first refusal's status, said here too (a target's log says why but
+ * not to which caller); GK_OK when another thread's quiet took them. */
+int gk__remote_refusals_take(struct gk__remote_refusals *r) __attribute__((noinline, cold));
+static inline int gk__remote_refusals_check(struct gk__remote_refusals *r)
+{
+    if (__builtin_expect(atomic_load_explicit(&r->n, memory_order_relaxed) != 0, 0))
+        return gk__remote_refusals_take(r);
+    return 0;
+}
+
+/*
+ * A connection to a peer failed: the peer died or its host went away. The
+ * job cannot go on (the peer's memory is gone), so it ends, as gk_abort
+ * ends it, through the bootstrap. But the launcher usually knows first (it
+ * watches the PEs it started) and its report names the PE that died and
+ * how, where ours would only name a lost connection: so the first thread
+ * here gives it a moment before it asks for the end itself, and the
+ * others wait for that. `why`: the transport's reason.
+ */
+void gk__remote_peer_failed(struct gk__boot *boot, int pe, const char *why)
+    __attribute__((noreturn, cold));
+
+#endif /* GK_NET_REMOTE_H */
