@@ -20,6 +20,7 @@
 
 #include <poll.h>
 #include <stdio.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -301,6 +302,10 @@ int gk__rt_init(const char *op)
         gk__rt.initialized = 0;
         goto err_fini_heap;
     }
+    /* Start-up's temporaries (the all-gathers' arrays, one entry per PE)
+     * are freed, but glibc keeps their pages resident: hand them back, so
+     * that a large job's PEs do not carry them for their whole run. */
+    malloc_trim(0);
     gk__debug("waits: spin %u, yield %u, sleep %u ms%s", gk__wait_policy.spin_count,
               gk__wait_policy.yield_count, gk__wait_policy.sleep_ms,
               gk__wait_oversubscribed() ? " (oversubscribed)" : "");

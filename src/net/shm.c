@@ -213,18 +213,21 @@ static void shm_peer_self(struct gk__net_peer *peer, struct gk__seg *my_seg)
     peer->priv = &shm_self;
 }
 
-/* Maps the segment of a PE on this node. */
+/* The node's other PEs' state, one array (a job of many PEs on a node
+ * keeps one allocation, not one per peer), filled in attach order. */
+static struct shm_peer *shm_peers;
+static int shm_peers_used;
+
+/* Maps the segment of a PE on this node into the next free entry. */
 static int shm_peer_attach(struct gk__net_peer *peer, const char *job_key, int pe,
                            size_t heap_size)
 {
-    struct shm_peer *sp = calloc(1, sizeof(*sp));
-    if (sp == NULL)
-        return GK_ERR_NOMEM;
+    struct shm_peer *sp = &shm_peers[shm_peers_used];
+    *sp = (struct shm_peer){0};
     int status = gk__seg_attach(job_key, pe, heap_size, &sp->seg);
-    if (status != GK_OK) {
-        free(sp);
+    if (status != GK_OK)
         return status;
-    }
+    shm_peers_used++;
     peer->direct = sp->seg.base;
     peer->caps = shm_caps;
     peer->transport = &gk__shm_transport;
@@ -239,7 +242,6 @@ static void shm_peer_detach(struct gk__net_peer *peer)
     struct shm_peer *sp = peer->priv;
     if (sp != NULL)
         gk__seg_detach(&sp->seg);
-    free(sp);
     peer->direct = NULL;
     peer->caps = 0;
     peer->transport = NULL;
@@ -256,6 +258,12 @@ static int shm_open(const struct gk__net_start *start)
     struct gk__boot *boot = start->boot;
     const struct gk__config *config = start->config;
     shm_peer_self(&start->peers[boot->rank], start->my_seg);
+    free(shm_peers);
+    shm_peers_used = 0;
+    shm_peers = boot->node_size > 1 ? calloc((size_t)boot->node_size - 1, sizeof(*shm_peers))
+                                    : NULL;
+    if (boot->node_size > 1 && shm_peers == NULL)
+        return GK_ERR_NOMEM;
     for (int pe = 0; pe < boot->size; pe++) {
         if (pe == boot->rank || boot->node_id[pe] != boot->node_id[boot->rank] ||
             config->net_force_ucx)
@@ -284,6 +292,9 @@ static void shm_release(struct gk__net_peer *peers, int n_pes)
     for (int pe = 0; peers != NULL && pe < n_pes; pe++)
         if (peers[pe].priv != &shm_self)
             shm_peer_detach(&peers[pe]);
+    free(shm_peers);
+    shm_peers = NULL;
+    shm_peers_used = 0;
 }
 
 const struct gk__net_module gk__shm_module = {
