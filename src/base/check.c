@@ -73,19 +73,19 @@ static int check_frame_ours(void *frame)
 
 /* The caller's frame: the first above the library's own (*call_p: the
  * name of the library's function it called, where it is exported). */
-static void *check_site(const struct gk__check_op *op, const char **call_p)
+static void *check_site(void *const *frames, int n_frames, const char **call_p)
 {
-    for (int i = 0; i < op->n_frames; i++) {
-        if (!check_frame_ours(op->frames[i])) {
+    for (int i = 0; i < n_frames; i++) {
+        if (!check_frame_ours(frames[i])) {
             Dl_info info;
-            if (i > 0 && dladdr(op->frames[i - 1], &info) != 0 && info.dli_sname != NULL)
+            if (i > 0 && dladdr(frames[i - 1], &info) != 0 && info.dli_sname != NULL)
                 /* shmem_ names are aliases of the profiling pshmem_ ones:
                  * the program called the shmem_ name. */
                 *call_p = info.dli_sname + (strncmp(info.dli_sname, "pshmem_", 7) == 0);
-            return op->frames[i];
+            return frames[i];
         }
     }
-    return op->n_frames > 0 ? op->frames[op->n_frames - 1] : NULL;
+    return n_frames > 0 ? frames[n_frames - 1] : NULL;
 }
 
 /* Whether site was reported already; notes it if not. */
@@ -99,10 +99,22 @@ static int check_site_seen(void *site)
     return 0;
 }
 
+void *gk__check_caller(const char **call_p)
+{
+    /* Deeper than an entry's stack: the race detector asks from further
+     * inside the path layer. */
+    void *frames[2 * GK__CHECK_FRAMES];
+    int n_frames = backtrace(frames, 2 * GK__CHECK_FRAMES);
+    pthread_mutex_lock(&check_lock);
+    void *site = check_site(frames, n_frames, call_p);
+    pthread_mutex_unlock(&check_lock);
+    return site;
+}
+
 static void check_report_reuse(const struct gk__check_op *op, const char *point)
 {
     const char *call = op->what;
-    void *site = check_site(op, &call);
+    void *site = check_site(op->frames, op->n_frames, &call);
     if (check_site_seen(site))
         return;
     /* "prog(main+0x4c) [0x5581...]": the symbol where the program exports
