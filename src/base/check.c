@@ -52,7 +52,40 @@ void gk__check_push(struct gk__check_op *op)
 /* Whether frame lies in the library's own code: in its shared object, or,
  * linked into the program, in a function with one of its exported
  * prefixes (called under check_lock). */
+/* Frames looked at already, and whether each is ours: dladdr walks the
+ * symbol tables, and the race detector asks at every put and get. */
+#define CHECK_FRAME_CACHE 256
+static struct {
+    void *frame;
+    int ours;
+    const char *name; /* its function's exported name, or NULL */
+} check_frame_cache[CHECK_FRAME_CACHE];
+
+static int check_frame_ours_uncached(void *frame);
+
+/* Whether frame is ours (check_frame_ours_uncached), and in *name_p its
+ * function's exported name; called under check_lock. */
+static int check_frame_lookup(void *frame, const char **name_p)
+{
+    unsigned slot = (unsigned)(((uintptr_t)frame >> 2) % CHECK_FRAME_CACHE);
+    if (check_frame_cache[slot].frame != frame) {
+        Dl_info info;
+        check_frame_cache[slot].frame = frame;
+        check_frame_cache[slot].ours = check_frame_ours_uncached(frame);
+        check_frame_cache[slot].name =
+            dladdr(frame, &info) != 0 ? info.dli_sname : NULL;
+    }
+    if (name_p != NULL)
+        *name_p = check_frame_cache[slot].name;
+    return check_frame_cache[slot].ours;
+}
+
 static int check_frame_ours(void *frame)
+{
+    return check_frame_lookup(frame, NULL);
+}
+
+static int check_frame_ours_uncached(void *frame)
 {
     static Dl_info self;
     static int self_known, self_is_lib;
@@ -77,11 +110,13 @@ static void *check_site(void *const *frames, int n_frames, const char **call_p)
 {
     for (int i = 0; i < n_frames; i++) {
         if (!check_frame_ours(frames[i])) {
-            Dl_info info;
-            if (i > 0 && dladdr(frames[i - 1], &info) != 0 && info.dli_sname != NULL)
+            const char *name = NULL;
+            if (i > 0)
+                (void)check_frame_lookup(frames[i - 1], &name);
+            if (name != NULL)
                 /* shmem_ names are aliases of the profiling pshmem_ ones:
                  * the program called the shmem_ name. */
-                *call_p = info.dli_sname + (strncmp(info.dli_sname, "pshmem_", 7) == 0);
+                *call_p = name + (strncmp(name, "pshmem_", 7) == 0);
             return frames[i];
         }
     }
@@ -166,5 +201,6 @@ void gk__check_fini(void)
     gk__check_drain("gk_finalize");
     pthread_mutex_lock(&check_lock);
     check_n_sites = 0;
+    memset(check_frame_cache, 0, sizeof(check_frame_cache));
     pthread_mutex_unlock(&check_lock);
 }

@@ -83,6 +83,15 @@ static inline void gk__race_acquire(int pe)
         gk__path_race_acquire(pe);
 }
 
+/* After an atomic on pe's word that returned `status`: one that returned
+ * what it saw (old_p) acquires; every atomic released before it. */
+static inline int gk__race_after_atomic(int pe, const uint64_t *old_p, int status)
+{
+    if (old_p != NULL)
+        gk__race_acquire(pe);
+    return status;
+}
+
 /* After a wait of the program's (not the runtime's own: a collective's
  * join is its own) on this PE's own word returned having seen it. */
 static inline void gk__race_acquire_own(void)
@@ -109,10 +118,10 @@ static inline int gk__path_mapped(int pe)
 static inline char *gk__path_addr(int pe, size_t seg_offset)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    /* The caller is about to write there, or may: a release first. */
-    gk__race_release(pe);
-    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__race_release(pe); /* the caller may write there next */
         return gk__shm_addr(peer, seg_offset);
+    }
     return NULL;
 }
 
@@ -481,6 +490,17 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
     return GK_OK;
 }
 
+/* The transport's atomic on a peer not mapped here (no wake-up), with
+ * the race detector's release before it and acquire after. */
+static inline int gk__path_net_atomic(int pe, struct gk__net_peer *peer, enum gk__amo_op op,
+                                      size_t width, size_t seg_offset, uint64_t operand,
+                                      uint64_t compare, uint64_t *old_p)
+{
+    gk__race_release(pe);
+    return gk__race_after_atomic(
+        pe, old_p, peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p));
+}
+
 /*
  * An atomic of `width` bytes on pe's segment word that may end a wait there
  * (a user's word, a barrier or collective flag, a semaphore count, a lock
@@ -490,32 +510,21 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
  * put), else the transport's atomic gets its wake-up after it. A
  * GK__AMO_FETCH writes nothing: no check.
  */
-static inline int gk__path_amo_net(int pe, struct gk__net_peer *peer, enum gk__amo_op op,
-                                   size_t width, size_t seg_offset, uint64_t operand,
-                                   uint64_t compare, uint64_t *old_p)
-{
-    if (op == GK__AMO_FETCH)
-        return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
-    if (peer->caps & GK__NET_CAP_REMOTE_OPS)
-        return gk__path_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
-                                   GK__NET_POST_QUIET);
-    int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
-    if (status == GK_OK)
-        status = peer->transport->wake(peer, seg_offset, seg_offset + width);
-    gk__path_wake_done(pe, seg_offset, seg_offset + width);
-    return status;
-}
-
 static inline int gk__path_amo(int pe, enum gk__amo_op op, size_t width, size_t seg_offset,
                                uint64_t operand, uint64_t compare, uint64_t *old_p)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
-    gk__race_release(pe); /* as gk__path_amo_mapped's */
-    int status = gk__path_amo_net(pe, peer, op, width, seg_offset, operand, compare, old_p);
-    if (old_p != NULL)
-        gk__race_acquire(pe);
+    if (op == GK__AMO_FETCH)
+        return gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
+    if (peer->caps & GK__NET_CAP_REMOTE_OPS)
+        return gk__path_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
+                                   GK__NET_POST_QUIET);
+    int status = gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
+    if (status == GK_OK)
+        status = peer->transport->wake(peer, seg_offset, seg_offset + width);
+    gk__path_wake_done(pe, seg_offset, seg_offset + width);
     return status;
 }
 
@@ -541,11 +550,9 @@ static inline int gk__path_flag64(int pe, enum gk__amo_op op, size_t seg_offset,
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, 8, seg_offset, value, 0, NULL);
-    if (peer->caps & GK__NET_CAP_REMOTE_OPS) {
-        gk__race_release(pe);
+    if (peer->caps & GK__NET_CAP_REMOTE_OPS)
         return gk__path_atomic_rop(pe, op, 8, seg_offset, value, 0, NULL,
                                    GK__NET_POST_AWAITED);
-    }
     return gk__path_amo(pe, op, 8, seg_offset, value, 0, NULL);
 }
 
@@ -558,11 +565,7 @@ static inline int gk__path_atomic(int pe, enum gk__amo_op op, size_t width, size
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
-    gk__race_release(pe); /* as gk__path_amo_mapped's */
-    int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
-    if (old_p != NULL)
-        gk__race_acquire(pe);
-    return status;
+    return gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
 }
 
 /* The same on a 64-bit internal word (semaphores, collective flags). */

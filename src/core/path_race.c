@@ -37,6 +37,7 @@
  */
 #include <execinfo.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +46,7 @@
 #include "base/check.h"
 #include "base/log.h"
 #include "core/path.h"
+#include "core/progress.h"
 #include "mem/seg_region.h"
 
 int gk__race_on;
@@ -150,9 +152,14 @@ static struct race_entry *race_log_of(char *region)
 static void region_lock(char *region)
 {
     struct race_hdr *h = race_hdr_of(region);
+    /* Held for a scan of the log: on a node with more PEs than CPUs the
+     * holder may be waiting for a CPU, so a waiter soon gives its own. */
     while (atomic_exchange_explicit(&h->lock, 1, memory_order_acquire) != 0)
-        while (atomic_load_explicit(&h->lock, memory_order_relaxed) != 0)
-            gk__cpu_relax();
+        for (unsigned spins = 0; atomic_load_explicit(&h->lock, memory_order_relaxed) != 0;)
+            if (++spins < 64)
+                gk__cpu_relax();
+            else
+                sched_yield();
 }
 
 static void region_unlock(char *region)
@@ -241,6 +248,14 @@ static void race_report(int owner, const struct race_entry *a, const struct race
 
 /* ---- The owner's side: the same on a mapped region or on one's own ---- */
 
+/* Keeps entry i of a log being compacted, as the kept-th. */
+static void race_keep(struct race_entry *log, uint32_t *kept_p, uint32_t i)
+{
+    if (*kept_p != i)
+        log[*kept_p] = log[i];
+    (*kept_p)++;
+}
+
 /* Checks access a (its accessor's clock vc) against region's log, logs
  * it, and for a write joins vc into the region's S, all under the lock;
  * reports after. */
@@ -254,9 +269,20 @@ static void race_region_access(char *region, int owner, const struct race_entry 
     struct race_hdr *h = race_hdr_of(region);
     struct race_entry *log = race_log_of(region);
     region_lock(region);
-    for (uint32_t i = 0; i < h->n_log && n_found < FOUND_MAX; i++) {
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < h->n_log; i++) {
         const struct race_entry *e = &log[i];
-        if (e->pe == a->pe || e->lo >= a->hi || a->lo >= e->hi)
+        if (e->pe == a->pe) {
+            /* The same PE's earlier access of bytes a covers, of a's kind or
+             * a read under a's write, conflicts with nothing a will not:
+             * a takes its place (a loop over the same words keeps one). */
+            if (!(a->lo <= e->lo && e->hi <= a->hi &&
+                  (a->kind == RACE_WRITE || e->kind == a->kind)))
+                race_keep(log, &kept, i);
+            continue;
+        }
+        race_keep(log, &kept, i);
+        if (e->lo >= a->hi || a->lo >= e->hi || n_found == FOUND_MAX)
             continue;
         if (e->kind != RACE_WRITE && a->kind != RACE_WRITE)
             continue;
@@ -265,6 +291,7 @@ static void race_region_access(char *region, int owner, const struct race_entry 
             found[n_found++] = *e;
         }
     }
+    h->n_log = kept;
     if (h->n_log == RACE_LOG_MAX) { /* full: the oldest half goes */
         memmove(log, log + RACE_LOG_MAX / 2, (RACE_LOG_MAX / 2) * sizeof(*log));
         h->n_log = RACE_LOG_MAX / 2;
@@ -302,7 +329,7 @@ static void race_region_prune(char *region, const uint64_t *all)
     uint32_t kept = 0;
     for (uint32_t i = 0; i < h->n_log; i++)
         if ((unsigned)log[i].pe >= (unsigned)race_n || log[i].epoch > all[log[i].pe])
-            log[kept++] = log[i];
+            race_keep(log, &kept, i);
     h->n_log = kept;
     region_unlock(region);
 }
@@ -362,15 +389,31 @@ static int race_call(int pe, const uint64_t *args, const void *payload, size_t n
                      struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    /* An active message's handler must not wait for a round trip: what it
+     * does to other hosts goes unchecked and carries no clock. */
+    if (gk__in_handler)
+        return GK_ERR_UNSUPPORTED;
     return peer->transport->rop(peer, GK__NET_ROP_CHECK, args, payload, nbytes, answer);
 }
 
-static uint64_t *race_clock_new(void)
+/* A clock's room: `local` (RACE_LOCAL_PES counters on the caller's
+ * stack) where the job is that small, else the heap; race_clock_free
+ * gives it back. */
+#define RACE_LOCAL_PES 64
+static uint64_t *race_clock_new(uint64_t *local)
 {
+    if (race_n <= RACE_LOCAL_PES)
+        return local;
     uint64_t *vc = malloc((size_t)race_n * sizeof(uint64_t));
     if (vc == NULL)
         gk__error("check: out of memory for a vector clock of %d PEs", race_n);
     return vc;
+}
+
+static void race_clock_free(uint64_t *vc, const uint64_t *local)
+{
+    if (vc != local)
+        free(vc);
 }
 
 /* A copy of this PE's clock, and its own counter (the epoch) then. */
@@ -435,7 +478,8 @@ static void race_site(const char *op, struct race_entry *a)
  * logged at pe (a write also releases to pe there). */
 static void race_access(const char *op, int pe, size_t offset, size_t n, enum race_kind kind)
 {
-    uint64_t *vc = race_clock_new();
+    uint64_t vc_local[RACE_LOCAL_PES];
+    uint64_t *vc = race_clock_new(vc_local);
     if (vc == NULL)
         return;
     struct race_entry a;
@@ -462,12 +506,13 @@ static void race_access(const char *op, int pe, size_t offset, size_t n, enum ra
             free(payload);
         }
     }
-    free(vc);
+    race_clock_free(vc, vc_local);
 }
 
 void gk__path_race_release(int pe)
 {
-    uint64_t *vc = race_clock_new();
+    uint64_t vc_local[RACE_LOCAL_PES];
+    uint64_t *vc = race_clock_new(vc_local);
     if (vc == NULL)
         return;
     race_snapshot(vc);
@@ -482,13 +527,14 @@ void gk__path_race_release(int pe)
         (void)race_call(pe, args, vc,
                            (size_t)race_n * sizeof(uint64_t), &answer);
     }
-    free(vc);
+    race_clock_free(vc, vc_local);
     race_tick();
 }
 
 void gk__path_race_acquire(int pe)
 {
-    uint64_t *s = race_clock_new();
+    uint64_t s_local[RACE_LOCAL_PES];
+    uint64_t *s = race_clock_new(s_local);
     if (s == NULL)
         return;
     char *region = race_region_at(pe);
@@ -499,12 +545,12 @@ void gk__path_race_acquire(int pe)
         struct gk__net_rop_answer answer = {.data = s, .max = (size_t)race_n * sizeof(uint64_t)};
         if (race_call(pe, args, NULL, 0, &answer) != GK_OK ||
             answer.len != answer.max) {
-            free(s);
+            race_clock_free(s, s_local);
             return;
         }
     }
     race_join_mine(s);
-    free(s);
+    race_clock_free(s, s_local);
 }
 
 void gk__path_race_put(const char *op, int pe, size_t offset, size_t n)
@@ -567,7 +613,8 @@ void gk__path_race_coll_leave(int key, uint64_t call, const int *pes, int n)
 {
     if (key < 0 || key >= GK__PATH_RACE_KEYS)
         return;
-    uint64_t *all = race_clock_new(), *theirs = race_clock_new();
+    uint64_t all_local[RACE_LOCAL_PES], theirs_local[RACE_LOCAL_PES];
+    uint64_t *all = race_clock_new(all_local), *theirs = race_clock_new(theirs_local);
     if (all == NULL || theirs == NULL)
         goto out;
     pthread_mutex_lock(&race_lock);
@@ -603,8 +650,10 @@ void gk__path_race_coll_leave(int key, uint64_t call, const int *pes, int n)
         race_region_prune(gk__rt_own(race_region.offset), all);
     race_tick();
 out:
-    free(all);
-    free(theirs);
+    if (all != NULL)
+        race_clock_free(all, all_local);
+    if (theirs != NULL)
+        race_clock_free(theirs, theirs_local);
 }
 
 /* ---- Start and end ---- */
