@@ -52,7 +52,40 @@ void gk__check_push(struct gk__check_op *op)
 /* Whether frame lies in the library's own code: in its shared object, or,
  * linked into the program, in a function with one of its exported
  * prefixes (called under check_lock). */
+/* Frames looked at already, and whether each is ours: dladdr walks the
+ * symbol tables, and the race detector asks at every put and get. */
+#define CHECK_FRAME_CACHE 256
+static struct {
+    void *frame;
+    int ours;
+    const char *name; /* its function's exported name, or NULL */
+} check_frame_cache[CHECK_FRAME_CACHE];
+
+static int check_frame_ours_uncached(void *frame);
+
+/* Whether frame is ours (check_frame_ours_uncached), and in *name_p its
+ * function's exported name; called under check_lock. */
+static int check_frame_lookup(void *frame, const char **name_p)
+{
+    unsigned slot = (unsigned)(((uintptr_t)frame >> 2) % CHECK_FRAME_CACHE);
+    if (check_frame_cache[slot].frame != frame) {
+        Dl_info info;
+        check_frame_cache[slot].frame = frame;
+        check_frame_cache[slot].ours = check_frame_ours_uncached(frame);
+        check_frame_cache[slot].name =
+            dladdr(frame, &info) != 0 ? info.dli_sname : NULL;
+    }
+    if (name_p != NULL)
+        *name_p = check_frame_cache[slot].name;
+    return check_frame_cache[slot].ours;
+}
+
 static int check_frame_ours(void *frame)
+{
+    return check_frame_lookup(frame, NULL);
+}
+
+static int check_frame_ours_uncached(void *frame)
 {
     static Dl_info self;
     static int self_known, self_is_lib;
@@ -73,19 +106,21 @@ static int check_frame_ours(void *frame)
 
 /* The caller's frame: the first above the library's own (*call_p: the
  * name of the library's function it called, where it is exported). */
-static void *check_site(const struct gk__check_op *op, const char **call_p)
+static void *check_site(void *const *frames, int n_frames, const char **call_p)
 {
-    for (int i = 0; i < op->n_frames; i++) {
-        if (!check_frame_ours(op->frames[i])) {
-            Dl_info info;
-            if (i > 0 && dladdr(op->frames[i - 1], &info) != 0 && info.dli_sname != NULL)
+    for (int i = 0; i < n_frames; i++) {
+        if (!check_frame_ours(frames[i])) {
+            const char *name = NULL;
+            if (i > 0)
+                (void)check_frame_lookup(frames[i - 1], &name);
+            if (name != NULL)
                 /* shmem_ names are aliases of the profiling pshmem_ ones:
                  * the program called the shmem_ name. */
-                *call_p = info.dli_sname + (strncmp(info.dli_sname, "pshmem_", 7) == 0);
-            return op->frames[i];
+                *call_p = name + (strncmp(name, "pshmem_", 7) == 0);
+            return frames[i];
         }
     }
-    return op->n_frames > 0 ? op->frames[op->n_frames - 1] : NULL;
+    return n_frames > 0 ? frames[n_frames - 1] : NULL;
 }
 
 /* Whether site was reported already; notes it if not. */
@@ -99,10 +134,22 @@ static int check_site_seen(void *site)
     return 0;
 }
 
+void *gk__check_caller(const char **call_p)
+{
+    /* Deeper than an entry's stack: the race detector asks from further
+     * inside the path layer. */
+    void *frames[2 * GK__CHECK_FRAMES];
+    int n_frames = backtrace(frames, 2 * GK__CHECK_FRAMES);
+    pthread_mutex_lock(&check_lock);
+    void *site = check_site(frames, n_frames, call_p);
+    pthread_mutex_unlock(&check_lock);
+    return site;
+}
+
 static void check_report_reuse(const struct gk__check_op *op, const char *point)
 {
     const char *call = op->what;
-    void *site = check_site(op, &call);
+    void *site = check_site(op->frames, op->n_frames, &call);
     if (check_site_seen(site))
         return;
     /* "prog(main+0x4c) [0x5581...]": the symbol where the program exports
@@ -154,5 +201,6 @@ void gk__check_fini(void)
     gk__check_drain("gk_finalize");
     pthread_mutex_lock(&check_lock);
     check_n_sites = 0;
+    memset(check_frame_cache, 0, sizeof(check_frame_cache));
     pthread_mutex_unlock(&check_lock);
 }

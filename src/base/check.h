@@ -70,6 +70,11 @@ void gk__check_drain(const char *point);
  * now and written then (at once when check mode is off). */
 void gk__check_defer_write(const char *what, void *dst, const void *value, size_t n);
 
+/* The program's call site of the library function it is in now: the
+ * first frame of the stack outside the library (*call_p: that function's
+ * exported name, where it has one; left as it is otherwise). */
+void *gk__check_caller(const char **call_p);
+
 /* Forgets what was reported (gk_finalize). */
 void gk__check_fini(void);
 

@@ -40,6 +40,7 @@
 
 #include "base/log.h"
 #include "core/coll_check.h"
+#include "core/path.h"
 #include "core/runtime.h"
 
 #define STEP_FOLD_IN 0
@@ -191,6 +192,8 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
      * has said so (core/coll_check.h). */
     if (GK__UNLIKELY(gk__coll_state.broken))
         return GK_ERR_COLL_MISMATCH;
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_coll_enter(GK__PATH_RACE_KEY_ALLREDUCE, 0);
     const struct reduce_fn fn = {combine, arg};
     unsigned char *to = dst;
     const unsigned char *from = src;
@@ -204,6 +207,8 @@ int gk__allreduce_run(void *dst, const void *src, size_t count, size_t size,
                               piece * size, &fn, state_p);
         done += piece;
     } while (status == GK_OK && !(*state_p & GK__ALLREDUCE_WRONG) && done < count);
+    if (GK__UNLIKELY(gk__race_on) && status == GK_OK)
+        gk__path_race_coll_leave(GK__PATH_RACE_KEY_ALLREDUCE, 0, NULL, 0);
     return status;
 }
 

@@ -70,7 +70,20 @@ void gk__barrier_reset(void)
     barrier_epoch = 0;
 }
 
+static int barrier_run(void);
+
 int gk__barrier(void)
+{
+    if (GK__LIKELY(!gk__race_on))
+        return barrier_run();
+    gk__path_race_coll_enter(GK__PATH_RACE_KEY_BARRIER, 0);
+    int status = barrier_run();
+    if (status == GK_OK)
+        gk__path_race_coll_leave(GK__PATH_RACE_KEY_BARRIER, 0, NULL, 0);
+    return status;
+}
+
+static int barrier_run(void)
 {
     assert(gk__coll_depth > 0);
     /* After a mismatch no barrier can end; the call that found it has

@@ -33,6 +33,73 @@
 #include "core/runtime.h"
 #include "net/shm.h"
 
+/* ---- The race detector (check mode, path_race.c) ---- */
+
+/* Non-zero while check mode's race detector runs (from gk_init's
+ * features to gk_finalize's): every hook below is one load when not. */
+extern int gk__race_on;
+
+/* The collectives' slots (path_race.c): the runtime's barrier and
+ * all-reduce, then one per team scratch slot. */
+#define GK__PATH_RACE_KEY_BARRIER 0
+#define GK__PATH_RACE_KEY_ALLREDUCE 1
+#define GK__PATH_RACE_KEY_TEAM(slot) (2 + (slot))
+#define GK__PATH_RACE_KEYS (2 + GK_TEAM_MAX + 1)
+
+/* A put (a write) or get (a read) of pe's bytes [offset, offset + n):
+ * checked against the accesses logged at pe, and logged; a put is also a
+ * release to pe. Only the program's symmetric memory is checked. */
+void gk__path_race_put(const char *op, int pe, size_t offset, size_t n)
+    __attribute__((noinline, cold));
+void gk__path_race_get(const char *op, int pe, size_t offset, size_t n)
+    __attribute__((noinline, cold));
+/* A release to pe: this PE's clock joins pe's, before a write there that
+ * may be seen; an acquire from pe: pe's joins this PE's, after a read
+ * there. */
+void gk__path_race_release(int pe) __attribute__((noinline, cold));
+void gk__path_race_acquire(int pe) __attribute__((noinline, cold));
+/* A get that completes at quiet: its acquire is made then. */
+void gk__path_race_got_later(int pe) __attribute__((noinline, cold));
+void gk__path_race_quiet(void) __attribute__((noinline, cold));
+int gk__path_race_pending(void);
+/* A collective call of slot `key` starts on this PE, and is over: the
+ * clocks of its members (pes[0 .. n - 1], world PEs; NULL: every PE) as
+ * they started it join this PE's. `call` is its number among the slot's
+ * calls, the same on every member (0: the detector counts them, for the
+ * runtime's own collectives, which every PE makes). */
+void gk__path_race_coll_enter(int key, uint64_t call) __attribute__((noinline, cold));
+void gk__path_race_coll_leave(int key, uint64_t call, const int *pes, int n)
+    __attribute__((noinline, cold));
+
+static inline void gk__race_release(int pe)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_release(pe);
+}
+
+static inline void gk__race_acquire(int pe)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_acquire(pe);
+}
+
+/* After an atomic on pe's word that returned `status`: one that returned
+ * what it saw (old_p) acquires; every atomic released before it. */
+static inline int gk__race_after_atomic(int pe, const uint64_t *old_p, int status)
+{
+    if (old_p != NULL)
+        gk__race_acquire(pe);
+    return status;
+}
+
+/* After a wait of the program's (not the runtime's own: a collective's
+ * join is its own) on this PE's own word returned having seen it. */
+static inline void gk__race_acquire_own(void)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_acquire(gk__rt.my_pe);
+}
+
 /* ---- Which way a peer is reached ---- */
 
 /* Whether pe's segment is mapped here (GK__NET_CAP_LOAD_STORE): loads,
@@ -51,8 +118,10 @@ static inline int gk__path_mapped(int pe)
 static inline char *gk__path_addr(int pe, size_t seg_offset)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
+    if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
+        gk__race_release(pe); /* the caller may write there next */
         return gk__shm_addr(peer, seg_offset);
+    }
     return NULL;
 }
 
@@ -154,6 +223,11 @@ static inline int gk__path_quiet(void)
 {
     int status = GK_OK;
     gk__path_check_complete("gk_quiet");
+    if (GK__UNLIKELY(gk__race_on) && gk__path_race_pending()) {
+        if (GK__UNLIKELY(gk__net_remote))
+            status = gk__net_quiet_all(); /* the gets first, then their acquires */
+        gk__path_race_quiet();
+    }
     if (GK__UNLIKELY(gk__net_remote))
         status = gk__net_quiet_all(); /* shm's quiet among them: the fence */
     else
@@ -246,6 +320,8 @@ static inline int gk__path_put_at(const char *op, int pe, size_t offset, const v
         return status;
     if (GK__UNLIKELY(nbytes == 0))
         return GK_OK; /* buffers may be NULL; memcpy must not see them */
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_put(op, pe, offset, nbytes);
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         /* src_use is a constant wherever this is inlined: the blocking
@@ -297,14 +373,23 @@ static inline int gk__path_get_at(const char *op, int pe, void *dst, size_t offs
      * whose wake-up it still owes: pay it now (one branch when none). */
     gk__path_flush_wakes();
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_get(op, pe, offset, nbytes);
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         if (dst_use == GK__PATH_DST_AT_QUIET && GK__UNLIKELY(gk__check_on))
-            return gk__path_check_get(op, pe, dst, offset, nbytes);
+            return gk__path_check_get(op, pe, dst, offset, nbytes); /* its acquire then */
         gk__shm_get(peer, dst, offset, nbytes);
+        gk__race_acquire(pe);
         return GK_OK;
     }
-    return dst_use == GK__PATH_DST_AT_QUIET ? peer->transport->get_nbi(peer, dst, offset, nbytes)
-                                            : peer->transport->get(peer, dst, offset, nbytes);
+    if (dst_use == GK__PATH_DST_AT_QUIET) {
+        if (GK__UNLIKELY(gk__race_on))
+            gk__path_race_got_later(pe);
+        return peer->transport->get_nbi(peer, dst, offset, nbytes);
+    }
+    status = peer->transport->get(peer, dst, offset, nbytes);
+    gk__race_acquire(pe);
+    return status;
 }
 
 static inline int gk__path_get_dst(const char *op, int pe, void *dst, const void *src,
@@ -334,6 +419,8 @@ static inline int gk__path_get(const char *op, int pe, void *dst, const void *sr
 static inline int gk__path_store(int pe, size_t seg_offset, uint64_t value, size_t width)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    /* A word no reader sees half done: a flag, not data to check. */
+    gk__race_release(pe);
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         gk__shm_store(peer, seg_offset, value, width);
     } else {
@@ -353,10 +440,13 @@ static inline int gk__path_load(int pe, size_t seg_offset, size_t width, uint64_
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         *value_p = gk__shm_load(peer, seg_offset, width);
+        gk__race_acquire(pe);
         return GK_OK;
     }
     *value_p = 0;
-    return peer->transport->get(peer, value_p, seg_offset, width);
+    int status = peer->transport->get(peer, value_p, seg_offset, width);
+    gk__race_acquire(pe);
+    return status;
 }
 
 /* ---- Atomics, flags and their wake-ups ---- */
@@ -386,7 +476,11 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
     /* An atomic is ordered after this PE's earlier puts to pe (gasket.h):
      * in check mode those may still wait for their completion point. */
     gk__path_check_complete("an atomic");
+    /* Every atomic releases; one that returns what it saw acquires too. */
+    gk__race_release(pe);
     uint64_t old = gk__shm_rmw(gk__shm_addr(peer, seg_offset), op, width, operand, compare);
+    if (old_p != NULL)
+        gk__race_acquire(pe);
     if (op != GK__AMO_FETCH) {
         gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);
         gk__path_wake_done(pe, seg_offset, seg_offset + width);
@@ -394,6 +488,17 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
     if (old_p != NULL)
         *old_p = old;
     return GK_OK;
+}
+
+/* The transport's atomic on a peer not mapped here (no wake-up), with
+ * the race detector's release before it and acquire after. */
+static inline int gk__path_net_atomic(int pe, struct gk__net_peer *peer, enum gk__amo_op op,
+                                      size_t width, size_t seg_offset, uint64_t operand,
+                                      uint64_t compare, uint64_t *old_p)
+{
+    gk__race_release(pe);
+    return gk__race_after_atomic(
+        pe, old_p, peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p));
 }
 
 /*
@@ -412,11 +517,11 @@ static inline int gk__path_amo(int pe, enum gk__amo_op op, size_t width, size_t 
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
     if (op == GK__AMO_FETCH)
-        return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+        return gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
     if (peer->caps & GK__NET_CAP_REMOTE_OPS)
         return gk__path_atomic_rop(pe, op, width, seg_offset, operand, compare, old_p,
                                    GK__NET_POST_QUIET);
-    int status = peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    int status = gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
     if (status == GK_OK)
         status = peer->transport->wake(peer, seg_offset, seg_offset + width);
     gk__path_wake_done(pe, seg_offset, seg_offset + width);
@@ -460,7 +565,7 @@ static inline int gk__path_atomic(int pe, enum gk__amo_op op, size_t width, size
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE))
         return gk__path_amo_mapped(pe, peer, op, width, seg_offset, operand, compare, old_p);
-    return peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p);
+    return gk__path_net_atomic(pe, peer, op, width, seg_offset, operand, compare, old_p);
 }
 
 /* The same on a 64-bit internal word (semaphores, collective flags). */
@@ -548,7 +653,10 @@ static inline int gk__path_rop(int pe, enum gk__net_rop op, const uint64_t *args
                                struct gk__net_rop_answer *answer)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
-    return peer->transport->rop(peer, op, args, payload, nbytes, answer);
+    gk__race_release(pe); /* what it does there may end a wait */
+    int status = peer->transport->rop(peer, op, args, payload, nbytes, answer);
+    gk__race_acquire(pe);
+    return status;
 }
 
 /* The same one-way (net.h's rop_post), owing this PE's quiet what `how`
@@ -557,6 +665,7 @@ static inline int gk__path_rop_post(int pe, enum gk__net_rop op, const uint64_t 
                                     const void *payload, size_t nbytes, enum gk__net_post how)
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
+    gk__race_release(pe); /* what it does there may end a wait */
     return peer->transport->rop_post(peer, op, args, payload, nbytes, how);
 }
 

@@ -38,6 +38,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/allreduce.h"
+#include "core/path.h"
 #include "core/runtime.h"
 
 /* Atomic: a program may register a handler while the progress thread
@@ -119,6 +120,8 @@ static void am_run(const struct gk__inbox_msg *m)
         payload = gk__rt.heap + msg->dst_offset;
     struct gk_am_token token = {GK__AM_TOKEN_MAGIC, (int)msg->src,
                                 !(msg->flags & GK__AM_REPLY)};
+    if (token.src != gk__rt.my_pe)
+        gk__race_acquire_own(); /* the sender's release came before the message */
     if (token.may_reply) /* why: gk__inbox_prefetch_reply */
         gk__inbox_prefetch_reply(&gk__rt.peers[token.src], token.src);
     gk__am_handler((int)msg->handler)(&token, payload, (size_t)msg->nbytes, m->args,
@@ -248,6 +251,8 @@ int gk__progress_inbox_ready(void)
 
 int gk__am_send(int pe, struct gk__net_am *msg, const uint64_t *args, const void *payload)
 {
+    if (pe != gk__rt.my_pe)
+        gk__race_release(pe); /* a message synchronises its sender and its handler */
     msg->word |= (uint32_t)gk__rt.my_pe; /* src, a word's low half (msg's first word) */
     /* A long message that still carries its payload: it travels with the
      * message (am.c put it first otherwise). */

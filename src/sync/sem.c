@@ -402,6 +402,8 @@ static int sem_post_by_rop(const char *op, gk_sem_t sem, const struct sem_ref *r
 {
     uint64_t args[GK__NET_ROP_ARGS] = {ref->offset, ref->generation, n, dst_offset};
     struct gk__net_rop_answer answer = {0};
+    if (GK__UNLIKELY(gk__race_on) && nbytes > 0)
+        gk__path_race_put(op, ref->pe, dst_offset, nbytes); /* the payload, checked here */
     int status = gk__path_rop(ref->pe, GK__NET_ROP_SEM_POST, args, src, nbytes, &answer);
     if (GK__UNLIKELY(status == GK_ERR_INVALID_ARG))
         return sem_report_stale(op, sem, ref, answer.result);
@@ -675,6 +677,7 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
         if (status != GK_OK)
             return status;
     }
+    gk__race_acquire_own(); /* check mode: the posters' clocks */
     return GK_OK;
 }
 
@@ -687,6 +690,8 @@ static int sem_try(const char *op, gk_sem_t sem, uint64_t n, int *taken_p)
     int status = sem_consumer_ref(op, sem, n, &ref);
     if (status == GK_OK)
         *taken_p = sem_take(ref.cell, n);
+    if (status == GK_OK && *taken_p)
+        gk__race_acquire_own(); /* check mode: the posters' clocks */
     return status;
 }
 

@@ -64,6 +64,8 @@ static int signal_put_remote(const char *op, int pe, size_t offset, const void *
     size_t rop_max = gk__path_rop_max(pe);
     if (rop_max != 0 && nbytes <= rop_max) {
         uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal};
+        if (GK__UNLIKELY(gk__race_on) && nbytes > 0)
+            gk__path_race_put(op, pe, offset, nbytes); /* the payload, checked here */
         return gk__path_rop_post(pe, GK__NET_ROP_SIGNAL, args, src, nbytes, GK__NET_POST_QUIET);
     }
     int status = gk__path_put_at(op, pe, offset, src, nbytes, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);

@@ -68,11 +68,20 @@ static int word_order(const void *ivar, unsigned width, int is_signed, uint64_t 
     return order;
 }
 
+/* Check mode: a wait or test that saw its word joins the clocks of
+ * whoever wrote to this PE before (core/path_race.c). */
+static int wait_seen(int holds)
+{
+    if (holds)
+        gk__race_acquire_own();
+    return holds;
+}
+
 static int wait_cond_holds(const void *arg)
 {
     const struct wait_cond *c = arg;
-    return wait_compare(word_order(c->ivar, c->width, c->is_signed, c->value, c->seen),
-                        c->cmp);
+    return wait_seen(wait_compare(
+        word_order(c->ivar, c->width, c->is_signed, c->value, c->seen), c->cmp));
 }
 
 static int wait_check(const char *op, const struct wait_cond *c, size_t *offset_p)
@@ -125,7 +134,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
 #define WAIT_SPIN(ctype, op)                                                   \
     for (unsigned i_ = 0; i_ < spins; i_++) {                                  \
         if (__atomic_load_n(ivar, __ATOMIC_ACQUIRE) op value)                  \
-            return GK_OK;                                                      \
+            return (void)wait_seen(1), GK_OK;                                  \
         if (gk__progress_if_ready() > 0)                                       \
             continue; /* the handler may have set it: look before pausing */   \
         gk__cpu_relax();                                                       \
@@ -200,8 +209,8 @@ struct wait_array {
 
 static int array_word_holds(const struct wait_array *a, size_t i)
 {
-    return wait_compare(
-        word_order(a->ivars + i * a->width, a->width, a->is_signed, a->value, NULL), a->cmp);
+    return wait_seen(wait_compare(
+        word_order(a->ivars + i * a->width, a->width, a->is_signed, a->value, NULL), a->cmp));
 }
 
 static int array_left_in(const struct wait_array *a, size_t i)
@@ -410,7 +419,7 @@ WAIT_ARRAY_DEFINE(u64, uint64_t, uint64_t, 0)
 
 int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg)
 {
-    if (pred(arg))
+    if (wait_seen(pred(arg)))
         return GK_OK;
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);

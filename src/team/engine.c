@@ -653,6 +653,12 @@ void gk__team_op_free(struct gk__team_op *op)
 /* Moves the op (its team's current call) on; 1 once it is done. */
 static int op_progress(struct gk__team_op *op, int *moved_p)
 {
+    /* Check mode: the clocks its members started it with join each
+     * member's once it is over (core/path_race.c). */
+    if (GK__UNLIKELY(gk__race_on) && !op->race_entered) {
+        op->race_entered = 1;
+        gk__path_race_coll_enter(GK__PATH_RACE_KEY_TEAM(op->team->slot), op->call);
+    }
     while (!op->done) {
         if (!op->step_live) {
             int r = op->next(op);
@@ -673,6 +679,12 @@ static int op_progress(struct gk__team_op *op, int *moved_p)
         if (r == 0)
             return 0;
         op->step_live = 0;
+    }
+    if (GK__UNLIKELY(gk__race_on) && op->race_entered == 1 && op->status == GK_OK) {
+        op->race_entered = 2;
+        gk__path_race_coll_leave(GK__PATH_RACE_KEY_TEAM(op->team->slot), op->call,
+                                 op->team->pes,
+                                 op->team->n);
     }
     return 1;
 }

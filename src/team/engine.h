@@ -276,6 +276,7 @@ struct gk__team_op {
     int status;   /* the outcome, once done */
     int done;
     int verdict_checked;
+    int race_entered; /* check mode's race detector saw it start */
     uint64_t handle_id; /* nonzero for a non-blocking call */
     struct gk__team_op *queue_next;
     struct gk__team_op *nb_next; /* the list of non-blocking calls */

@@ -124,6 +124,7 @@ word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired
         atomic_compare_exchange_strong_explicit(word, &expected, desired, memory_order_seq_cst,
                                                 memory_order_seq_cst);
         *old_p = expected;
+        gk__race_acquire(site->owner_pe); /* check mode: as the path layer's atomics */
         return GK_OK;
     }
     return gk__path_atomic(site->owner_pe, GK__AMO_CSWAP, 8, site->word_offset, desired,
@@ -136,6 +137,7 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
     _Atomic uint64_t *word = gk__rwlock_word(site);
     if (GK__LIKELY(word != NULL)) {
         *old_p = atomic_fetch_add_explicit(word, delta, memory_order_seq_cst);
+        gk__race_acquire(site->owner_pe); /* check mode: as the path layer's atomics */
         return GK_OK;
     }
     return gk__path_atomic(site->owner_pe, GK__AMO_FETCH_ADD, 8, site->word_offset, delta, 0,
@@ -202,12 +204,16 @@ static int wait_local(const void *word)
      * from its yield phase on. */
     const _Atomic uint64_t *w = word;
     for (unsigned i = 0; i < gk__wait_policy.spin_count; i++) {
-        if (atomic_load_explicit(w, memory_order_acquire) != 0)
+        if (atomic_load_explicit(w, memory_order_acquire) != 0) {
+            gk__race_acquire_own(); /* check mode: the writer's clock */
             return GK_OK;
+        }
         gk__progress_if_ready();
         gk__cpu_relax();
     }
-    return wait_local_unspun(word, LOCK_EXTRA_YIELDS);
+    int status = wait_local_unspun(word, LOCK_EXTRA_YIELDS);
+    gk__race_acquire_own();
+    return status;
 }
 
 /*
@@ -293,6 +299,7 @@ static int wait_granted(const struct gk__rwlock_site *site)
                                 : wait_local(&node->granted);
     if (status != GK_OK)
         return status;
+    gk__race_acquire_own(); /* check mode: the granter's clock */
     uint64_t grant = atomic_load_explicit(&node->granted, memory_order_acquire);
     node->h_seen = grant >> 1;
     atomic_store_explicit(&node->granted, 0, memory_order_relaxed);

@@ -167,10 +167,13 @@ static inline int gk__rwlock_acquire(const struct gk__rwlock_site *site,
             node->h_seen = me; /* an exclusive request set H = me */
             if (node->last_predecessor != 0) /* (shared: it is 0 anyway) */
                 node->last_predecessor = 0;
+            gk__race_acquire(site->owner_pe); /* check mode: the last holder's clock */
             return GK_OK;
         }
     }
-    return gk__rwlock_acquire_from(site, mode, seen);
+    int status = gk__rwlock_acquire_from(site, mode, seen);
+    gk__race_acquire(site->owner_pe);
+    return status;
 }
 /* Takes the lock only if it can be granted at once; *acquired_p 1 or 0. */
 int gk__rwlock_try(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,

@@ -117,10 +117,11 @@ static int counter_reached(const void *arg)
 static int wait_counter(const gk_win_t *win, size_t at, uint64_t at_least)
 {
     struct counter_reached c = {(const _Atomic uint64_t *)(win->ctrl + at), at_least};
-    if (counter_reached(&c))
-        return GK_OK;
-    return gk__path_wait_own(gk__win_ctrl_seg_offset(win, at),
-                        counter_reached, &c);
+    int status = GK_OK;
+    if (!counter_reached(&c))
+        status = gk__path_wait_own(gk__win_ctrl_seg_offset(win, at), counter_reached, &c);
+    gk__race_acquire_own(); /* check mode: the clocks of the PEs counted */
+    return status;
 }
 
 int gk_win_start(gk_win_t *win, const int *pes, int n, unsigned flags)

@@ -9,6 +9,10 @@
  *   putmem_nbi_reuse  PE 0 writes a shmem_putmem_nbi source before quiet
  *   amo_nbi_read      PE 0 reads the value of shmem_atomic_fetch_add_nbi
  *                     before quiet
+ *   putmem_race       both PEs put to PE 0's words with nothing between
+ *                     (right: each under shmem_set_lock)
+ *   getmem_race       PE 1 gets its words while PE 0 puts to them (right:
+ *                     shmem_put_signal, shmem_signal_wait_until first)
  *
  * Stale data is reported by the program itself ("stale: ...", then
  * shmem_global_exit(1)); the reuse by the checker. As in check_native.c,
@@ -43,7 +47,7 @@ int main(int argc, char **argv)
 {
     if (argc != 3) {
         fprintf(stderr, "usage: check_shmem getmem_nbi_read|putmem_nbi_flag|"
-                        "putmem_nbi_reuse|amo_nbi_read wrong|right\n");
+                        "putmem_nbi_reuse|amo_nbi_read|putmem_race|getmem_race wrong|right\n");
         return 2;
     }
     const char *which = argv[1];
@@ -119,6 +123,36 @@ int main(int argc, char **argv)
                 shmem_global_exit(1);
             }
         }
+    } else if (strcmp(which, "putmem_race") == 0) {
+        /* Both PEs put to PE 0's words; right: in turn, under a lock. */
+        long *lock = shmem_calloc(1, sizeof(long));
+        shmem_barrier_all();
+        if (right)
+            shmem_set_lock(lock);
+        shmem_putmem_nbi(data, local, sizeof(local), 0);
+        shmem_quiet();
+        if (right)
+            shmem_clear_lock(lock);
+        shmem_barrier_all();
+        shmem_free(lock);
+    } else if (strcmp(which, "getmem_race") == 0) {
+        /* PE 0 puts to PE 1's words and PE 1 reads them with a get;
+         * right: shmem_put_signal, and PE 1 waits for the signal. */
+        uint64_t *sig = shmem_calloc(1, sizeof(uint64_t));
+        shmem_barrier_all();
+        if (me == 0) {
+            if (right)
+                shmem_putmem_signal(data, local, sizeof(local), sig, 1, SHMEM_SIGNAL_SET, 1);
+            else
+                shmem_putmem(data, local, sizeof(local), 1);
+        } else {
+            long got[WORDS];
+            if (right)
+                shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 1);
+            shmem_getmem(got, data, sizeof(got), 1);
+        }
+        shmem_barrier_all();
+        shmem_free(sig);
     } else {
         fprintf(stderr, "unknown case %s\n", which);
         shmem_global_exit(2);

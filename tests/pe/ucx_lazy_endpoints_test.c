@@ -11,6 +11,8 @@
  * the answer goes back on the endpoint UCX passes with the request.
  */
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "net/ucx_int.h"
 #include "pe_check.h"
@@ -34,10 +36,15 @@ int main(void)
     CHECK_OK(gk_barrier());
     CHECK_EQ_U64(words[0], (uint64_t)left + 1);
     CHECK_EQ_U64(words[1], 10);
-    CHECK_LE(atomic_load(&gk__ucx.n_connected), 5);
-    int stranger = (me + 3) % n != 0 ? (me + 3) % n : (me + 5) % n;
-    CHECK_EQ(atomic_load(&gk__ucx.ucx_peers[stranger].ready), 0);
-    CHECK_NULL(gk__ucx.ucx_peers[stranger].ep);
+    /* In check mode the race detector reads every member's clock at each
+     * collective: an endpoint to every peer. */
+    const char *check = getenv("GK_CHECK");
+    if (check == NULL || strcmp(check, "1") != 0) {
+        CHECK_LE(atomic_load(&gk__ucx.n_connected), 5);
+        int stranger = (me + 3) % n != 0 ? (me + 3) % n : (me + 5) % n;
+        CHECK_EQ(atomic_load(&gk__ucx.ucx_peers[stranger].ready), 0);
+        CHECK_NULL(gk__ucx.ucx_peers[stranger].ep);
+    }
     CHECK_OK(gk_barrier());
     gk_free(words);
     return gk_finalize() == GK_OK ? 0 : 1;
