@@ -61,6 +61,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/log.h"
 #include "base/wait.h"
@@ -95,6 +96,16 @@ static _Atomic uint64_t *my_held(const struct gk__inbox_pes *pes)
     return &gk__ring_ctl(pes->seg_base)->held;
 }
 
+static size_t inbox_peers_bytes;
+
+static void inbox_peers_free(void)
+{
+    if (gk__inbox_peers != NULL)
+        munmap(gk__inbox_peers, inbox_peers_bytes);
+    gk__inbox_peers = NULL;
+    inbox_peers_bytes = 0;
+}
+
 int gk__inbox_init(char *seg_base, int n_pes)
 {
     gk__ring_init(seg_base);
@@ -102,9 +113,17 @@ int gk__inbox_init(char *seg_base, int n_pes)
         (size_t)n_pes < GK__RING_HOLDERS_MAX_PES ? (size_t)n_pes : GK__RING_HOLDERS_MAX_PES;
     for (size_t w = 0; w < (holders + 63) / 64; w++)
         atomic_store_explicit(&gk__ring_holders(seg_base)[w], 0, memory_order_relaxed);
-    free(gk__inbox_peers);
-    gk__inbox_peers = calloc((size_t)n_pes, sizeof(*gk__inbox_peers));
-    return gk__inbox_peers != NULL ? GK_OK : GK_ERR_NOMEM;
+    inbox_peers_free();
+    /* Mapped, not malloc'd: a page of it becomes resident only once this
+     * PE has sent to a PE it covers, so a large job's PE that talks to a
+     * few neighbours does not carry a record for every PE. */
+    size_t bytes = (size_t)n_pes * sizeof(*gk__inbox_peers);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return GK_ERR_NOMEM;
+    gk__inbox_peers = p;
+    inbox_peers_bytes = bytes;
+    return GK_OK;
 }
 
 void gk__inbox_poll_words(const char *seg_base, const uint64_t **head_p, const char **seq_p,
