@@ -494,6 +494,35 @@ static inline int gk__path_wait_own_spun(uint64_t watch, gk__wait_pred_fn pred, 
     return gk__wait_for_spun(&gk__rt.my_seg.header->wake, watch, pred, arg, extra_yields, spun);
 }
 
+/*
+ * A wait of the program's own (gk_wait_until_T and the OpenSHMEM waits on
+ * it, a semaphore's wait), which check mode ends with a report when every
+ * other PE has reached gk_finalize and it still does not hold: nobody is
+ * left to end it (path_check.c). describe writes its condition for that
+ * report; it may be NULL.
+ */
+struct gk__path_user_wait {
+    const char *op;
+    uint64_t watch; /* the word's segment offset, or GK__WAKE_WATCH_ANY */
+    gk__wait_pred_fn pred;
+    const void *arg;
+    void (*describe)(const void *arg, char *buf, size_t size);
+};
+int gk__path_check_wait_user(const struct gk__path_user_wait *w, int spun)
+    __attribute__((noinline, cold));
+
+/* gk__path_wait_own_spun for such a wait. */
+static inline int gk__path_wait_user(const struct gk__path_user_wait *w, int spun)
+{
+    if (GK__UNLIKELY(gk__check_on))
+        return gk__path_check_wait_user(w, spun);
+    return gk__path_wait_own_spun(w->watch, w->pred, w->arg, 0, spun);
+}
+
+/* Check mode at gk_finalize, before its first collective: completes this
+ * PE's operations and tells every other PE it is here. */
+void gk__path_check_finalizing(void);
+
 /* ---- Active messages and remote operations ---- */
 
 /* Whether pe's transport carries a long message's payload of nbytes with

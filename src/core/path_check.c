@@ -9,9 +9,11 @@
  * have sent half of). A get's destination holds GK__CHECK_POISON until
  * its completion point reads the target.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "base/check.h"
+#include "base/log.h"
 #include "core/path.h"
 
 /* op->flags of a put: whether it owes its wake-up check (gk__path_wake). */
@@ -75,6 +77,51 @@ void gk__path_check_complete_slow(const char *point)
     gk__path_flush_wakes();
 }
 
+/* The program's own wait this thread is in, if any. */
+static _Thread_local const struct gk__path_user_wait *check_user_wait;
+
+int gk__path_check_wait_user(const struct gk__path_user_wait *w, int spun)
+{
+    const struct gk__path_user_wait *outer = check_user_wait;
+    check_user_wait = w;
+    int status = gk__path_wait_own_spun(w->watch, w->pred, w->arg, 0, spun);
+    check_user_wait = outer;
+    return status;
+}
+
+/*
+ * Every other PE has entered gk_finalize, each after completing its own
+ * operations (gk__path_check_finalizing), and the program's wait still
+ * does not hold: no PE is left to write the word, and the job would hang
+ * in the others' finalize barrier until the launcher's time limit. End it
+ * now, naming the wait. A thread of this PE could still write the word:
+ * threaded programs are not judged.
+ */
+static void check_user_wait_stuck(void)
+{
+    const struct gk__path_user_wait *w = check_user_wait;
+    if (w == NULL || gk__rt.threaded || !gk__rt.initialized)
+        return;
+    uint64_t there = atomic_load_explicit(&gk__rt.my_seg.header->check_finalized,
+                                          memory_order_acquire);
+    if (there < (uint64_t)gk__rt.n_pes - 1 || w->pred(w->arg))
+        return;
+    char cond[160] = "its condition";
+    if (w->describe != NULL)
+        w->describe(w->arg, cond, sizeof(cond));
+    if (w->watch != GK__WAKE_WATCH_ANY && w->watch >= GK__SEG_HEAP_OFFSET)
+        gk__error("check: wait that cannot end: PE %d waits in %s until %s, on the word at "
+                  "heap offset %llu, and every other PE has reached gk_finalize: none is "
+                  "left to write it",
+                  gk__rt.my_pe, w->op, cond,
+                  (unsigned long long)(w->watch - GK__SEG_HEAP_OFFSET));
+    else
+        gk__error("check: wait that cannot end: PE %d waits in %s until %s, and every "
+                  "other PE has reached gk_finalize: none is left to write it",
+                  gk__rt.my_pe, w->op, cond);
+    gk_abort(1, "check mode: a wait that cannot end");
+}
+
 /* A wait about to sleep completes what this PE issued: a program that
  * waits for its own put_nbi's answer without quiet would otherwise never
  * see it (a network delivers in the end), and check mode must not hang
@@ -82,7 +129,22 @@ void gk__path_check_complete_slow(const char *point)
 static void check_before_sleep(void)
 {
     gk__path_check_complete("a wait");
+    check_user_wait_stuck();
     gk__net_before_sleep();
+}
+
+void gk__path_check_finalizing(void)
+{
+    if (!gk__check_on)
+        return;
+    /* What this PE wrote lands before the others learn it is here: a wait
+     * it ends holds by their last look. */
+    (void)gk__path_quiet();
+    size_t at = offsetof(struct gk__seg_header, check_finalized);
+    for (int pe = 0; pe < gk__rt.n_pes; pe++)
+        if (pe != gk__rt.my_pe)
+            (void)gk__path_amo(pe, GK__AMO_FETCH_ADD, 8, at, 1, 0, NULL);
+    (void)gk__path_quiet();
 }
 
 void gk__path_check_open(unsigned setting)
