@@ -33,7 +33,7 @@ static void check_apply_get(const struct gk__check_op *op)
 }
 
 int gk__path_check_put(const char *what, int pe, size_t offset, const void *src, size_t n,
-                       enum gk__path_wake wake)
+                       enum gk__path_wake wake, int held)
 {
     struct gk__check_op *op = gk__check_op_new(what, n);
     if (op == NULL) { /* done now: correct, only unchecked */
@@ -46,8 +46,53 @@ int gk__path_check_put(const char *what, int pe, size_t offset, const void *src,
     op->pe = pe;
     op->flags = wake == GK__PATH_DEFER_WAKE ? CHECK_PUT_DEFER_WAKE : 0;
     op->offset = offset;
-    op->src = src;
+    op->src = held ? src : NULL;
     memcpy(op->data, src, n);
+    gk__check_push(op);
+    return GK_OK;
+}
+
+/* What a deferred signaling put keeps after its payload. */
+struct check_signal {
+    uint64_t sig_offset;
+    uint64_t signal;
+    uint64_t amo;
+};
+
+/* The payload, then the signal's atomic and wake-up check as
+ * gk__path_amo_mapped makes them, less its completion point: this runs
+ * inside one. */
+static void check_apply_put_signal(const struct gk__check_op *op)
+{
+    struct gk__net_peer *peer = &gk__rt.peers[op->pe];
+    struct check_signal sig;
+    memcpy(&sig, op->data + op->n, sizeof(sig));
+    if (op->n > 0)
+        gk__shm_copy_to(peer, op->offset, op->data, op->n);
+    (void)gk__shm_rmw(gk__shm_addr(peer, sig.sig_offset), (enum gk__amo_op)sig.amo, 8,
+                      sig.signal, 0);
+    gk__shm_notify_after_rmw(peer, sig.sig_offset, sig.sig_offset + 8);
+    gk__path_wake_done(op->pe, sig.sig_offset, sig.sig_offset + 8);
+}
+
+int gk__path_check_put_signal(const char *what, int pe, size_t offset, const void *src,
+                              size_t n, enum gk__amo_op amo, size_t sig_offset, uint64_t signal)
+{
+    struct check_signal sig = {sig_offset, signal, (uint64_t)amo};
+    struct gk__check_op *op = gk__check_op_new(what, n + sizeof(sig));
+    if (op == NULL) { /* done now: correct, only unchecked */
+        if (n > 0)
+            gk__shm_copy_to(&gk__rt.peers[pe], offset, src, n);
+        return gk__path_amo(pe, amo, 8, sig_offset, signal, 0, NULL);
+    }
+    op->apply = check_apply_put_signal;
+    op->pe = pe;
+    op->offset = offset;
+    op->src = n > 0 ? src : NULL;
+    op->n = n; /* what the source is compared over */
+    if (n > 0)
+        memcpy(op->data, src, n);
+    memcpy(op->data + n, &sig, sizeof(sig));
     gk__check_push(op);
     return GK_OK;
 }
