@@ -792,7 +792,8 @@ static void sem_all_forget(size_t offset)
     }
 }
 
-static void sem_report_left(const struct sem_cell *cell, size_t offset, int collective)
+static void sem_report_left(const struct sem_cell *cell, size_t offset, int collective,
+                            const char *when)
 {
     uint64_t count = atomic_load_explicit(&cell->count, memory_order_acquire);
     uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_relaxed);
@@ -801,11 +802,11 @@ static void sem_report_left(const struct sem_cell *cell, size_t offset, int coll
     uint32_t generation = (uint32_t)(stamp & (collective ? SEM_ALL_GEN_MASK : SEM_POOL_GEN_MASK));
     gk_sem_t sem = sem_encode(gk__rt.my_pe, offset, collective, generation);
     gk__warn("check: semaphore not balanced: semaphore %#llx (PE %d's, from %s, %s) has "
-             "value %llu at gk_finalize: the job's posts to it exceed its waits by %llu",
+             "value %llu at %s: the job's posts to it exceed its waits by %llu",
              (unsigned long long)sem.bits, gk__rt.my_pe,
              collective ? "gk_sem_alloc_all" : "gk_sem_alloc",
              (cell->flags & GK_SEM_BOOLEAN) ? "BOOLEAN" : "INTEGER",
-             (unsigned long long)count, (unsigned long long)count);
+             (unsigned long long)count, when, (unsigned long long)count);
 }
 
 /*
@@ -820,12 +821,13 @@ static void sem_check_finalize(void)
         uint64_t used = atomic_load_explicit(&sem_pool_used[i / 64], memory_order_acquire);
         if (used & ((uint64_t)1 << (i % 64))) {
             size_t offset = sem_pool_region.offset + i * SEM_POOL_CELL_SIZE;
-            sem_report_left((const struct sem_cell *)(gk__rt.my_seg.base + offset), offset, 0);
+            sem_report_left((const struct sem_cell *)(gk__rt.my_seg.base + offset), offset, 0,
+                            "gk_finalize");
         }
     }
     for (size_t i = 0; i < sem_all_n; i++)
         sem_report_left((const struct sem_cell *)gk__rt_own(sem_all_live[i]), sem_all_live[i],
-                        1);
+                        1, "gk_finalize");
 }
 
 static void sem_pool_fini(void)
@@ -922,6 +924,8 @@ int gk_sem_free(gk_sem_t sem)
     int status = sem_check_own("gk_sem_free", sem, 0, &ref);
     if (status != GK_OK)
         return status;
+    if (gk__check_on)
+        sem_report_left(ref.cell, ref.offset, 0, "gk_sem_free");
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_POOL_GEN_MASK);
     return sem_pool_give(ref.offset);
 }
@@ -963,8 +967,11 @@ static int sem_free_all(gk_sem_t sem)
     status = gk__rt_agree("gk_sem_free_all", status);
     if (status != GK_OK)
         return status;
+    if (gk__check_on) {
+        sem_report_left(ref.cell, ref.offset, 1, "gk_sem_free_all");
+        sem_all_forget(ref.offset);
+    }
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_ALL_GEN_MASK);
-    sem_all_forget(ref.offset);
     gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
     return status;
 }
