@@ -49,7 +49,9 @@
       "node take effect at their completion point (quiet, fence, barrier, "   \
       "handle wait), as across a network, so a read before quiet or a flag "  \
       "without a fence goes wrong on one node too; a put_nbi source changed " \
-      "before completion is reported (docs/CHECK.md)")                         \
+      "before completion, an address in no allocated block, a wait no PE "   \
+      "is left to end, and semaphores and locks left at finalize are "        \
+      "reported (docs/CHECK.md)")                                              \
     X(COLL_CHECK, uint, coll_check, "0",                                       \
       "no effect, kept so existing job scripts run: every collective now "     \
       "checks that its PEs agree on root, size, type and operation, at no "    \
