@@ -52,6 +52,17 @@ static void poll_until_set(uint64_t *word)
         sched_yield();
 }
 
+/* PE 1's side of the flag cases: waits for the flag, reads the data,
+ * answers PE 0 (flag[1]), then judges what it read. */
+static void read_under_flag(const void *data, uint64_t *flag, const char *what)
+{
+    CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
+    uint64_t copy[WORDS];
+    memcpy(copy, data, sizeof(copy));
+    CHECK_OK(gk_put_u64(0, &flag[1], 1));
+    expect_data(copy, what);
+}
+
 /*
  * The cases whose wrong form leaves something behind for gk_finalize (or
  * ends the job there): each returns what main still has to free and end,
@@ -169,11 +180,7 @@ int main(int argc, char **argv)
             CHECK_OK(gk_put_u64(1, &flag[0], 1));
             poll_until_set(&flag[1]); /* PE 1 has read */
         } else {
-            CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
-            uint64_t copy[WORDS];
-            memcpy(copy, data, sizeof(copy));
-            CHECK_OK(gk_put_u64(0, &flag[1], 1));
-            expect_data(copy, "data under the flag");
+            read_under_flag(data, flag, "data under the flag");
         }
     } else if (strcmp(which, "put_nbi_reuse") == 0) {
         if (me == 0) {
@@ -214,11 +221,7 @@ int main(int argc, char **argv)
             poll_until_set(&flag[1]); /* PE 1 has read */
             CHECK_OK(gk_win_unlock(win, 1));
         } else {
-            CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
-            uint64_t copy[WORDS];
-            memcpy(copy, base, sizeof(copy));
-            CHECK_OK(gk_put_u64(0, &flag[1], 1));
-            expect_data(copy, "window data under the flag");
+            read_under_flag(base, flag, "window data under the flag");
         }
         CHECK_OK(gk_win_free(win));
     } else if (strcmp(which, "put_after_free") == 0) {
