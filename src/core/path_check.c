@@ -154,7 +154,10 @@ static void check_user_wait_stuck(void)
     char cond[160] = "its condition";
     if (w->describe != NULL)
         w->describe(w->arg, cond, sizeof(cond));
-    if (w->watch != GK__WAKE_WATCH_ANY && w->watch >= GK__SEG_HEAP_OFFSET)
+    /* A word of the heap by its offset there (the same on every PE); a
+     * symmetric global's address is in the condition already. */
+    if (w->watch != GK__WAKE_WATCH_ANY && w->watch >= GK__SEG_HEAP_OFFSET &&
+        w->watch - GK__SEG_HEAP_OFFSET < gk__rt.heap_span)
         gk__error("check: wait that cannot end: PE %d waits in %s until %s, on the word at "
                   "heap offset %llu, and every other PE has reached gk_finalize: none is "
                   "left to write it",
