@@ -122,15 +122,20 @@ void gk__path_check_complete_slow(const char *point)
     gk__path_flush_wakes();
 }
 
-/* The program's own wait this thread is in, if any. */
+/* The program's own wait this thread is in, if any, and whether its last
+ * look before sleeping found every other PE in gk_finalize already. */
 static _Thread_local const struct gk__path_user_wait *check_user_wait;
+static _Thread_local int check_user_wait_alone;
 
 int gk__path_check_wait_user(const struct gk__path_user_wait *w, int spun)
 {
     const struct gk__path_user_wait *outer = check_user_wait;
+    int outer_alone = check_user_wait_alone;
     check_user_wait = w;
+    check_user_wait_alone = 0;
     int status = gk__path_wait_own_spun(w->watch, w->pred, w->arg, 0, spun);
     check_user_wait = outer;
+    check_user_wait_alone = outer_alone;
     return status;
 }
 
@@ -140,7 +145,10 @@ int gk__path_check_wait_user(const struct gk__path_user_wait *w, int spun)
  * does not hold: no PE is left to write the word, and the job would hang
  * in the others' finalize barrier until the launcher's time limit. End it
  * now, naming the wait. A thread of this PE could still write the word:
- * threaded programs are not judged.
+ * threaded programs are not judged. An active message a PE sent before
+ * its finalize may still be on its way through a network (quiet does not
+ * wait for it), and its handler may be the writer: the verdict waits for
+ * a second look, after one more sleep and the progress that follows it.
  */
 static void check_user_wait_stuck(void)
 {
@@ -151,6 +159,10 @@ static void check_user_wait_stuck(void)
                                           memory_order_acquire);
     if (there < (uint64_t)gk__rt.n_pes - 1 || w->pred(w->arg))
         return;
+    if (!check_user_wait_alone) {
+        check_user_wait_alone = 1;
+        return;
+    }
     char cond[160] = "its condition";
     if (w->describe != NULL)
         w->describe(w->arg, cond, sizeof(cond));
