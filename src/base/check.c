@@ -166,9 +166,11 @@ void gk__check_drain(const char *point)
     struct gk__check_op *op = check_head;
     check_head = NULL;
     check_tail = &check_head;
-    atomic_store_explicit(&gk__check_queued, 0, memory_order_relaxed);
-    /* Applied under the lock: another thread's completion point must not
-     * pass entries still being applied. */
+    /* Applied under the lock, and the count of entries left at zero only
+     * once they are: another thread's completion point must not pass
+     * entries still being applied (it would find the count zero, return,
+     * and reuse a put's source before the comparison). So an apply
+     * function must never reach a completion point itself. */
     while (op != NULL) {
         struct gk__check_op *next = op->next;
         if (op->apply != NULL)
@@ -180,6 +182,7 @@ void gk__check_drain(const char *point)
         free(op);
         op = next;
     }
+    atomic_store_explicit(&gk__check_queued, 0, memory_order_release);
     pthread_mutex_unlock(&check_lock);
 }
 

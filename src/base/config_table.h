@@ -49,8 +49,10 @@
       "node take effect at their completion point (quiet, fence, barrier, "   \
       "handle wait), as across a network, so a read before quiet or a flag "  \
       "without a fence goes wrong on one node too; a put_nbi source changed " \
-      "before completion is reported, and so are puts and gets of the same "  \
-      "bytes from two PEs that no synchronisation orders (docs/CHECK.md)")    \
+      "before completion, puts and gets of the same bytes from two PEs that " \
+      "no synchronisation orders, an address in no allocated block, a wait "  \
+      "no PE is left to end, and semaphores and locks left at finalize are "  \
+      "reported (docs/CHECK.md)")                                              \
     X(COLL_CHECK, uint, coll_check, "0",                                       \
       "no effect, kept so existing job scripts run: every collective now "     \
       "checks that its PEs agree on root, size, type and operation, at no "    \

@@ -299,15 +299,25 @@ static inline void gk__path_notify_rmw(int pe, uint64_t lo, uint64_t hi)
 /* Whether a put leaves its wake-up check owed, or a signal follows. */
 enum gk__path_wake { GK__PATH_DEFER_WAKE, GK__PATH_NO_WAKE };
 
-/* How a put's source may be reused: on return, or after the next quiet. */
-enum gk__path_src { GK__PATH_SRC_FREE, GK__PATH_SRC_HELD };
+/* How a put's source may be reused: on return, or after the next quiet.
+ * GK__PATH_SRC_FREE_LATE: on return, but the target is promised the bytes
+ * only at the next completion point (a window's put: at its flush), so
+ * check mode delivers them there. */
+enum gk__path_src { GK__PATH_SRC_FREE, GK__PATH_SRC_HELD, GK__PATH_SRC_FREE_LATE };
 
 /* The non-blocking put and get to a mapped peer in check mode: recorded
- * now, done at the next completion point. */
+ * now, done at the next completion point; `held` (a put's source is the
+ * caller's until then) is compared there with what it was. */
 int gk__path_check_put(const char *what, int pe, size_t offset, const void *src, size_t n,
-                       enum gk__path_wake wake) __attribute__((noinline, cold));
+                       enum gk__path_wake wake, int held) __attribute__((noinline, cold));
 int gk__path_check_get(const char *what, int pe, void *dst, size_t offset, size_t n)
     __attribute__((noinline, cold));
+/* A signaling put's payload and its signal's atomic (amo on the 64-bit
+ * word at sig_offset) to a mapped peer in check mode: both at the next
+ * completion point, in issue order with the rest. */
+int gk__path_check_put_signal(const char *what, int pe, size_t offset, const void *src,
+                              size_t n, enum gk__amo_op amo, size_t sig_offset,
+                              uint64_t signal) __attribute__((noinline, cold));
 
 /* A put to segment offset `offset` of pe, a range the caller checked
  * (windows: their part's bounds). */
@@ -326,8 +336,9 @@ static inline int gk__path_put_at(const char *op, int pe, size_t offset, const v
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         /* src_use is a constant wherever this is inlined: the blocking
          * puts carry no check of the mode. */
-        if (src_use == GK__PATH_SRC_HELD && GK__UNLIKELY(gk__check_on))
-            return gk__path_check_put(op, pe, offset, src, nbytes, wake);
+        if (src_use != GK__PATH_SRC_FREE && GK__UNLIKELY(gk__check_on))
+            return gk__path_check_put(op, pe, offset, src, nbytes, wake,
+                                      src_use == GK__PATH_SRC_HELD);
         gk__shm_copy_to(peer, offset, src, nbytes);
     } else {
         status = src_use == GK__PATH_SRC_HELD ? peer->transport->put_nbi(peer, offset, src, nbytes)
@@ -598,6 +609,35 @@ static inline int gk__path_wait_own_spun(uint64_t watch, gk__wait_pred_fn pred, 
 {
     return gk__wait_for_spun(&gk__rt.my_seg.header->wake, watch, pred, arg, extra_yields, spun);
 }
+
+/*
+ * A wait of the program's own (gk_wait_until_T and the OpenSHMEM waits on
+ * it, a semaphore's wait), which check mode ends with a report when every
+ * other PE has reached gk_finalize and it still does not hold: nobody is
+ * left to end it (path_check.c). describe writes its condition for that
+ * report; it may be NULL.
+ */
+struct gk__path_user_wait {
+    const char *op;
+    uint64_t watch; /* the word's segment offset, or GK__WAKE_WATCH_ANY */
+    gk__wait_pred_fn pred;
+    const void *arg;
+    void (*describe)(const void *arg, char *buf, size_t size);
+};
+int gk__path_check_wait_user(const struct gk__path_user_wait *w, int spun)
+    __attribute__((noinline, cold));
+
+/* gk__path_wait_own_spun for such a wait. */
+static inline int gk__path_wait_user(const struct gk__path_user_wait *w, int spun)
+{
+    if (GK__UNLIKELY(gk__check_on))
+        return gk__path_check_wait_user(w, spun);
+    return gk__path_wait_own_spun(w->watch, w->pred, w->arg, 0, spun);
+}
+
+/* Check mode at gk_finalize, before its first collective: completes this
+ * PE's operations and tells every other PE it is here. */
+void gk__path_check_finalizing(void);
 
 /* ---- Active messages and remote operations ---- */
 

@@ -52,6 +52,42 @@ int gk__rt_report_range(const char *op, int pe, const void *addr, size_t n)
     return GK_ERR_RANGE;
 }
 
+/*
+ * Check mode: bytes inside the heap's symmetric range, but in no block of
+ * this PE's (never allocated, freed already, a team's block this PE is
+ * not a member of), or running past the end of the one they start in.
+ * Every PE made the same world heap calls, so a block this PE lacks is
+ * one the target cannot be relied on to hold either; across hosts such a
+ * put lands in whatever the target's heap has there, or fails there.
+ * Threaded programs may allocate beside the access: not looked up.
+ */
+int gk__rt_check_block(const char *op, int pe, const void *addr, size_t n, size_t *seg_offset_p)
+{
+    size_t sym = gk__rt.heap_span - gk__rt.local_size;
+    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
+    if (offset > sym || n > sym - offset)
+        return gk__rt_report_range(op, pe, addr, n);
+    struct gk__extent block;
+    if (!gk__rt.threaded) {
+        if (gk__heap_alloc_holding(&gk__rt.heap_alloc, offset, &block) != GK_OK) {
+            gk__error("check: address not symmetric: %s to PE %d: address %p + %zu bytes is "
+                      "in the symmetric heap but in no block allocated on PE %d (freed, "
+                      "never allocated, or a team's block of a team without PE %d)",
+                      op, pe, addr, n, gk__rt.my_pe, gk__rt.my_pe);
+            return GK_ERR_RANGE;
+        }
+        if (n > block.offset + block.size - offset) {
+            gk__error("check: address not symmetric: %s to PE %d: address %p + %zu bytes "
+                      "runs past the end of its block [%p, %p)",
+                      op, pe, addr, n, (void *)(gk__rt.heap + block.offset),
+                      (void *)(gk__rt.heap + block.offset + block.size));
+            return GK_ERR_RANGE;
+        }
+    }
+    *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
+    return GK_OK;
+}
+
 int gk__rt_report_null(const char *op, const char *arg, size_t n)
 {
     gk__error("%s: %s is NULL with %zu bytes to transfer", op, arg, n);
@@ -211,6 +247,20 @@ static int rt_features_init(void)
     return GK_OK;
 }
 
+/* Check mode at gk_finalize: every PE is here and has completed its
+ * operations (gk__path_check_finalizing) once the barrier ends, so what
+ * each feature finds left is final. */
+static int rt_features_check_finalize(void)
+{
+    int status = gk__barrier();
+    if (status != GK_OK)
+        return status;
+    for (struct gk__rt_feature *f = rt_features; f != NULL; f = f->next)
+        if (f->check_finalize != NULL)
+            f->check_finalize();
+    return GK_OK;
+}
+
 /* Every fini: each copes with an init that never ran or failed. */
 static void rt_features_fini(void)
 {
@@ -285,6 +335,7 @@ int gk__rt_init(const char *op)
         status = gk__heap_alloc_init(&gk__rt.local_alloc, gk__rt.local_size);
     if (status != GK_OK)
         goto err_detach_peers;
+    gk__rt.sym_span = gk__check_on ? 0 : gk__rt.heap_span - gk__rt.local_size;
     /* Every PE learns whether every PE got this far. */
     status = rt_agree(rt_features_init());
     if (status != GK_OK)
@@ -384,10 +435,13 @@ int gk_finalize(void)
             return refused;
     }
     gk__debug("finalizing");
+    gk__path_check_finalizing();
     /* After a collective mismatch no barrier can end: release all the same. */
     int status = gk__coll_enter(GK__COLL_FINALIZE);
     if (status == GK_OK) {
         status = rt_finalize_messages();
+        if (status == GK_OK && gk__check_on)
+            status = rt_features_check_finalize();
         int barrier = gk__barrier();
         if (status == GK_OK)
             status = barrier;
@@ -413,6 +467,7 @@ int gk_finalize(void)
     gk__rt.data = NULL;
     gk__rt.data_size = 0;
     gk__rt.heap_span = 0;
+    gk__rt.sym_span = 0;
     gk__boot_fini(&gk__rt.boot);
     return status;
 }

@@ -36,6 +36,10 @@ struct gk__runtime {
      * reaches it. */
     size_t local_size;
     struct gk__heap_alloc local_alloc;
+    /* The heap's symmetric bytes, heap_span - local_size, as the bounds
+     * check of every remote access sees them; 0 in check mode, which
+     * sends every access to the check's slow path (gk__rt_check_block). */
+    size_t sym_span;
     /* GK_SYMMETRIC_DATA: the executable's data and bss [data, data +
      * data_size), at segment offset data_seg_offset on every PE (after the
      * heap, mem/segment.h); data_size 0: not symmetric. */
@@ -89,6 +93,10 @@ struct gk__rt_feature {
     const char *name;
     int (*init)(void);
     void (*fini)(void);
+    /* Check mode (base/check.h) at gk_finalize, once every PE has entered
+     * it with its operations complete, while collectives still run: warns
+     * of what the feature finds left behind. May be NULL. */
+    void (*check_finalize)(void);
     struct gk__rt_feature *next; /* the declarations' list (runtime.c) */
 };
 #define GK__RT_FEATURE(var, ...)                                                         \
@@ -119,6 +127,10 @@ int gk__rt_report_null(const char *op, const char *arg, size_t n)
     __attribute__((cold, noinline));
 int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
     __attribute__((cold, noinline));
+/* Check mode's bounds check (base/check.h): gk__rt_check_remote's, and
+ * that the bytes lie in one block allocated on this PE. */
+int gk__rt_check_block(const char *op, int pe, const void *addr, size_t n,
+                       size_t *seg_offset_p) __attribute__((cold, noinline));
 
 /*
  * Checks an access of n bytes at symmetric address `addr` on `pe` and gives
@@ -132,7 +144,7 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
     size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    size_t sym = gk__rt.heap_span - gk__rt.local_size; /* the local area is no one's symmetric memory */
+    size_t sym = gk__rt.sym_span; /* the local area is no one's symmetric memory */
     if (GK__UNLIKELY(offset > sym || n > sym - offset)) {
         /* Moving nothing touches nothing: any address will do. */
         if (n == 0) {
@@ -146,6 +158,8 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
             *seg_offset_p = gk__rt.data_seg_offset + in_data;
             return GK_OK;
         }
+        if (gk__rt.sym_span == 0 && gk__rt.heap_span != 0)
+            return gk__rt_check_block(op, pe, addr, n, seg_offset_p);
         return gk__rt_report_range(op, pe, addr, n);
     }
     *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;

@@ -229,6 +229,21 @@ int gk__heap_alloc_block(const struct gk__heap_alloc *heap, size_t offset,
     return status;
 }
 
+int gk__heap_alloc_holding(const struct gk__heap_alloc *heap, size_t offset,
+                           struct gk__extent *block_p)
+{
+    /* The last block that starts at or below offset: the first one that
+     * starts above it, less one. */
+    size_t index = extent_list_lower_bound(&heap->used_list, offset + 1);
+    if (index == 0)
+        return GK_ERR_INVALID_ARG;
+    const struct gk__extent *block = &heap->used_list.items[index - 1];
+    if (offset - block->offset >= block->size)
+        return GK_ERR_INVALID_ARG;
+    *block_p = *block;
+    return GK_OK;
+}
+
 int gk__heap_alloc_resize(struct gk__heap_alloc *heap, size_t offset, size_t size)
 {
     size_t index;

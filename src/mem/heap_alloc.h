@@ -80,6 +80,11 @@ int gk__heap_alloc_give(struct gk__heap_alloc *heap, size_t offset);
 int gk__heap_alloc_block(const struct gk__heap_alloc *heap, size_t offset,
                          struct gk__extent *block_p);
 
+/* The block that holds byte `offset` (anywhere in it); GK_ERR_INVALID_ARG
+ * if no allocated block does. */
+int gk__heap_alloc_holding(const struct gk__heap_alloc *heap, size_t offset,
+                           struct gk__extent *block_p);
+
 /*
  * Grows or shrinks the block at `offset` to `size` without moving it;
  * GK_ERR_NOMEM when the bytes after it are not free.

@@ -108,6 +108,10 @@ struct gk__seg_header {
      * coll_now): how a PE that lags learns what one far ahead called at
      * its number (a broadcast root runs ahead of its children). */
     _Alignas(64) _Atomic uint8_t coll_kinds[GK__SEG_COLL_HISTORY];
+    /* Check mode (base/check.h): how many other PEs have reached
+     * gk_finalize, each adding one with an atomic as it enters. A wait of
+     * the program's own that finds all of them there cannot end. */
+    _Alignas(64) _Atomic uint64_t check_finalized;
 };
 
 _Static_assert(sizeof(struct gk__seg_header) <= GK__SEG_HEADER_SIZE,

@@ -31,6 +31,11 @@
  */
 #include "shmem/shmem_int.h"
 
+#include <stdlib.h>
+
+#include "base/check.h"
+#include "base/log.h"
+
 #define LOCK_GRANTED 0x80000000u
 #define LOCK_NEXT_MASK 0x7fffffffu
 
@@ -54,6 +59,50 @@ static void lock_reset_node(const char *routine, long *lock, int me)
     SHMEM_CHECK(routine, gk_atomic_swap_u32(me, lock_node(lock), 0, &old));
 }
 
+/*
+ * Check mode: the locks this PE holds, for the report at shmem_finalize
+ * of a lock still held there (any PE that queues behind it never gets
+ * it). A short list: programs hold few locks at once.
+ */
+static long **lock_held;
+static size_t lock_n_held, lock_cap_held;
+
+static void lock_note_held(long *lock)
+{
+    if (!gk__check_on)
+        return;
+    if (lock_n_held == lock_cap_held) {
+        size_t cap = lock_cap_held ? 2 * lock_cap_held : 8;
+        long **grown = realloc(lock_held, cap * sizeof(*grown));
+        if (grown == NULL)
+            return; /* this one goes unchecked */
+        lock_held = grown;
+        lock_cap_held = cap;
+    }
+    lock_held[lock_n_held++] = lock;
+}
+
+static void lock_note_cleared(long *lock)
+{
+    for (size_t i = 0; i < lock_n_held; i++) {
+        if (lock_held[i] == lock) {
+            lock_held[i] = lock_held[--lock_n_held];
+            return;
+        }
+    }
+}
+
+void gk__shmem_locks_check_finalize(void)
+{
+    for (size_t i = 0; i < lock_n_held; i++)
+        gk__warn("check: lock held at finalize: PE %d still holds the OpenSHMEM lock at %p "
+                 "(shmem_set_lock or shmem_test_lock, with no shmem_clear_lock after it)",
+                 gk_my_pe(), (void *)lock_held[i]);
+    free(lock_held);
+    lock_held = NULL;
+    lock_n_held = lock_cap_held = 0;
+}
+
 SHMEM_DEFINE(void, set_lock, (long *lock))
 {
     const char *r = "shmem_set_lock";
@@ -61,12 +110,13 @@ SHMEM_DEFINE(void, set_lock, (long *lock))
     uint32_t pred;
     lock_reset_node(r, lock, me);
     SHMEM_CHECK(r, gk_atomic_swap_u32(0, lock_tail(lock), (uint32_t)me + 1, &pred));
-    if (pred == 0)
-        return;
-    uint32_t old;
-    SHMEM_CHECK(r, gk_atomic_fetch_or_u32((int)pred - 1, lock_node(lock),
-                                          (uint32_t)me + 1, &old));
-    SHMEM_CHECK(r, gk_wait_until_u32(lock_node(lock), GK_CMP_GE, LOCK_GRANTED));
+    if (pred != 0) {
+        uint32_t old;
+        SHMEM_CHECK(r, gk_atomic_fetch_or_u32((int)pred - 1, lock_node(lock),
+                                              (uint32_t)me + 1, &old));
+        SHMEM_CHECK(r, gk_wait_until_u32(lock_node(lock), GK_CMP_GE, LOCK_GRANTED));
+    }
+    lock_note_held(lock);
 }
 
 SHMEM_DEFINE(int, test_lock, (long *lock))
@@ -77,6 +127,8 @@ SHMEM_DEFINE(int, test_lock, (long *lock))
     lock_reset_node(r, lock, me);
     SHMEM_CHECK(r, gk_atomic_compare_swap_u32(0, lock_tail(lock), 0, (uint32_t)me + 1,
                                               &old));
+    if (old == 0)
+        lock_note_held(lock);
     return old == 0 ? 0 : 1;
 }
 
@@ -85,6 +137,7 @@ SHMEM_DEFINE(void, clear_lock, (long *lock))
     const char *r = "shmem_clear_lock";
     int me = gk_my_pe();
     uint32_t node, old;
+    lock_note_cleared(lock);
     SHMEM_CHECK(r, gk_quiet());
     SHMEM_CHECK(r, gk_atomic_fetch_u32(me, lock_node(lock), &node));
     if ((node & LOCK_NEXT_MASK) == 0) {

@@ -67,6 +67,7 @@ static void setup_finalize(void)
      * collective mismatch) and has released everything all the same; the
      * routine has no way to report it further. */
     if (gk_initialized()) {
+        gk__shmem_locks_check_finalize();
         gk__shmem_ctx_fini();
         gk__shmem_teams_fini();
         (void)gk_finalize();

@@ -91,6 +91,9 @@ static inline gk_ctx_t *gk__shmem_ctx(const char *routine, shmem_ctx_t ctx)
 
 /* Frees the contexts a program left at shmem_finalize(). */
 void gk__shmem_ctx_fini(void);
+/* Check mode (GK_CHECK=1), at finalize: warns of each lock (lock.c) this
+ * PE still holds, and forgets them. */
+void gk__shmem_locks_check_finalize(void);
 
 /*
  * A native call on gasket context C: the plain gk_NAME where C is the

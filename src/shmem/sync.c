@@ -111,6 +111,23 @@ static void p2p_check(const struct p2p *w)
     }
 }
 
+/* For check mode's report of a wait that cannot end: the first word the
+ * wait still waits for. */
+static void p2p_describe(const void *arg, char *buf, size_t size)
+{
+    const struct p2p *w = arg;
+    for (size_t i = 0; i < w->n; i++) {
+        if (p2p_left_in(w, i) && !p2p_holds(w, i)) {
+            const char *value = w->values != NULL ? w->values + i * w->width : w->value;
+            uint64_t v = w->is_signed ? (uint64_t)p2p_load_signed(value, w->width)
+                                      : p2p_load_unsigned(value, w->width);
+            gk__wait_describe(buf, size, w->ivars + i * w->width, w->cmp, v,
+                              (unsigned)w->width, w->is_signed);
+            return;
+        }
+    }
+}
+
 static int p2p_one_holds(const void *arg)
 {
     const struct p2p *w = arg;
@@ -156,7 +173,7 @@ static void p2p_wait_all(struct p2p *w)
         if (!p2p_left_in(w, i))
             continue;
         w->found = i;
-        SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_one_holds, w));
+        SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_one_holds, w, p2p_describe));
     }
 }
 
@@ -166,7 +183,7 @@ static size_t p2p_wait_any(struct p2p *w)
     if (p2p_count_left_in(w) == 0)
         return SIZE_MAX;
     w->start = p2p_any_next < w->n ? p2p_any_next : 0;
-    SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_any_holds, w));
+    SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_any_holds, w, p2p_describe));
     return w->found;
 }
 
@@ -175,7 +192,7 @@ static size_t p2p_wait_some(struct p2p *w)
     p2p_check(w);
     if (p2p_count_left_in(w) == 0)
         return 0;
-    SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_some_hold, w));
+    SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_some_hold, w, p2p_describe));
     return w->found;
 }
 

@@ -55,6 +55,8 @@
  * plain fetch-add after the check is exact. Taking needs a loop only with
  * several consumers; a single consumer knows the value cannot fall under it.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/log.h"
@@ -617,6 +619,14 @@ static int sem_available(const void *arg)
     return atomic_load_explicit(&w->cell->count, memory_order_relaxed) >= w->n;
 }
 
+static void sem_describe(const void *arg, char *buf, size_t size)
+{
+    const struct sem_wait_arg *w = arg;
+    snprintf(buf, size, "its semaphore's value is %llu or more (it is %llu)",
+             (unsigned long long)w->n,
+             (unsigned long long)atomic_load_explicit(&w->cell->count, memory_order_relaxed));
+}
+
 /* Takes n if the value allows; 1 if taken. Acquire: see the signalled data. */
 static int sem_take(struct sem_cell *cell, uint64_t n)
 {
@@ -673,7 +683,8 @@ static int sem_wait(const char *op, gk_sem_t sem, uint64_t n)
         if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
             return gk__progress_report_in_handler(op);
         gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-        status = gk__path_wait_own(ref.offset, sem_available, &arg);
+        struct gk__path_user_wait w = {op, ref.offset, sem_available, &arg, sem_describe};
+        status = gk__path_wait_user(&w, 0);
         if (status != GK_OK)
             return status;
     }
@@ -756,7 +767,83 @@ static int sem_pool_init(void)
     return GK_OK;
 }
 
-GK__RT_FEATURE(sem_feature, .name = "semaphore pool", .init = sem_pool_init);
+/* Check mode: the collective semaphores alive, as their members' segment
+ * offsets, in allocation order (the same on every PE). */
+static size_t *sem_all_live;
+static size_t sem_all_n, sem_all_cap;
+
+static void sem_all_note(size_t offset)
+{
+    if (sem_all_n == sem_all_cap) {
+        size_t cap = sem_all_cap ? 2 * sem_all_cap : 16;
+        size_t *grown = realloc(sem_all_live, cap * sizeof(*grown));
+        if (grown == NULL)
+            return; /* this one goes unchecked */
+        sem_all_live = grown;
+        sem_all_cap = cap;
+    }
+    sem_all_live[sem_all_n++] = offset;
+}
+
+static void sem_all_forget(size_t offset)
+{
+    for (size_t i = 0; i < sem_all_n; i++) {
+        if (sem_all_live[i] == offset) {
+            memmove(&sem_all_live[i], &sem_all_live[i + 1],
+                    (sem_all_n - i - 1) * sizeof(*sem_all_live));
+            sem_all_n--;
+            return;
+        }
+    }
+}
+
+static void sem_report_left(const struct sem_cell *cell, size_t offset, int collective,
+                            const char *when)
+{
+    uint64_t count = atomic_load_explicit(&cell->count, memory_order_acquire);
+    uint64_t stamp = atomic_load_explicit(&cell->stamp, memory_order_relaxed);
+    if (count == 0 || (stamp & ~(uint64_t)UINT32_MAX) != SEM_STAMP_LIVE)
+        return;
+    uint32_t generation = (uint32_t)(stamp & (collective ? SEM_ALL_GEN_MASK : SEM_POOL_GEN_MASK));
+    gk_sem_t sem = sem_encode(gk__rt.my_pe, offset, collective, generation);
+    gk__warn("check: semaphore not balanced: semaphore %#llx (PE %d's, from %s, %s) has "
+             "value %llu at %s: the job's posts to it exceed its waits by %llu",
+             (unsigned long long)sem.bits, gk__rt.my_pe,
+             collective ? "gk_sem_alloc_all" : "gk_sem_alloc",
+             (cell->flags & GK_SEM_BOOLEAN) ? "BOOLEAN" : "INTEGER",
+             (unsigned long long)count, when, (unsigned long long)count);
+}
+
+/*
+ * A semaphore's value is what the whole job posted to it less what its
+ * owner took, so each owner judges its own: one left above 0 at gk_finalize
+ * holds posts no wait took (a signal whose data nobody read). The opposite,
+ * a wait no post ends, is a wait that cannot end (core/path_check.c).
+ */
+static void sem_check_finalize(void)
+{
+    for (size_t i = 0; i < SEM_POOL_CELLS; i++) {
+        uint64_t used = atomic_load_explicit(&sem_pool_used[i / 64], memory_order_acquire);
+        if (used & ((uint64_t)1 << (i % 64))) {
+            size_t offset = sem_pool_region.offset + i * SEM_POOL_CELL_SIZE;
+            sem_report_left((const struct sem_cell *)(gk__rt.my_seg.base + offset), offset, 0,
+                            "gk_finalize");
+        }
+    }
+    for (size_t i = 0; i < sem_all_n; i++)
+        sem_report_left((const struct sem_cell *)gk__rt_own(sem_all_live[i]), sem_all_live[i],
+                        1, "gk_finalize");
+}
+
+static void sem_pool_fini(void)
+{
+    free(sem_all_live);
+    sem_all_live = NULL;
+    sem_all_n = sem_all_cap = 0;
+}
+
+GK__RT_FEATURE(sem_feature, .name = "semaphore pool", .init = sem_pool_init,
+               .fini = sem_pool_fini, .check_finalize = sem_check_finalize);
 
 /* Hands out a free pool cell of this PE: its segment offset, or NOMEM.
  * What the cell's last owner wrote before giving it back is visible. */
@@ -842,6 +929,8 @@ int gk_sem_free(gk_sem_t sem)
     int status = sem_check_own("gk_sem_free", sem, 0, &ref);
     if (status != GK_OK)
         return status;
+    if (gk__check_on)
+        sem_report_left(ref.cell, ref.offset, 0, "gk_sem_free");
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_POOL_GEN_MASK);
     return sem_pool_give(ref.offset);
 }
@@ -867,6 +956,8 @@ static int sem_alloc_all(unsigned flags, gk_sem_t *sem_p)
     if (status != GK_OK)
         return status;
     size_t offset = GK__SEG_HEAP_OFFSET + (size_t)(block - gk__rt.heap);
+    if (gk__check_on)
+        sem_all_note(offset);
     *sem_p = sem_encode(gk__rt.my_pe, offset, 1, generation);
     return GK_OK;
 }
@@ -881,6 +972,10 @@ static int sem_free_all(gk_sem_t sem)
     status = gk__rt_agree("gk_sem_free_all", status);
     if (status != GK_OK)
         return status;
+    if (gk__check_on) {
+        sem_report_left(ref.cell, ref.offset, 1, "gk_sem_free_all");
+        sem_all_forget(ref.offset);
+    }
     sem_cell_retire(ref.cell, (ref.generation + 1) & SEM_ALL_GEN_MASK);
     gk_free(gk__rt.heap + (ref.offset - GK__SEG_HEAP_OFFSET));
     return status;

@@ -76,8 +76,8 @@ static int signal_put_remote(const char *op, int pe, size_t offset, const void *
     return status;
 }
 
-static int signal_put(const char *op, int pe, void *dst, const void *src,
-                      size_t nbytes, uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
+static int signal_put(const char *op, int pe, void *dst, const void *src, size_t nbytes,
+                      uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op, int nbi)
 {
     size_t sig_offset = 0, offset = 0;
     int status = gk__rt_check_word(op, pe, sig_addr, sizeof(uint64_t), &sig_offset);
@@ -96,6 +96,8 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
     enum gk__amo_op amo = sig_op == GK_SIGNAL_SET ? GK__AMO_SET : GK__AMO_FETCH_ADD;
     if (GK__UNLIKELY(!gk__path_mapped(pe)))
         return signal_put_remote(op, pe, offset, src, nbytes, amo, sig_offset, signal);
+    if (nbi && GK__UNLIKELY(gk__check_on))
+        return gk__path_check_put_signal(op, pe, offset, src, nbytes, amo, sig_offset, signal);
     /* The signal's read-modify-write orders the copy before it and makes
      * the wake-up check, so the copy owes none. */
     status = gk__path_put_at(op, pe, offset, src, nbytes, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);
@@ -107,15 +109,13 @@ static int signal_put(const char *op, int pe, void *dst, const void *src,
 int gk_put_signal(int pe, void *dst, const void *src, size_t nbytes,
                   uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    return signal_put("gk_put_signal", pe, dst, src, nbytes, sig_addr, signal,
-                      sig_op);
+    return signal_put("gk_put_signal", pe, dst, src, nbytes, sig_addr, signal, sig_op, 0);
 }
 
 int gk_put_signal_nbi(int pe, void *dst, const void *src, size_t nbytes,
                       uint64_t *sig_addr, uint64_t signal, gk_signal_op_t sig_op)
 {
-    return signal_put("gk_put_signal_nbi", pe, dst, src, nbytes, sig_addr, signal,
-                      sig_op);
+    return signal_put("gk_put_signal_nbi", pe, dst, src, nbytes, sig_addr, signal, sig_op, 1);
 }
 
 int gk_signal_fetch(const uint64_t *sig_addr, uint64_t *value_p)

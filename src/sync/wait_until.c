@@ -7,6 +7,8 @@
  */
 #include "sync/wait_until.h"
 
+#include <stdio.h>
+
 #include "base/log.h"
 #include "base/wait.h"
 #include "core/progress.h"
@@ -84,6 +86,41 @@ static int wait_cond_holds(const void *arg)
         word_order(c->ivar, c->width, c->is_signed, c->value, c->seen), c->cmp));
 }
 
+void gk__wait_describe(char *buf, size_t size, const void *word, int cmp, uint64_t value,
+                       unsigned width, int is_signed)
+{
+    static const char *const names[] = {"==", "!=", ">", ">=", "<", "<="};
+    uint64_t now = width == 2   ? __atomic_load_n((const uint16_t *)word, __ATOMIC_ACQUIRE)
+                   : width == 4 ? __atomic_load_n((const uint32_t *)word, __ATOMIC_ACQUIRE)
+                                : __atomic_load_n((const uint64_t *)word, __ATOMIC_ACQUIRE);
+    uint64_t mask = width >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * width)) - 1;
+    now &= mask;
+    /* A signed word's value as it is read: sign-extend from its width. */
+    uint64_t sign = (uint64_t)1 << (8 * width - 1);
+    if (is_signed)
+        snprintf(buf, size, "the word at %p %s %lld (it holds %lld)", word,
+                 (unsigned)cmp <= 5 ? names[cmp] : "?",
+                 (long long)(int64_t)(((value & mask) ^ sign) - sign),
+                 (long long)(int64_t)((now ^ sign) - sign));
+    else
+        snprintf(buf, size, "the word at %p %s %llu (it holds %llu)", word,
+                 (unsigned)cmp <= 5 ? names[cmp] : "?", (unsigned long long)(value & mask),
+                 (unsigned long long)now);
+}
+
+static void wait_cond_describe(const void *arg, char *buf, size_t size)
+{
+    const struct wait_cond *c = arg;
+    gk__wait_describe(buf, size, c->ivar, c->cmp, c->value, c->width, c->is_signed);
+}
+
+/* The program's wait on c's word at segment offset `offset`. */
+static int wait_cond_wait(const char *op, const struct wait_cond *c, size_t offset, int spun)
+{
+    struct gk__path_user_wait w = {op, offset, wait_cond_holds, c, wait_cond_describe};
+    return gk__path_wait_user(&w, spun);
+}
+
 static int wait_check(const char *op, const struct wait_cond *c, size_t *offset_p)
 {
     size_t offset = 0;
@@ -108,7 +145,7 @@ static int wait_until(const char *op, const struct wait_cond *c)
     if (GK__UNLIKELY(gk__in_handler)) /* it would wait for its own progress */
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-    return gk__path_wait_own(offset, wait_cond_holds, c);
+    return wait_cond_wait(op, c, offset, 0);
 }
 
 static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p)
@@ -162,7 +199,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
         }                                                                      \
         if (GK__UNLIKELY(gk__in_handler))                                      \
             return gk__progress_report_in_handler("gk_wait_until_" #T);        \
-        return gk__path_wait_own_spun(offset, wait_cond_holds, &c, 0, 1);      \
+        return wait_cond_wait("gk_wait_until_" #T, &c, offset, 1);            \
     }                                                                          \
     int gk_test_##T(ctype *ivar, gk_cmp_t cmp, ctype value, int *satisfied_p)  \
     {                                                                          \
@@ -292,9 +329,21 @@ static int array_wait_all(const char *op, const struct wait_array *a)
         if (GK__UNLIKELY(gk__in_handler))
             return gk__progress_report_in_handler(op);
         gk__path_flush_wakes(); /* before we block, wake whoever we owe */
-        status = gk__path_wait_own(offset + i * a->width, wait_cond_holds, &c);
+        status = wait_cond_wait(op, &c, offset + i * a->width, 0);
     }
     return status;
+}
+
+static void array_describe(const void *arg, char *buf, size_t size)
+{
+    const struct wait_array *a = arg;
+    for (size_t i = 0; i < a->n; i++) {
+        if (array_left_in(a, i)) {
+            gk__wait_describe(buf, size, a->ivars + i * a->width, a->cmp, a->value, a->width,
+                              a->is_signed);
+            break;
+        }
+    }
 }
 
 /* any and some: a word at a time they would miss one that changes back. */
@@ -321,7 +370,8 @@ static int array_wait_one_of(const char *op, const struct wait_array *a, const v
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes();
-    return gk__path_wait_own(watch, holds, a);
+    struct gk__path_user_wait w = {op, watch, holds, a, array_describe};
+    return gk__path_wait_user(&w, 0);
 }
 
 /* The test forms: one look, after what a wait's first poll does. */
@@ -417,14 +467,16 @@ WAIT_ARRAY_DEFINE(u32, uint32_t, uint32_t, 0)
 WAIT_ARRAY_DEFINE(i64, int64_t, uint64_t, 1)
 WAIT_ARRAY_DEFINE(u64, uint64_t, uint64_t, 0)
 
-int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg)
+int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg,
+                        void (*describe)(const void *arg, char *buf, size_t size))
 {
     if (wait_seen(pred(arg)))
         return GK_OK;
     if (GK__UNLIKELY(gk__in_handler))
         return gk__progress_report_in_handler(op);
     gk__path_flush_wakes();
-    return gk__path_wait_own(GK__WAKE_WATCH_ANY, pred, arg);
+    struct gk__path_user_wait w = {op, GK__WAKE_WATCH_ANY, pred, arg, describe};
+    return gk__path_wait_user(&w, 0);
 }
 
 void gk__wait_test_settle(void)

@@ -19,9 +19,15 @@ int gk__wait_until_u64_seen(const char *op, uint64_t *ivar, gk_cmp_t cmp,
  * 16-bit words, and its vector forms with one value per word). The caller
  * has checked the words; `op` names the call in errors.
  */
-int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg);
+int gk__wait_until_pred(const char *op, gk__wait_pred_fn pred, const void *arg,
+                        void (*describe)(const void *arg, char *buf, size_t size));
 
 /* One look, as a test does: owed wake-ups paid, active messages served. */
 void gk__wait_test_settle(void);
+
+/* Writes "the word at ADDR CMP VALUE (it holds NOW)" for check mode's
+ * report of a wait that cannot end (cmp: a GK_CMP_* value). */
+void gk__wait_describe(char *buf, size_t size, const void *word, int cmp, uint64_t value,
+                       unsigned width, int is_signed);
 
 #endif /* GK_SYNC_WAIT_UNTIL_H */

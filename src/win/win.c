@@ -411,8 +411,11 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, GK_DTYPE_UINT8,
                                GK_OP_REPLACE, NULL, 0);
     (void)addr;
+    /* Another PE is promised the bytes at the flush (check mode delivers
+     * them there); this PE's own part is never behind a network. */
     return gk__path_put_at("gk_win_put", pe, gk__win_seg_at(win, pe, disp), src, nbytes,
-                           GK__PATH_DEFER_WAKE, GK__PATH_SRC_FREE);
+                           GK__PATH_DEFER_WAKE,
+                           pe == gk__rt.my_pe ? GK__PATH_SRC_FREE : GK__PATH_SRC_FREE_LATE);
 }
 
 int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes)

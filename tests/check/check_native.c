@@ -7,6 +7,14 @@
  *   get_nb_read    the same with gk_get_nb, before gk_handle_wait
  *   flag_no_fence  PE 0 raises PE 1's flag after gk_put_nbi with no fence
  *   put_nbi_reuse  PE 0 writes a gk_put_nbi source before gk_quiet
+ *   put_signal_nbi_reuse  the same with gk_put_signal_nbi
+ *   win_put_flag   PE 0 raises PE 1's flag after gk_win_put with no flush
+ *   put_after_free PE 0 puts to a gk_malloc block after gk_free
+ *   wait_no_writer PE 1 waits (gk_wait_until_u64) for a word no PE writes
+ *   sem_no_post    PE 1 waits on a semaphore no PE posts
+ *   sem_unbalanced PE 0 posts twice to PE 1's semaphore, which takes once
+ *   win_no_epoch   PE 0 puts to a GK_WIN_STRICT window without a lock
+ *   win_lock_finalize  PE 0 calls gk_finalize holding a window lock
  *
  * A program that reads stale data says so ("stale: ...") and fails; the
  * tests (CMakeLists.txt) expect that line from the wrong forms in check
@@ -44,11 +52,83 @@ static void poll_until_set(uint64_t *word)
         sched_yield();
 }
 
+/* PE 1's side of the flag cases: waits for the flag, reads the data,
+ * answers PE 0 (flag[1]), then judges what it read. */
+static void read_under_flag(const void *data, uint64_t *flag, const char *what)
+{
+    CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
+    uint64_t copy[WORDS];
+    memcpy(copy, data, sizeof(copy));
+    CHECK_OK(gk_put_u64(0, &flag[1], 1));
+    expect_data(copy, what);
+}
+
+/*
+ * The cases whose wrong form leaves something behind for gk_finalize (or
+ * ends the job there): each returns what main still has to free and end,
+ * and in the wrong form goes straight to gk_finalize (a barrier first
+ * would wait for a PE that never comes).
+ */
+static void case_wait_no_writer(int me, int right, uint64_t *flag)
+{
+    CHECK_OK(gk_barrier());
+    if (me == 0 && right)
+        CHECK_OK(gk_atomic_set_u64(1, &flag[0], 1));
+    if (me == 1)
+        CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
+}
+
+static void case_sem_no_post(int me, int right)
+{
+    gk_sem_t sem, on1;
+    CHECK_OK(gk_sem_alloc_all(GK_SEM_INTEGER, &sem));
+    CHECK_OK(gk_sem_on(sem, 1, &on1));
+    if (me == 0 && right)
+        CHECK_OK(gk_sem_post(on1));
+    if (me == 1)
+        CHECK_OK(gk_sem_wait(sem));
+    if (right) {
+        CHECK_OK(gk_barrier());
+        CHECK_OK(gk_sem_free_all(sem));
+    }
+}
+
+static void case_sem_unbalanced(int me, int right)
+{
+    gk_sem_t sem, on1;
+    CHECK_OK(gk_sem_alloc_all(GK_SEM_INTEGER, &sem));
+    CHECK_OK(gk_sem_on(sem, 1, &on1));
+    if (me == 0) {
+        CHECK_OK(gk_sem_post(on1));
+        CHECK_OK(gk_sem_post(on1));
+    } else {
+        CHECK_OK(gk_sem_wait(sem));
+        if (right)
+            CHECK_OK(gk_sem_wait(sem));
+    }
+    CHECK_OK(gk_barrier()); /* left allocated: gk_finalize judges it */
+}
+
+static void case_win_lock_finalize(int me, int right)
+{
+    void *base;
+    gk_win_t *win;
+    CHECK_OK(gk_win_allocate(64, 0, &base, &win));
+    if (me == 0) {
+        CHECK_OK(gk_win_lock(win, 1, GK_LOCK_EXCLUSIVE, 0));
+        uint64_t one = 1;
+        CHECK_OK(gk_win_put(win, 1, 0, &one, sizeof(one)));
+        if (right)
+            CHECK_OK(gk_win_unlock(win, 1));
+    }
+    if (right)
+        CHECK_OK(gk_win_free(win));
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
-        PE_FAIL("usage: check_native get_nbi_read|get_nb_read|flag_no_fence|put_nbi_reuse "
-                "wrong|right");
+        PE_FAIL("usage: check_native <case> wrong|right (the cases: this file's comment)");
     const char *which = argv[1];
     int right = strcmp(argv[2], "right") == 0;
     CHECK_OK(gk_init());
@@ -100,11 +180,7 @@ int main(int argc, char **argv)
             CHECK_OK(gk_put_u64(1, &flag[0], 1));
             poll_until_set(&flag[1]); /* PE 1 has read */
         } else {
-            CHECK_OK(gk_wait_until_u64(&flag[0], GK_CMP_EQ, 1));
-            uint64_t copy[WORDS];
-            memcpy(copy, data, sizeof(copy));
-            CHECK_OK(gk_put_u64(0, &flag[1], 1));
-            expect_data(copy, "data under the flag");
+            read_under_flag(data, flag, "data under the flag");
         }
     } else if (strcmp(which, "put_nbi_reuse") == 0) {
         if (me == 0) {
@@ -119,6 +195,73 @@ int main(int argc, char **argv)
         CHECK_OK(gk_barrier());
         if (me == 1)
             expect_data(data, "the put's data");
+    } else if (strcmp(which, "put_signal_nbi_reuse") == 0) {
+        if (me == 0) {
+            uint64_t src[WORDS];
+            memcpy(src, local, sizeof(src));
+            CHECK_OK(gk_put_signal_nbi(1, data, src, sizeof(src), &flag[0], 1, GK_SIGNAL_SET));
+            if (right)
+                CHECK_OK(gk_quiet());
+            src[0] = 0xdead;
+            CHECK_OK(gk_quiet());
+        } else {
+            CHECK_OK(gk_signal_wait_until(&flag[0], GK_CMP_EQ, 1, NULL));
+            expect_data(data, "the signaling put's data");
+        }
+    } else if (strcmp(which, "win_put_flag") == 0) {
+        void *base;
+        gk_win_t *win;
+        CHECK_OK(gk_win_allocate(sizeof(local), 0, &base, &win));
+        if (me == 0) {
+            CHECK_OK(gk_win_lock(win, 1, GK_LOCK_SHARED, 0));
+            CHECK_OK(gk_win_put(win, 1, 0, local, sizeof(local)));
+            if (right)
+                CHECK_OK(gk_win_flush(win, 1));
+            CHECK_OK(gk_put_u64(1, &flag[0], 1));
+            poll_until_set(&flag[1]); /* PE 1 has read */
+            CHECK_OK(gk_win_unlock(win, 1));
+        } else {
+            read_under_flag(base, flag, "window data under the flag");
+        }
+        CHECK_OK(gk_win_free(win));
+    } else if (strcmp(which, "put_after_free") == 0) {
+        uint64_t *block = gk_malloc(sizeof(local));
+        CHECK_NOT_NULL(block);
+        if (me == 0 && right)
+            CHECK_OK(gk_put(1, block, local, sizeof(local)));
+        gk_free(block);
+        if (me == 0 && !right)
+            CHECK_OK(gk_put(1, block, local, sizeof(local)));
+    } else if (strcmp(which, "win_no_epoch") == 0) {
+        void *base;
+        gk_win_t *win;
+        CHECK_OK(gk_win_allocate(sizeof(local), GK_WIN_STRICT, &base, &win));
+        if (me == 0) {
+            if (right)
+                CHECK_OK(gk_win_lock(win, 1, GK_LOCK_SHARED, 0));
+            CHECK_OK(gk_win_put(win, 1, 0, local, sizeof(local)));
+            if (right)
+                CHECK_OK(gk_win_unlock(win, 1));
+        }
+        CHECK_OK(gk_barrier());
+        if (me == 1)
+            expect_data(base, "the window's data");
+        CHECK_OK(gk_win_free(win));
+    } else if (strcmp(which, "wait_no_writer") == 0 || strcmp(which, "sem_no_post") == 0 ||
+               strcmp(which, "sem_unbalanced") == 0 ||
+               strcmp(which, "win_lock_finalize") == 0) {
+        if (strcmp(which, "wait_no_writer") == 0)
+            case_wait_no_writer(me, right, flag);
+        else if (strcmp(which, "sem_no_post") == 0)
+            case_sem_no_post(me, right);
+        else if (strcmp(which, "sem_unbalanced") == 0)
+            case_sem_unbalanced(me, right);
+        else
+            case_win_lock_finalize(me, right);
+        if (!right) {
+            CHECK_OK(gk_finalize());
+            return 0;
+        }
     } else {
         PE_FAIL("unknown case %s", which);
     }

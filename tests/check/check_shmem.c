@@ -13,6 +13,11 @@
  *                     (right: each under shmem_set_lock)
  *   getmem_race       PE 1 gets its words while PE 0 puts to them (right:
  *                     shmem_put_signal, shmem_signal_wait_until first)
+ *   putmem_past_block PE 0's shmem_putmem runs past the end of its
+ *                     shmem_malloc block (into the next one)
+ *   wait_all_no_writer PE 1 waits (shmem_int_wait_until_all) for words no
+ *                     PE writes
+ *   lock_held         PE 0 calls shmem_finalize holding a shmem_set_lock
  *
  * Stale data is reported by the program itself ("stale: ...", then
  * shmem_global_exit(1)); the reuse by the checker. As in check_native.c,
@@ -46,8 +51,8 @@ static void expect_data(const long *got, const char *what)
 int main(int argc, char **argv)
 {
     if (argc != 3) {
-        fprintf(stderr, "usage: check_shmem getmem_nbi_read|putmem_nbi_flag|"
-                        "putmem_nbi_reuse|amo_nbi_read|putmem_race|getmem_race wrong|right\n");
+        fprintf(stderr, "usage: check_shmem <case> wrong|right (the cases: this file's "
+                        "comment)\n");
         return 2;
     }
     const char *which = argv[1];
@@ -153,6 +158,36 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
         shmem_free(sig);
+    } else if (strcmp(which, "putmem_past_block") == 0) {
+        /* data and flag are neighbours in the heap: the bounds check of
+         * every build lets the longer put through. */
+        if (me == 0)
+            shmem_putmem(data, local, right ? sizeof(local) : sizeof(local) + sizeof(long), 1);
+        shmem_barrier_all();
+        if (me == 1)
+            expect_data(data, "the put's data");
+    } else if (strcmp(which, "wait_all_no_writer") == 0) {
+        static int ivars[2]; /* symmetric: OpenSHMEM's static data */
+        shmem_barrier_all();
+        if (me == 0 && right) {
+            shmem_int_atomic_set(&ivars[0], 1, 1);
+            shmem_int_atomic_set(&ivars[1], 1, 1);
+        }
+        if (me == 1)
+            shmem_int_wait_until_all(ivars, 2, NULL, SHMEM_CMP_EQ, 1);
+        if (!right) {
+            shmem_finalize(); /* a barrier first would wait for PE 1 */
+            return 0;
+        }
+    } else if (strcmp(which, "lock_held") == 0) {
+        static long lock;
+        shmem_barrier_all();
+        if (me == 0) {
+            shmem_set_lock(&lock);
+            shmem_long_atomic_inc(&flag[0], 1);
+            if (right)
+                shmem_clear_lock(&lock);
+        }
     } else {
         fprintf(stderr, "unknown case %s\n", which);
         shmem_global_exit(2);

@@ -210,6 +210,30 @@ GK_TEST(give_of_unknown_offsets_is_invalid)
     gk__heap_alloc_fini(&h);
 }
 
+GK_TEST(holding_finds_the_block_of_any_byte)
+{
+    struct gk__heap_alloc h = heap_new(8 * GRAIN);
+    size_t a = take(&h, 2 * GRAIN, 0);
+    size_t b = take(&h, GRAIN, 0);
+    size_t c = take(&h, GRAIN, 0);
+    ASSERT_EQ(gk__heap_alloc_give(&h, b), GK_OK); /* a hole between a and c */
+    struct gk__extent block = {1, 99, 2};
+    ASSERT_EQ(gk__heap_alloc_holding(&h, a, &block), GK_OK);
+    ASSERT_EQ(block.offset, a);
+    ASSERT_EQ(block.size, 2 * GRAIN);
+    ASSERT_EQ(gk__heap_alloc_holding(&h, a + 2 * GRAIN - 1, &block), GK_OK); /* last byte */
+    ASSERT_EQ(block.offset, a);
+    ASSERT_EQ(gk__heap_alloc_holding(&h, c + 5, &block), GK_OK);
+    ASSERT_EQ(block.offset, c);
+    block = (struct gk__extent){1, 99, 2};
+    ASSERT_EQ(gk__heap_alloc_holding(&h, b, &block), GK_ERR_INVALID_ARG); /* freed */
+    ASSERT_EQ(gk__heap_alloc_holding(&h, b + GRAIN - 1, &block), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(gk__heap_alloc_holding(&h, c + GRAIN, &block), GK_ERR_INVALID_ARG); /* never */
+    ASSERT_EQ(gk__heap_alloc_holding(&h, SIZE_MAX, &block), GK_ERR_INVALID_ARG);
+    ASSERT_EQ(block.size, 99); /* written only on success */
+    gk__heap_alloc_fini(&h);
+}
+
 GK_TEST(resize_grows_and_shrinks_in_place)
 {
     struct gk__heap_alloc h = heap_new(8 * GRAIN);
