@@ -94,7 +94,7 @@
       "team all-to-all(s): small (rows up to 2 KiB), direct (a team on one "  \
       "host: each PE reads its blocks from the others' memory, one copy; "     \
       "all-to-all only), pairwise (jobs up to 16 PEs), bruck, or auto (small " \
-      "where it fits, then direct for blocks >= 16 KiB where it can run, "     \
+      "where it fits, then direct for blocks >= 64 KiB where it can run, "     \
       "then bruck for blocks <= 256 bytes or jobs over 16 PEs)")               \
     X(TEAM_ALGO_SCAN, str, team_algo_scan, "auto",                             \
       "team scan and exscan: gather, chain (a pipeline from PE 0) or auto "    \

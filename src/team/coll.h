@@ -79,7 +79,7 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
 }
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
 #define GK__TEAM_ALLTOALL_SMALL_MAX ((size_t)8192) /* all rows: in the agreement */
-#define GK__TEAM_ALLTOALL_DIRECT_MIN ((size_t)16384) /* block: direct, on one host */
+#define GK__TEAM_ALLTOALL_DIRECT_MIN ((size_t)65536) /* block: direct, on one host */
 /* What the direct all-to-all's agreement gathers from each PE: its
  * process and its src's address. */
 #define GK__TEAM_DIRECT_ENTRY (2 * sizeof(uint64_t))
