@@ -95,7 +95,15 @@ static int check_frame_ours_uncached(void *frame)
                       strstr(self.dli_fname, "libgasket") != NULL;
     }
     Dl_info info;
-    if (self_known != 1 || dladdr(frame, &info) == 0 || info.dli_fbase != self.dli_fbase)
+    if (self_known != 1 || dladdr(frame, &info) == 0)
+        return 0;
+    /* A sanitizer's interceptor (backtrace itself, under ASan) is no
+     * call site either. */
+    if (info.dli_fname != NULL &&
+        (strstr(info.dli_fname, "/libasan.") != NULL || strstr(info.dli_fname, "/libtsan.") != NULL ||
+         strstr(info.dli_fname, "/libubsan.") != NULL))
+        return 1;
+    if (info.dli_fbase != self.dli_fbase)
         return 0;
     if (self_is_lib)
         return 1;

@@ -25,7 +25,7 @@
 
 /* Frames of the stack kept per entry, to find the caller's own frame
  * above the library's. */
-#define GK__CHECK_FRAMES 8
+#define GK__CHECK_FRAMES 16
 
 /* The byte a deferred get's destination (or an AMO's fetch) holds from the
  * call to its completion: a read before quiet sees it. */
