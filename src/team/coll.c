@@ -88,6 +88,13 @@ static int team_mod(long a, int n)
     return (int)(((a % n) + n) % n);
 }
 
+/* The team number of the i-th of a set of members (NULL: the team's own
+ * numbering), as the ring and Rabenseifner's algorithm take them. */
+static int member_at(const int *members, int i)
+{
+    return members != NULL ? members[i] : i;
+}
+
 /* Block b of a ring of n over count elements: its first element. */
 static size_t ring_lo(size_t count, int b, int n)
 {
@@ -196,7 +203,7 @@ int gk__team_ring_round(struct gk__team_op *op, unsigned char *acc, size_t count
                         int rs_rounds, int ag_rounds, const int *members, int n, int me)
 {
     int k = op->round;
-    int succ = members != NULL ? members[team_mod(me + 1, n)] : team_mod(me + 1, n);
+    int succ = member_at(members, team_mod(me + 1, n));
     size_t e = op->elem;
     int sb, rb;
     enum gk__team_rx_mode mode;
@@ -264,13 +271,12 @@ int gk__team_rabenseifner_round(struct gk__team_op *op, unsigned char *acc, size
     gk__team_step_clear(op);
     int fold_box = GK__TEAM_BULK_BOX + L;
     int extra = me < 2 * r && me % 2 == 0; /* hands its vector over, waits */
-#define RAB_MEMBER(i) (members != NULL ? members[i] : (i))
     if (fold && (k == 0 || k == steps - 1)) {
         int first = k == 0;
         if (me >= 2 * r)
             return 0; /* an empty step: not in a pair */
         if (extra == first) /* the even one's vector in, the result out */
-            gk__team_step_send(op, RAB_MEMBER(extra ? me + 1 : me - 1), fold_box, acc,
+            gk__team_step_send(op, member_at(members, extra ? me + 1 : me - 1), fold_box, acc,
                                count * e);
         else
             gk__team_step_recv(op, fold_box, acc, count * e,
@@ -293,17 +299,16 @@ int gk__team_rabenseifner_round(struct gk__team_op *op, unsigned char *acc, size
     size_t other_hi = upper ? keep_lo : hi;
     int box = GK__TEAM_BULK_BOX + hk;
     if (halving) {
-        gk__team_step_send_more(op, RAB_MEMBER(partner), box, acc + other_lo * e,
+        gk__team_step_send_more(op, member_at(members, partner), box, acc + other_lo * e,
                                 (other_hi - other_lo) * e);
         gk__team_step_recv(op, box, acc + keep_lo * e, (keep_hi - keep_lo) * e,
                            GK__TEAM_RX_COMBINE);
     } else {
-        gk__team_step_send(op, RAB_MEMBER(partner), box, acc + keep_lo * e,
+        gk__team_step_send(op, member_at(members, partner), box, acc + keep_lo * e,
                            (keep_hi - keep_lo) * e);
         gk__team_step_recv(op, box, acc + other_lo * e, (other_hi - other_lo) * e,
                            GK__TEAM_RX_COPY);
     }
-#undef RAB_MEMBER
     return 0;
 }
 
