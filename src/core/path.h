@@ -55,11 +55,16 @@ void gk__path_race_get(const char *op, int pe, size_t offset, size_t n)
     __attribute__((noinline, cold));
 /* A release to pe: this PE's clock joins pe's, before a write there that
  * may be seen; an acquire from pe: pe's joins this PE's, after a read
- * there. */
+ * there. The PE-wide forms are for synchronisations that are not a word
+ * of the program's (a lock granted, a semaphore waited, a message run);
+ * the _at forms for a write or read of pe's bytes [offset, offset + n),
+ * which carry clocks through those words (path_race.c). */
 void gk__path_race_release(int pe) __attribute__((noinline, cold));
 void gk__path_race_acquire(int pe) __attribute__((noinline, cold));
+void gk__path_race_release_at(int pe, size_t offset, size_t n) __attribute__((noinline, cold));
+void gk__path_race_acquire_at(int pe, size_t offset, size_t n) __attribute__((noinline, cold));
 /* A get that completes at quiet: its acquire is made then. */
-void gk__path_race_got_later(int pe) __attribute__((noinline, cold));
+void gk__path_race_got_later(int pe, size_t offset, size_t n) __attribute__((noinline, cold));
 void gk__path_race_quiet(void) __attribute__((noinline, cold));
 int gk__path_race_pending(void);
 /* A collective call of slot `key` starts on this PE, and is over: the
@@ -83,12 +88,26 @@ static inline void gk__race_acquire(int pe)
         gk__path_race_acquire(pe);
 }
 
-/* After an atomic on pe's word that returned `status`: one that returned
- * what it saw (old_p) acquires; every atomic released before it. */
-static inline int gk__race_after_atomic(int pe, const uint64_t *old_p, int status)
+static inline void gk__race_release_at(int pe, size_t offset, size_t n)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_release_at(pe, offset, n);
+}
+
+static inline void gk__race_acquire_at(int pe, size_t offset, size_t n)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_acquire_at(pe, offset, n);
+}
+
+/* After an atomic on pe's word [offset, offset + width) that returned
+ * `status`: one that returned what it saw (old_p) acquires; every atomic
+ * released before it. */
+static inline int gk__race_after_atomic(int pe, size_t offset, size_t width,
+                                        const uint64_t *old_p, int status)
 {
     if (old_p != NULL)
-        gk__race_acquire(pe);
+        gk__race_acquire_at(pe, offset, width);
     return status;
 }
 
@@ -98,6 +117,16 @@ static inline void gk__race_acquire_own(void)
 {
     if (GK__UNLIKELY(gk__race_on))
         gk__path_race_acquire(gk__rt.my_pe);
+}
+
+/* The same, for a wait that saw the program's word at `word`, `width`
+ * bytes: the clocks of whoever wrote that word. */
+void gk__path_race_acquire_own_word(const void *word, size_t width)
+    __attribute__((noinline, cold));
+static inline void gk__race_acquire_own_word(const void *word, size_t width)
+{
+    if (GK__UNLIKELY(gk__race_on))
+        gk__path_race_acquire_own_word(word, width);
 }
 
 /* ---- Which way a peer is reached ---- */
@@ -390,16 +419,16 @@ static inline int gk__path_get_at(const char *op, int pe, void *dst, size_t offs
         if (dst_use == GK__PATH_DST_AT_QUIET && GK__UNLIKELY(gk__check_on))
             return gk__path_check_get(op, pe, dst, offset, nbytes); /* its acquire then */
         gk__shm_get(peer, dst, offset, nbytes);
-        gk__race_acquire(pe);
+        gk__race_acquire_at(pe, offset, nbytes);
         return GK_OK;
     }
     if (dst_use == GK__PATH_DST_AT_QUIET) {
         if (GK__UNLIKELY(gk__race_on))
-            gk__path_race_got_later(pe);
+            gk__path_race_got_later(pe, offset, nbytes);
         return peer->transport->get_nbi(peer, dst, offset, nbytes);
     }
     status = peer->transport->get(peer, dst, offset, nbytes);
-    gk__race_acquire(pe);
+    gk__race_acquire_at(pe, offset, nbytes);
     return status;
 }
 
@@ -431,7 +460,7 @@ static inline int gk__path_store(int pe, size_t seg_offset, uint64_t value, size
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     /* A word no reader sees half done: a flag, not data to check. */
-    gk__race_release(pe);
+    gk__race_release_at(pe, seg_offset, width);
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         gk__shm_store(peer, seg_offset, value, width);
     } else {
@@ -451,12 +480,12 @@ static inline int gk__path_load(int pe, size_t seg_offset, size_t width, uint64_
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     if (GK__LIKELY(peer->caps & GK__NET_CAP_LOAD_STORE)) {
         *value_p = gk__shm_load(peer, seg_offset, width);
-        gk__race_acquire(pe);
+        gk__race_acquire_at(pe, seg_offset, width);
         return GK_OK;
     }
     *value_p = 0;
     int status = peer->transport->get(peer, value_p, seg_offset, width);
-    gk__race_acquire(pe);
+    gk__race_acquire_at(pe, seg_offset, width);
     return status;
 }
 
@@ -488,10 +517,10 @@ static inline int gk__path_amo_mapped(int pe, struct gk__net_peer *peer, enum gk
      * in check mode those may still wait for their completion point. */
     gk__path_check_complete("an atomic");
     /* Every atomic releases; one that returns what it saw acquires too. */
-    gk__race_release(pe);
+    gk__race_release_at(pe, seg_offset, width);
     uint64_t old = gk__shm_rmw(gk__shm_addr(peer, seg_offset), op, width, operand, compare);
     if (old_p != NULL)
-        gk__race_acquire(pe);
+        gk__race_acquire_at(pe, seg_offset, width);
     if (op != GK__AMO_FETCH) {
         gk__shm_notify_after_rmw(peer, seg_offset, seg_offset + width);
         gk__path_wake_done(pe, seg_offset, seg_offset + width);
@@ -507,9 +536,10 @@ static inline int gk__path_net_atomic(int pe, struct gk__net_peer *peer, enum gk
                                       size_t width, size_t seg_offset, uint64_t operand,
                                       uint64_t compare, uint64_t *old_p)
 {
-    gk__race_release(pe);
+    gk__race_release_at(pe, seg_offset, width);
     return gk__race_after_atomic(
-        pe, old_p, peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p));
+        pe, seg_offset, width, old_p,
+        peer->transport->atomic(peer, op, width, seg_offset, operand, compare, old_p));
 }
 
 /*
@@ -694,9 +724,9 @@ static inline int gk__path_rop(int pe, enum gk__net_rop op, const uint64_t *args
 {
     struct gk__net_peer *peer = &gk__rt.peers[pe];
     gk__race_release(pe); /* what it does there may end a wait */
-    int status = peer->transport->rop(peer, op, args, payload, nbytes, answer);
-    gk__race_acquire(pe);
-    return status;
+    /* No acquire: the caller makes the one its operation is (a read of
+     * the runtime's own words carries none, path_race.c). */
+    return peer->transport->rop(peer, op, args, payload, nbytes, answer);
 }
 
 /* The same one-way (net.h's rop_post), owing this PE's quiet what `how`

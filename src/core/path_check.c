@@ -30,7 +30,7 @@ static void check_apply_put(const struct gk__check_op *op)
 static void check_apply_get(const struct gk__check_op *op)
 {
     gk__shm_get(&gk__rt.peers[op->pe], op->local, op->offset, op->n);
-    gk__race_acquire(op->pe);
+    gk__race_acquire_at(op->pe, op->offset, op->n);
 }
 
 int gk__path_check_put(const char *what, int pe, size_t offset, const void *src, size_t n,
@@ -103,7 +103,7 @@ int gk__path_check_get(const char *what, int pe, void *dst, size_t offset, size_
     struct gk__check_op *op = gk__check_op_new(what, 0);
     if (op == NULL) {
         gk__shm_get(&gk__rt.peers[pe], dst, offset, n);
-        gk__race_acquire(pe);
+        gk__race_acquire_at(pe, offset, n);
         return GK_OK;
     }
     op->apply = check_apply_get;

@@ -11,14 +11,23 @@
  * epoch: E.epoch <= A.vc[E.pe]. Two accesses of overlapping bytes, one of
  * them a write, neither before the other, are a race.
  *
- * How clocks travel. A release to PE o (every put, value store, atomic,
- * active message, and a direct write through gk__path_addr) joins the
- * writer's clock into o's sync clock (S) before the write lands; an
- * acquire from o (a get, value load or atomic after it returns, a wait on
- * this PE's own word that returns, an active message run) joins o's S into
- * the reader's clock. S is one per PE, not per word: a reader that saw any
- * word of o joins every release to o before it, which may hide a race but
- * never invents one. A collective joins its members' clocks as they were
+ * How clocks travel: through the words that carry them. A write to the
+ * program's memory of PE o (a put, value store, atomic or signal) joins
+ * the writer's clock into the clocks of the words it writes, at o, before
+ * it lands; a read that may be a poll of a flag (a value load or get of
+ * one word, an atomic that returns what it saw) joins the clocks of the
+ * words it read. Bulk gets carry nothing: a get of other bytes after a
+ * racing put must not look ordered after it. Word clocks are kept in
+ * RACE_WORD_CLOCKS buckets, a word's chosen by a hash of its address: two
+ * words of one bucket share their clock, which may hide a race but never
+ * invents one. Everything else that synchronises does it PE-wide: a write
+ * to the runtime's own words (a window lock's queue, a message's inbox)
+ * joins o's sync clock S, and a synchronisation that waited on o (a lock
+ * granted, a semaphore waited, a wait on this PE's own word returned, an
+ * active message run) joins S and every word clock of o. A read of the
+ * runtime's own words joins nothing: the runtime's collectives carry
+ * their own clocks, below, and their polls must not pick up what the
+ * program wrote meanwhile. A collective joins its members' clocks as they were
  * when each entered it: each member writes its clock to a slot of its own
  * region at the start (one slot per team and call parity: a member cannot
  * start the call after next before every member finished this one, so a
@@ -28,7 +37,7 @@
  *
  * Where the log is. The accesses to a PE's memory are logged at that PE,
  * in a region of its segment that only check mode touches: its spin lock,
- * S, the collective slots, then the log. A peer of this node works on the
+ * S, the word clocks, the collective slots, then the log. A peer of this node works on the
  * region in place under its lock; a peer on another host sends the same
  * work as a remote operation (GK__NET_ROP_CHECK) that the owner runs on
  * its own region, and the owner reports what it finds. At a collective of
@@ -56,6 +65,8 @@ int gk__race_on;
 #define RACE_REGION_SIZE ((size_t)4 * 1024 * 1024)
 #define RACE_SITE_LEN 96
 #define RACE_CALL_LEN 32
+#define RACE_WORD_CLOCKS_LOG2 7
+#define RACE_WORD_CLOCKS (1u << RACE_WORD_CLOCKS_LOG2)
 
 enum race_kind { RACE_READ, RACE_WRITE };
 
@@ -101,9 +112,14 @@ static struct {
 static uint64_t race_pairs[RACE_PAIRS];
 static unsigned race_n_pairs;
 
-static size_t race_slots_at(int n)
+static size_t race_words_at(int n)
 {
     return sizeof(struct race_hdr) + (size_t)n * sizeof(uint64_t);
+}
+
+static size_t race_slots_at(int n)
+{
+    return race_words_at(n) + (size_t)RACE_WORD_CLOCKS * (size_t)n * sizeof(uint64_t);
 }
 
 static size_t race_log_at(int n)
@@ -136,6 +152,18 @@ static struct race_hdr *race_hdr_of(char *region)
 static uint64_t *race_sync_of(char *region)
 {
     return (uint64_t *)(void *)(region + sizeof(struct race_hdr));
+}
+
+static uint64_t *race_word_clock_of(char *region, unsigned bucket)
+{
+    return (uint64_t *)(void *)(region + race_words_at(race_n)) + (size_t)bucket * (size_t)race_n;
+}
+
+/* The bucket of the word at segment offset `offset` (Fibonacci hashing:
+ * neighbouring words and words a power of two apart spread out). */
+static unsigned race_bucket(uint64_t offset)
+{
+    return (unsigned)(((offset >> 3) * 0x9e3779b97f4a7c15ull) >> (64 - RACE_WORD_CLOCKS_LOG2));
 }
 
 static uint64_t *race_slot_of(char *region, int key, unsigned parity)
@@ -181,6 +209,20 @@ static void race_join(uint64_t *into, const uint64_t *from)
     for (int i = 0; i < race_n; i++)
         if (from[i] > into[i])
             into[i] = from[i];
+}
+
+/* Joins vc into the clocks of the words of [lo, hi); caller holds the
+ * region's lock. */
+static void race_words_release(char *region, const uint64_t *vc, uint64_t lo, uint64_t hi)
+{
+    uint64_t words = hi > lo ? ((hi - 1) >> 3) - (lo >> 3) + 1 : 0;
+    if (words >= RACE_WORD_CLOCKS) {
+        for (unsigned b = 0; b < RACE_WORD_CLOCKS; b++)
+            race_join(race_word_clock_of(region, b), vc);
+        return;
+    }
+    for (uint64_t w = lo >> 3; w < (lo >> 3) + words; w++)
+        race_join(race_word_clock_of(region, race_bucket(w << 3)), vc);
 }
 
 /* ---- Reports ---- */
@@ -299,23 +341,39 @@ static void race_region_access(char *region, int owner, const struct race_entry 
     }
     log[h->n_log++] = *a;
     if (a->kind == RACE_WRITE)
-        race_join(race_sync_of(region), vc);
+        race_words_release(region, vc, a->lo, a->hi);
     region_unlock(region);
     for (int i = 0; i < n_found; i++)
         race_report(owner, a, &found[i], seen[i]);
 }
 
-static void race_region_release(char *region, const uint64_t *vc)
+/* A release into the region: to the words of [lo, hi), or (lo == hi)
+ * PE-wide, to S. */
+static void race_region_release(char *region, const uint64_t *vc, uint64_t lo, uint64_t hi)
 {
     region_lock(region);
-    race_join(race_sync_of(region), vc);
+    if (lo < hi)
+        race_words_release(region, vc, lo, hi);
+    else
+        race_join(race_sync_of(region), vc);
     region_unlock(region);
 }
 
-static void race_region_acquire(char *region, uint64_t *into)
+/* An acquire from the region into `into`: the clocks of the words of
+ * [lo, hi), or (lo == hi) PE-wide, S and every word clock. */
+static void race_region_acquire(char *region, uint64_t *into, uint64_t lo, uint64_t hi)
 {
     region_lock(region);
-    memcpy(into, race_sync_of(region), (size_t)race_n * sizeof(uint64_t));
+    if (lo < hi) {
+        memcpy(into, race_word_clock_of(region, race_bucket(lo)),
+               (size_t)race_n * sizeof(uint64_t));
+        for (uint64_t w = (lo >> 3) + 1; w <= (hi - 1) >> 3; w++)
+            race_join(into, race_word_clock_of(region, race_bucket(w << 3)));
+    } else {
+        memcpy(into, race_sync_of(region), (size_t)race_n * sizeof(uint64_t));
+        for (unsigned b = 0; b < RACE_WORD_CLOCKS; b++)
+            race_join(into, race_word_clock_of(region, b));
+    }
     region_unlock(region);
 }
 
@@ -334,7 +392,8 @@ static void race_region_prune(char *region, const uint64_t *all)
     region_unlock(region);
 }
 
-/* The remote operation, at the owner. args: the kind; for a slot, the key
+/* The remote operation, at the owner. args: the kind; for a release or
+ * an acquire, the words' [lo, hi) (equal: PE-wide); for a slot, the key
  * and parity. Payload: an access and its accessor's clock, or a clock. */
 static int race_rop(const uint64_t *args, const void *payload, size_t nbytes,
                     struct gk__net_rop_answer *answer)
@@ -359,12 +418,12 @@ static int race_rop(const uint64_t *args, const void *payload, size_t nbytes,
     case RACE_ROP_RELEASE:
         if (nbytes != clock)
             break;
-        race_region_release(mine, payload);
+        race_region_release(mine, payload, args[1], args[2]);
         return GK_OK;
     case RACE_ROP_ACQUIRE:
-        if (answer->max < clock)
+        if (answer->max < clock || (args[2] > args[1] && args[2] - args[1] > 8))
             break;
-        race_region_acquire(mine, answer->data);
+        race_region_acquire(mine, answer->data, args[1], args[2]);
         answer->len = clock;
         return GK_OK;
     case RACE_ROP_SLOT:
@@ -509,7 +568,8 @@ static void race_access(const char *op, int pe, size_t offset, size_t n, enum ra
     race_clock_free(vc, vc_local);
 }
 
-void gk__path_race_release(int pe)
+/* A release to pe's words [lo, hi), or (lo == hi) PE-wide. */
+static void race_release(int pe, uint64_t lo, uint64_t hi)
 {
     uint64_t vc_local[RACE_LOCAL_PES];
     uint64_t *vc = race_clock_new(vc_local);
@@ -518,20 +578,20 @@ void gk__path_race_release(int pe)
     race_snapshot(vc);
     char *region = race_region_at(pe);
     if (region != NULL) {
-        race_region_release(region, vc);
+        race_region_release(region, vc, lo, hi);
     } else {
         /* A round trip, not a posted message: the clock must be at the
          * owner before the write it goes with can be seen there. */
-        uint64_t args[GK__NET_ROP_ARGS] = {RACE_ROP_RELEASE, 0, 0, 0};
+        uint64_t args[GK__NET_ROP_ARGS] = {RACE_ROP_RELEASE, lo, hi, 0};
         struct gk__net_rop_answer answer = {0};
-        (void)race_call(pe, args, vc,
-                           (size_t)race_n * sizeof(uint64_t), &answer);
+        (void)race_call(pe, args, vc, (size_t)race_n * sizeof(uint64_t), &answer);
     }
     race_clock_free(vc, vc_local);
     race_tick();
 }
 
-void gk__path_race_acquire(int pe)
+/* An acquire from pe's words [lo, hi), or (lo == hi) PE-wide. */
+static void race_acquire(int pe, uint64_t lo, uint64_t hi)
 {
     uint64_t s_local[RACE_LOCAL_PES];
     uint64_t *s = race_clock_new(s_local);
@@ -539,18 +599,43 @@ void gk__path_race_acquire(int pe)
         return;
     char *region = race_region_at(pe);
     if (region != NULL) {
-        race_region_acquire(region, s);
+        race_region_acquire(region, s, lo, hi);
     } else {
-        uint64_t args[GK__NET_ROP_ARGS] = {RACE_ROP_ACQUIRE, 0, 0, 0};
+        uint64_t args[GK__NET_ROP_ARGS] = {RACE_ROP_ACQUIRE, lo, hi, 0};
         struct gk__net_rop_answer answer = {.data = s, .max = (size_t)race_n * sizeof(uint64_t)};
-        if (race_call(pe, args, NULL, 0, &answer) != GK_OK ||
-            answer.len != answer.max) {
+        if (race_call(pe, args, NULL, 0, &answer) != GK_OK || answer.len != answer.max) {
             race_clock_free(s, s_local);
             return;
         }
     }
     race_join_mine(s);
     race_clock_free(s, s_local);
+}
+
+void gk__path_race_release(int pe)
+{
+    race_release(pe, 0, 0);
+}
+
+void gk__path_race_acquire(int pe)
+{
+    race_acquire(pe, 0, 0);
+}
+
+void gk__path_race_release_at(int pe, size_t offset, size_t n)
+{
+    if (race_user_bytes(offset, offset + n) && n > 0)
+        race_release(pe, offset, offset + n);
+    else
+        race_release(pe, 0, 0); /* the runtime's own word: PE-wide */
+}
+
+void gk__path_race_acquire_at(int pe, size_t offset, size_t n)
+{
+    /* A word of the program's that may be a flag; the runtime's own words
+     * and bulk reads carry nothing (the top of this file). */
+    if (n > 0 && n <= sizeof(uint64_t) && race_user_bytes(offset, offset + n))
+        race_acquire(pe, offset, offset + n);
 }
 
 void gk__path_race_put(const char *op, int pe, size_t offset, size_t n)
@@ -568,8 +653,21 @@ void gk__path_race_get(const char *op, int pe, size_t offset, size_t n)
         race_access(op, pe, offset, n, RACE_READ);
 }
 
-void gk__path_race_got_later(int pe)
+void gk__path_race_acquire_own_word(const void *word, size_t width)
 {
+    uintptr_t base = (uintptr_t)gk__rt.my_seg.base, at = (uintptr_t)word;
+    size_t offset = (size_t)(at - base);
+    if (at >= base && width <= sizeof(uint64_t) && race_user_bytes(offset, offset + width) &&
+        width > 0)
+        race_acquire(race_me, offset, offset + width);
+    else
+        race_acquire(race_me, 0, 0); /* not a word of the segment's: PE-wide */
+}
+
+void gk__path_race_got_later(int pe, size_t offset, size_t n)
+{
+    if (n == 0 || n > sizeof(uint64_t) || !race_user_bytes(offset, offset + n))
+        return; /* a bulk read or the runtime's own: it acquires nothing */
     pthread_mutex_lock(&race_lock);
     if (!race_pending[pe]) {
         race_pending[pe] = 1;

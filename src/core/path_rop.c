@@ -42,7 +42,7 @@ int gk__path_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_off
     uint64_t args[GK__NET_ROP_ARGS] = {seg_offset, (uint64_t)op | (uint64_t)width << 8, operand,
                                        compare};
     int status;
-    gk__race_release(pe); /* as the mapped atomic's (path.h) */
+    gk__race_release_at(pe, seg_offset, width); /* as the mapped atomic's (path.h) */
     if (old_p == NULL) {
         status = peer->transport->rop_post(peer, GK__NET_ROP_ATOMIC, args, NULL, 0, how);
     } else {
@@ -53,5 +53,5 @@ int gk__path_atomic_rop(int pe, enum gk__amo_op op, size_t width, size_t seg_off
             gk__error("atomic to PE %d: it refused the operation (its log says why)", pe);
     }
     gk__path_wake_done(pe, seg_offset, seg_offset + width);
-    return gk__race_after_atomic(pe, old_p, status);
+    return gk__race_after_atomic(pe, seg_offset, width, old_p, status);
 }

@@ -66,6 +66,9 @@ static int signal_put_remote(const char *op, int pe, size_t offset, const void *
         uint64_t args[GK__NET_ROP_ARGS] = {offset, sig_offset, amo, signal};
         if (GK__UNLIKELY(gk__race_on) && nbytes > 0)
             gk__path_race_put(op, pe, offset, nbytes); /* the payload, checked here */
+        /* The owner's atomic on its signal word is its own: the word's
+         * clock gets this PE's here. */
+        gk__race_release_at(pe, sig_offset, sizeof(uint64_t));
         return gk__path_rop_post(pe, GK__NET_ROP_SIGNAL, args, src, nbytes, GK__NET_POST_QUIET);
     }
     int status = gk__path_put_at(op, pe, offset, src, nbytes, GK__PATH_NO_WAKE, GK__PATH_SRC_FREE);

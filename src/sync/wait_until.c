@@ -71,7 +71,8 @@ static int word_order(const void *ivar, unsigned width, int is_signed, uint64_t 
 }
 
 /* Check mode: a wait or test that saw its word joins the clocks of
- * whoever wrote to this PE before (core/path_race.c). */
+ * whoever wrote it (core/path_race.c); one on a predicate, of whoever
+ * wrote to this PE. */
 static int wait_seen(int holds)
 {
     if (holds)
@@ -79,11 +80,20 @@ static int wait_seen(int holds)
     return holds;
 }
 
+static int wait_seen_word(int holds, const void *word, size_t width)
+{
+    if (holds)
+        gk__race_acquire_own_word(word, width);
+    return holds;
+}
+
 static int wait_cond_holds(const void *arg)
 {
     const struct wait_cond *c = arg;
-    return wait_seen(wait_compare(
-        word_order(c->ivar, c->width, c->is_signed, c->value, c->seen), c->cmp));
+    return wait_seen_word(wait_compare(word_order(c->ivar, c->width, c->is_signed, c->value,
+                                                  c->seen),
+                                       c->cmp),
+                          c->ivar, c->width);
 }
 
 void gk__wait_describe(char *buf, size_t size, const void *word, int cmp, uint64_t value,
@@ -171,7 +181,7 @@ static int wait_test(const char *op, const struct wait_cond *c, int *satisfied_p
 #define WAIT_SPIN(ctype, op)                                                   \
     for (unsigned i_ = 0; i_ < spins; i_++) {                                  \
         if (__atomic_load_n(ivar, __ATOMIC_ACQUIRE) op value)                  \
-            return (void)wait_seen(1), GK_OK;                                  \
+            return (void)wait_seen_word(1, ivar, sizeof(*ivar)), GK_OK;        \
         if (gk__progress_if_ready() > 0)                                       \
             continue; /* the handler may have set it: look before pausing */   \
         gk__cpu_relax();                                                       \
@@ -246,8 +256,10 @@ struct wait_array {
 
 static int array_word_holds(const struct wait_array *a, size_t i)
 {
-    return wait_seen(wait_compare(
-        word_order(a->ivars + i * a->width, a->width, a->is_signed, a->value, NULL), a->cmp));
+    const char *word = a->ivars + i * a->width;
+    return wait_seen_word(
+        wait_compare(word_order(word, a->width, a->is_signed, a->value, NULL), a->cmp), word,
+        a->width);
 }
 
 static int array_left_in(const struct wait_array *a, size_t i)

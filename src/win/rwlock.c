@@ -127,8 +127,10 @@ word_cas(const struct gk__rwlock_site *site, uint64_t expected, uint64_t desired
         gk__race_acquire(site->owner_pe); /* check mode: as the path layer's atomics */
         return GK_OK;
     }
-    return gk__path_atomic(site->owner_pe, GK__AMO_CSWAP, 8, site->word_offset, desired,
-                           expected, old_p);
+    int status = gk__path_atomic(site->owner_pe, GK__AMO_CSWAP, 8, site->word_offset, desired,
+                                 expected, old_p);
+    gk__race_acquire(site->owner_pe); /* check mode: as on a mapped word, above */
+    return status;
 }
 
 __attribute__((always_inline)) static inline int
@@ -140,8 +142,10 @@ word_fadd(const struct gk__rwlock_site *site, uint64_t delta, uint64_t *old_p)
         gk__race_acquire(site->owner_pe); /* check mode: as the path layer's atomics */
         return GK_OK;
     }
-    return gk__path_atomic(site->owner_pe, GK__AMO_FETCH_ADD, 8, site->word_offset, delta, 0,
-                           old_p);
+    int status = gk__path_atomic(site->owner_pe, GK__AMO_FETCH_ADD, 8, site->word_offset, delta, 0,
+                                 old_p);
+    gk__race_acquire(site->owner_pe); /* check mode: as on a mapped word, above */
+    return status;
 }
 
 /*

@@ -17,12 +17,19 @@
  *              one fence epoch
  *   win_lock   (right only) both PEs put to PE 0's part, each in an exclusive lock
  *              epoch
+ *   unrelated  PE 0 puts to PE 1's words; PE 1 sees     right: gk_fence, an atomic
+ *              them land (plain loads, which order      flag PE 1 waits for
+ *              nothing), gets other words of its own,
+ *              then gets them: the first get must not
+ *              order the second
  *
  * The wrong forms leave the data as one of the PEs wrote it: only the
  * detector's report ("check: race") tells, from whichever PE came second.
  * Every form ends in a barrier, so the accesses of a wrong form are in one
  * interval whatever the timing.
  */
+#include <sched.h>
+
 #include "pe_check.h"
 
 enum { WORDS = 8 };
@@ -30,7 +37,8 @@ enum { WORDS = 8 };
 int main(int argc, char **argv)
 {
     if (argc != 3)
-        PE_FAIL("usage: check_race put_put|put_get|lock|sem|signal|flag|win_fence|win_lock wrong|right");
+        PE_FAIL("usage: check_race put_put|put_get|lock|sem|signal|flag|win_fence|win_lock|unrelated "
+                "wrong|right");
     const char *which = argv[1];
     int right = strcmp(argv[2], "right") == 0;
     CHECK_OK(gk_init());
@@ -106,6 +114,30 @@ int main(int argc, char **argv)
                 CHECK_OK(gk_atomic_fetch_u64(1, flag, &seen));
             CHECK_OK(gk_get(1, got, data, sizeof(got)));
         }
+    } else if (strcmp(which, "unrelated") == 0) {
+        uint64_t *unrelated = gk_calloc(WORDS, sizeof(uint64_t));
+        CHECK_NOT_NULL(unrelated);
+        if (me == 0) {
+            CHECK_OK(gk_put(1, data, mine, sizeof(mine)));
+            if (right) {
+                CHECK_OK(gk_fence());
+                CHECK_OK(gk_atomic_set_u64(1, flag, 1));
+            }
+        } else {
+            if (right) {
+                CHECK_OK(gk_wait_until_u64(flag, GK_CMP_EQ, 1));
+            } else {
+                /* Seen in time, not ordered: what a plain load observes
+                 * synchronises nothing. */
+                while (__atomic_load_n(&data[WORDS - 1], __ATOMIC_RELAXED) != 0x100 + WORDS - 1)
+                    sched_yield();
+            }
+            CHECK_OK(gk_get(1, got, unrelated, sizeof(got)));
+            CHECK_OK(gk_get(1, got, data, sizeof(got)));
+            CHECK_EQ(got[WORDS - 1], 0x100 + WORDS - 1);
+        }
+        CHECK_OK(gk_barrier());
+        gk_free(unrelated);
     } else if (strcmp(which, "win_fence") == 0 || strcmp(which, "win_lock") == 0) {
         gk_win_t *win = NULL;
         CHECK_OK(gk_win_create(data, sizeof(uint64_t) * WORDS, 0, &win));
