@@ -927,8 +927,11 @@ GK_API int gk_alltoall(void *dst, const void *src, size_t nbytes);
  * or whose own arguments fail their checks, makes every PE of the team
  * return an error with a message (GK_ERR_INVALID_ARG naming the argument
  * and its range; GK_ERR_COLL_MISMATCH naming both calls, after which every
- * later collective on that team fails at once). Buffers are any local
- * memory; dst before src, as everywhere in gasket.
+ * later collective on that team fails at once). Two PEs that wait for
+ * each other in two teams' collectives, each in a call the other has not
+ * made, get GK_ERR_COLL_MISMATCH with a message after about 0.3 s, and
+ * both teams' collectives fail from then on (docs/COLLECTIVES.md). Buffers
+ * are any local memory; dst before src, as everywhere in gasket.
  *
  * Each collective has a non-blocking form, _nb, that returns a handle for
  * gk_handle_wait()/gk_handle_test(). Several may be in flight on one team;

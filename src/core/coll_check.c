@@ -107,6 +107,12 @@ static int coll_mismatch(int pe, uint64_t theirs, uint64_t now)
     return GK_ERR_COLL_MISMATCH;
 }
 
+int gk__coll_record_found(int pe, uint64_t theirs)
+{
+    coll_record(gk__rt.my_pe, gk__coll_state.word, pe, theirs);
+    return GK_ERR_COLL_MISMATCH;
+}
+
 /* PE pe sent call (seq, kind) into this PE's current collective. */
 static int coll_check_call(int pe, uint64_t seq, unsigned kind)
 {

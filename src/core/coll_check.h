@@ -85,7 +85,8 @@
     X(EXSCAN, "gk_team_exscan")                                                          \
     X(COLLECTV, "gk_team_collect")                                                       \
     X(ALLTOALLS, "gk_team_alltoalls")                                                    \
-    X(TEAM_SPLIT, "gk_team_split")
+    X(TEAM_SPLIT, "gk_team_split")                                                       \
+    X(TEAM_CALL, "a collective of another team")
 
 enum gk__coll_kind {
     GK__COLL_NONE = 0,
@@ -160,9 +161,77 @@ static inline int gk__coll_enter(enum gk__coll_kind kind)
     return GK_OK;
 }
 
+/*
+ * Deadlocks across teams (coll_deadlock.c). Collectives on different
+ * teams may interleave differently on different PEs, so no call word can
+ * tell a wrong order from a right one; but a PE that waits in team T's
+ * call for a member that waits in another team's call, one this PE has
+ * not made, waits for ever: each needs the other to move first. A wait
+ * that has slept a while publishes what it waits in (mem/segment.h:
+ * coll_blocked) and looks at the members it waits for; a pair that waits
+ * for each other is reported on both sides.
+ *
+ * A call is named by a key, the team's scratch slot (the same on every
+ * member) or GK__COLL_KEY_WORLD for the job's collective calls (numbered
+ * as above), and its number there. Every team call started is counted in
+ * the header's team_calls[slot] (gk__coll_team_started).
+ */
+#define GK__COLL_KEY_WORLD 255
+
+struct gk__coll_wait {
+    const char *name; /* the public call */
+    int key;          /* the team's slot, or GK__COLL_KEY_WORLD */
+    uint64_t call;    /* its number on the team (world: the job's sequence) */
+    const int *pes;   /* the members, world PEs (NULL: every PE) */
+    int n;
+};
+
+/* The team layer's view of a slot on this PE, for the look: whether this
+ * PE holds a team in `slot` that has world PE pe as a member (then pe holds
+ * the same team there), that team's size, and a way to break it. Set by
+ * the team layer. */
+struct gk__coll_slots {
+    int (*holds)(int slot, int pe);
+    int (*size)(int slot);
+    void (*set_broken)(int slot); /* its collectives are out of step for good */
+};
+extern struct gk__coll_slots gk__coll_slots;
+
+/* The blocking wait of this thread, if it is a team's call (NULL: a wait
+ * inside a job's collective call is one of GK__COLL_KEY_WORLD). */
+extern _Thread_local const struct gk__coll_wait *gk__coll_waiting
+    __attribute__((tls_model("initial-exec")));
+/* Whether this thread has published a coll_blocked word. */
+extern _Thread_local int gk__coll_blocked_published __attribute__((tls_model("initial-exec")));
+
+/* A wait's slow path: GK_OK, or GK_ERR_COLL_MISMATCH once it found a
+ * member that waits for this PE in a call this PE has not made. */
+int gk__coll_check_deadlock(void) __attribute__((cold, noinline));
+/* Withdraws the published word. */
+void gk__coll_unblock(void) __attribute__((cold, noinline));
+
+static inline void gk__coll_team_started(int slot, uint64_t call)
+{
+    atomic_store_explicit(&gk__rt.my_seg.header->team_calls[slot], call, memory_order_release);
+}
+
+/* A team call's blocking wait begins and ends (w lives until the end). */
+static inline void gk__coll_wait_begin(const struct gk__coll_wait *w)
+{
+    gk__coll_waiting = w;
+}
+
+static inline void gk__coll_wait_end(void)
+{
+    gk__coll_waiting = NULL;
+    if (GK__UNLIKELY(gk__coll_blocked_published))
+        gk__coll_unblock();
+}
+
 static inline void gk__coll_leave(void)
 {
-    gk__coll_depth--;
+    if (--gk__coll_depth == 0 && GK__UNLIKELY(gk__coll_blocked_published))
+        gk__coll_unblock();
 }
 
 /*
@@ -197,6 +266,10 @@ static inline uint64_t gk__coll_tag16(void)
  */
 int gk__coll_check_tag16(int pe, uint64_t tag16) __attribute__((cold, noinline));
 int gk__coll_check_word(int pe, uint64_t word) __attribute__((cold, noinline));
+/* This PE's job-wide call cannot end: PE pe waits in `theirs` (a call
+ * word's number and kind) for it (coll_deadlock.c). Recorded and published
+ * as a mismatch; GK_ERR_COLL_MISMATCH. */
+int gk__coll_record_found(int pe, uint64_t theirs) __attribute__((cold, noinline));
 
 static inline int gk__coll_check_sent(int pe, uint64_t word)
 {

@@ -108,6 +108,9 @@ static int rt_check_alive(void)
     int status = gk__rt.boot.ops ? gk__rt.boot.ops->check_alive(&gk__rt.boot) : GK_OK;
     if (status == GK_OK && gk__coll_depth > 0 && gk__rt.initialized)
         status = gk__coll_check_peers();
+    if (status == GK_OK && (gk__coll_depth > 0 || gk__coll_waiting != NULL) &&
+        gk__rt.initialized)
+        status = gk__coll_check_deadlock();
     return status;
 }
 

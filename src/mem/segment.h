@@ -80,6 +80,8 @@ struct gk__seg_flag {
 };
 
 #define GK__SEG_COLL_HISTORY 64
+/* The teams' scratch slots (team/team.h: GK__TEAM_SLOTS). */
+#define GK__SEG_TEAM_SLOTS (GK_TEAM_MAX + 1)
 
 struct gk__seg_header {
     uint64_t magic; /* written last, with release, when the header is ready */
@@ -108,6 +110,16 @@ struct gk__seg_header {
      * coll_now): how a PE that lags learns what one far ahead called at
      * its number (a broadcast root runs ahead of its children). */
     _Alignas(64) _Atomic uint8_t coll_kinds[GK__SEG_COLL_HISTORY];
+    /* The collective call a blocking wait of this PE's has waited in for a
+     * while (core/coll_deadlock.c): (key + 1) << 56 | its number; 0 when
+     * none. And how many calls this PE has started on each team's slot.
+     * Written by the owner only; read by peers on the slow path of a wait. */
+    _Alignas(64) _Atomic uint64_t coll_blocked;
+    /* The PE + 1 this PE found waiting for it in such a deadlock (0:
+     * none), for that PE to learn of it, and (bits 63..32) the key + 1 of
+     * the call this PE waited in. */
+    _Atomic uint64_t coll_deadlock_with;
+    _Atomic uint64_t team_calls[GK__SEG_TEAM_SLOTS];
     /* Check mode (base/check.h): how many other PEs have reached
      * gk_finalize, each adding one with an atomic as it enters. A wait of
      * the program's own that finds all of them there cannot end. */

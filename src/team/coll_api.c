@@ -135,6 +135,7 @@ static int op_launch(struct gk__team_op *op, gk_handle_t *handle_p)
             gk__team_op_free(op);
             return entered;
         }
+        op->world_call = gk__coll_state.seq;
     }
     int status = gk__team_start(op);
     if (status == GK_OK) {

@@ -750,6 +750,7 @@ int gk__team_start(struct gk__team_op *op)
         return GK_ERR_COLL_MISMATCH;
     }
     op->call = ++t->calls;
+    gk__coll_team_started(t->slot, op->call);
     op->mine[GK__TF_KIND] = (uint64_t)op->kind;
     agree_init(op);
     op->queue_next = NULL;
@@ -837,9 +838,18 @@ static int op_wait_moving(struct gk__team_op *op)
 /* Waits until op is done (it stays allocated). */
 static int op_wait(struct gk__team_op *op)
 {
+    /* For the look at deadlocks across teams (core/coll_check.h). */
+    struct gk__coll_wait w = {op->name, op->team->slot, op->call, op->team->pes, op->team->n};
+    if (op->team == gk__team_world()) {
+        w.key = GK__COLL_KEY_WORLD;
+        w.call = op->world_call;
+    }
+    if (op->team->slot != GK__TEAM_ASET_SLOT)
+        gk__coll_wait_begin(&w);
     atomic_fetch_add_explicit(&app_waiters, 1, memory_order_relaxed);
     int status = op_wait_moving(op);
     atomic_fetch_sub_explicit(&app_waiters, 1, memory_order_relaxed);
+    gk__coll_wait_end();
     /* The progress thread stood aside: calls left in flight are its again. */
     if (atomic_load_explicit(&gk__team_pending, memory_order_relaxed) > 0)
         gk__progress_wake_sleepers();

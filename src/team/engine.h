@@ -235,6 +235,7 @@ struct gk__p1_state {
 struct gk__team_op {
     struct gk_team *team;
     uint64_t call; /* its number on the team, from 1 */
+    uint64_t world_call; /* on the world team, its number among the job's calls */
     int kind;      /* enum gk__team_kind (coll.h) */
     const char *name;
     const char *root_what; /* the root field's plural in messages (NULL: roots) */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "core/coll_check.h"
 #include "core/ctx.h"
 #include "core/path.h"
 #include "core/progress.h"
@@ -35,6 +36,29 @@ static int slot_ready[GK__TEAM_SLOTS];
 struct gk_team *gk__team_in_slot(int slot)
 {
     return slot_team[slot];
+}
+
+/* For the look at deadlocks across teams (core/coll_check.h). */
+static int slot_holds(int slot, int pe)
+{
+    const struct gk_team *t = slot_team[slot];
+    if (t == NULL || slot == GK__TEAM_ASET_SLOT)
+        return 0; /* an active set is this PE's own view: it may differ */
+    for (int i = 0; i < t->n; i++)
+        if (t->pes[i] == pe)
+            return 1;
+    return 0;
+}
+
+static int slot_size(int slot)
+{
+    return slot_team[slot] != NULL ? slot_team[slot]->n : 0;
+}
+
+static void slot_set_broken(int slot)
+{
+    if (slot_team[slot] != NULL && slot != GK__TEAM_ASET_SLOT)
+        slot_team[slot]->broken = 1;
 }
 
 struct gk_team *gk__team_world(void)
@@ -151,6 +175,7 @@ static int team_init(void)
     team_world_obj.heap_owner = GK__SYMHEAP_WORLD; /* its calls are gk_malloc's */
     gk__team_slot_set(&slot_team[0], &team_world_obj);
     gk__team_slot_set(&slot_team[1], &team_node_obj);
+    gk__coll_slots = (struct gk__coll_slots){slot_holds, slot_size, slot_set_broken};
     return GK_OK;
 }
 

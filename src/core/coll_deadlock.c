@@ -1,0 +1,218 @@
+/*
+ * coll_deadlock.c: a wait in one team's collective call for a member that
+ * waits in another team's, which this PE has not made (coll_check.h has
+ * the rule). Two such PEs wait for each other for ever; with nothing in
+ * band to tell (their calls never exchange a message), each finds the
+ * other on the slow path of its wait, from the words the other published
+ * (mem/segment.h: coll_blocked, team_calls), and both report it.
+ *
+ * The look reads, for a member q that this PE waits for: what q waits in,
+ * (U, m); how many calls q started on this PE's team T; then q's blocked
+ * word again. If q waited in U's call m all along, has not started T's
+ * call, and this PE is a member of U that has not started U's call m,
+ * neither call can end: q cannot start T's call before U's ends, and U's
+ * cannot end without this PE. A false report would need q to have left
+ * U's call m between the two reads of its word, which would have changed
+ * it (calls are numbered upwards, and a wait withdraws its word before it
+ * returns).
+ *
+ * The PE that finds it first returns an error, and its partner may then
+ * never see its word again; so the finder also leaves the partner's
+ * number and its own call's key (coll_deadlock_with), which the partner's
+ * look reads first. Both calls' teams are then out of step for good on
+ * both PEs (each is a member of both), so neither call can be made later
+ * to fit a half of the other; where one of the calls is a job-wide one,
+ * the job's collectives are, recorded as coll_check.c's mismatches are,
+ * which the other PEs waiting there learn of.
+ */
+#include <stddef.h>
+#include <stdio.h>
+
+#include "base/log.h"
+#include "base/time.h"
+#include "base/wait.h"
+#include "core/coll_check.h"
+#include "core/path.h"
+
+_Thread_local const struct gk__coll_wait *gk__coll_waiting;
+_Thread_local int gk__coll_blocked_published;
+struct gk__coll_slots gk__coll_slots;
+
+/* The first look waits this long into the wait, and a look reads this many
+ * members (the next look the next ones): as coll_check.c's. */
+#define DEADLOCK_LOOK_DELAY_MS 300
+#define DEADLOCK_LOOK_BATCH 64
+#define BLOCKED_CALL_MASK (((uint64_t)1 << 56) - 1)
+
+static _Thread_local struct {
+    int key;
+    uint64_t call;
+    uint64_t since;
+    int next;
+} look;
+
+#define HEADER_OFFSET(field) offsetof(struct gk__seg_header, field)
+
+static int peer_word(int pe, size_t offset, uint64_t *word_p)
+{
+    return gk__path_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
+}
+
+/* How many calls PE pe (a member of this PE's team at `key`) started
+ * there, as a full number near `near`. */
+static int peer_started(int pe, int key, uint64_t near, uint64_t *started_p)
+{
+    uint64_t word = 0;
+    int status;
+    if (key == GK__COLL_KEY_WORLD) {
+        status = peer_word(pe, HEADER_OFFSET(coll_now), &word);
+        /* The call word keeps the sequence's low 32 bits. */
+        uint64_t low = word >> 32, ahead = (low - near) & 0xffffffffu;
+        word = ahead <= 0x7fffffffu ? near + ahead : near - (0x100000000u - ahead);
+    } else {
+        status = peer_word(pe, HEADER_OFFSET(team_calls) + (size_t)key * sizeof(uint64_t),
+                           &word);
+    }
+    *started_p = word;
+    return status;
+}
+
+/* How many calls this PE started at `key`. */
+static uint64_t my_started(int key)
+{
+    if (key == GK__COLL_KEY_WORLD)
+        return gk__coll_state.seq;
+    return atomic_load_explicit(&gk__rt.my_seg.header->team_calls[key], memory_order_relaxed);
+}
+
+static void describe(char *buf, size_t size, int key, uint64_t call, const char *name)
+{
+    if (key == GK__COLL_KEY_WORLD)
+        snprintf(buf, size, "%s (collective #%llu of every PE)", name,
+                 (unsigned long long)call);
+    else
+        snprintf(buf, size, "%s (call #%llu on a team of %d PEs)", name,
+                 (unsigned long long)call,
+                 gk__coll_slots.size != NULL ? gk__coll_slots.size(key) : 0);
+}
+
+/* Whether member pe waits for this PE in a call it has not made (w is this
+ * PE's wait), or found that this PE does: 1, the report, and its call's key
+ * and number in *key_p, *call_p (GK__COLL_KEY_WORLD and 0 where pe found
+ * it); 0; or a transport's error. */
+static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *call_p)
+{
+    uint64_t blocked = 0, again = 0, started = 0, with = 0;
+    int status = peer_word(pe, HEADER_OFFSET(coll_deadlock_with), &with);
+    if (status != GK_OK)
+        return status;
+    if ((with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1) {
+        char mine[128];
+        describe(mine, sizeof(mine), w->key, w->call, w->name);
+        gk__error("collective deadlock found by PE %d: this PE waits in %s for it, and it "
+                  "waited in a collective that this PE has not made",
+                  pe, mine);
+        *key_p = (int)(with >> 32) - 1;
+        *call_p = 0;
+        return 1;
+    }
+    status = peer_word(pe, HEADER_OFFSET(coll_blocked), &blocked);
+    if (status != GK_OK || blocked == 0)
+        return status;
+    int key = (int)(blocked >> 56) - 1;
+    uint64_t call = blocked & BLOCKED_CALL_MASK;
+    if (key == w->key)
+        return GK_OK; /* the same team: its own checks say */
+    status = peer_started(pe, w->key, w->call, &started);
+    if (status != GK_OK || started >= w->call)
+        return status; /* it has made ours: it is not waiting for us */
+    if (key != GK__COLL_KEY_WORLD &&
+        (key >= GK__SEG_TEAM_SLOTS || gk__coll_slots.holds == NULL ||
+         !gk__coll_slots.holds(key, pe)))
+        return GK_OK; /* a team this PE is not in */
+    if (my_started(key) >= call)
+        return GK_OK; /* we made theirs: it can end */
+    status = peer_word(pe, HEADER_OFFSET(coll_blocked), &again);
+    if (status != GK_OK || again != blocked)
+        return status;
+    char mine[128], theirs[128];
+    describe(mine, sizeof(mine), w->key, w->call, w->name);
+    describe(theirs, sizeof(theirs), key, call, "a collective");
+    gk__error("collective deadlock: this PE waits in %s for PE %d, which waits in %s that "
+              "this PE has not made: neither call can end (every PE must make the "
+              "collectives of the teams it shares with another in an order that lets "
+              "both go on)",
+              mine, pe, theirs);
+    *key_p = key;
+    *call_p = call;
+    return 1;
+}
+
+/* This PE waits in w for PE pe, which waits in (key, call) for it (call 0:
+ * pe found it): both calls' teams are out of step for good (the top). */
+static int found_with(const struct gk__coll_wait *w, int pe, int key, uint64_t call)
+{
+    struct gk__seg_header *header = gk__rt.my_seg.header;
+    atomic_store_explicit(&header->coll_deadlock_with,
+                          (uint64_t)(w->key + 1) << 32 | ((uint64_t)pe + 1),
+                          memory_order_release);
+    gk__coll_unblock();
+    /* This PE's own call's team breaks as its wait returns the error. */
+    if (key >= 0 && key < GK__SEG_TEAM_SLOTS && gk__coll_slots.set_broken != NULL)
+        gk__coll_slots.set_broken(key);
+    if (w->key == GK__COLL_KEY_WORLD || key == GK__COLL_KEY_WORLD)
+        return gk__coll_record_found(pe, call << 32 | GK__COLL_TEAM_CALL);
+    return GK_ERR_COLL_MISMATCH;
+}
+
+int gk__coll_check_deadlock(void)
+{
+    struct gk__coll_wait world;
+    const struct gk__coll_wait *w = gk__coll_waiting;
+    if (w == NULL) {
+        if (gk__coll_depth == 0)
+            return GK_OK;
+        world = (struct gk__coll_wait){gk__coll_name(gk__coll_state.word & 0xff),
+                                       GK__COLL_KEY_WORLD, gk__coll_state.seq, NULL,
+                                       gk__rt.n_pes};
+        w = &world;
+    }
+    uint64_t now = gk__now_ns();
+    if (look.key != w->key || look.call != w->call) {
+        look.key = w->key;
+        look.call = w->call;
+        look.since = now;
+        look.next = 0;
+        return GK_OK;
+    }
+    if (now - look.since < (uint64_t)DEADLOCK_LOOK_DELAY_MS * 1000000u)
+        return GK_OK;
+    uint64_t word = (uint64_t)(w->key + 1) << 56 | (w->call & BLOCKED_CALL_MASK);
+    struct gk__seg_header *header = gk__rt.my_seg.header;
+    if (atomic_load_explicit(&header->coll_blocked, memory_order_relaxed) != word) {
+        atomic_store_explicit(&header->coll_blocked, word, memory_order_release);
+        gk__coll_blocked_published = 1;
+    }
+    int count = w->n < DEADLOCK_LOOK_BATCH ? w->n : DEADLOCK_LOOK_BATCH;
+    for (int i = 0; i < count; i++) {
+        int at = (look.next + i) % w->n;
+        int pe = w->pes != NULL ? w->pes[at] : at;
+        if (pe == gk__rt.my_pe)
+            continue;
+        uint64_t their_call = 0;
+        int their_key = 0;
+        int found = look_at(w, pe, &their_key, &their_call);
+        if (found < 0)
+            return found;
+        if (found > 0)
+            return found_with(w, pe, their_key, their_call);
+    }
+    look.next = (look.next + count) % w->n;
+    return GK_OK;
+}
+
+void gk__coll_unblock(void)
+{
+    gk__coll_blocked_published = 0;
+    atomic_store_explicit(&gk__rt.my_seg.header->coll_blocked, 0, memory_order_release);
+}
