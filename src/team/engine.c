@@ -642,6 +642,25 @@ void gk__team_slot_set(struct gk_team **entry, struct gk_team *team)
         engine_leave();
 }
 
+static void queue_pop(struct gk_team *t);
+
+void gk__team_queue_drop(struct gk_team *t)
+{
+    int entered = engine_enter(1);
+    while (t->queue_head != NULL) {
+        struct gk__team_op *op = t->queue_head;
+        queue_pop(t);
+        for (struct gk__team_op **pp = &nb_list; *pp != NULL; pp = &(*pp)->nb_next)
+            if (*pp == op) {
+                *pp = op->nb_next;
+                break;
+            }
+        gk__team_op_free(op);
+    }
+    if (entered)
+        engine_leave();
+}
+
 void gk__team_op_free(struct gk__team_op *op)
 {
     free(op->work);

@@ -335,6 +335,9 @@ int gk__team_handle_complete(const char *call, gk_handle_t *handle, int wait, in
  * inside the engine, so that a thread moving calls never meets a team half
  * built or already freed. */
 void gk__team_slot_set(struct gk_team **entry, struct gk_team *team);
+/* Frees the calls left in a team's queue, which a broken team's never
+ * finish, and forgets their handles (gk_finalize). */
+void gk__team_queue_drop(struct gk_team *t);
 
 /* This PE's scratch slot `slot`, its segment offset and size. */
 unsigned char *gk__team_scratch_mine(int slot);

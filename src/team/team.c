@@ -189,6 +189,7 @@ static void team_fini(void)
         if (t == NULL)
             continue;
         gk__team_slot_set(&slot_team[s], NULL);
+        gk__team_queue_drop(t);
         team_free_arrays(t);
         t->magic = 0;
         if (!t->predefined)
