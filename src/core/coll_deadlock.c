@@ -18,8 +18,9 @@
  *
  * The PE that finds it first returns an error, and its partner may then
  * never see its word again; so the finder also leaves the partner's
- * number and its own call's key (coll_deadlock_with), which the partner's
- * look reads first. Both calls' teams are then out of step for good on
+ * number and its own call's key (coll_deadlock_with) beside the partner's
+ * blocked word as found (coll_deadlock_call), which the partner's look
+ * reads first: it concerns the partner while that word is still its own. Both calls' teams are then out of step for good on
  * both PEs (each is a member of both), so neither call can be made later
  * to fit a half of the other; where one of the calls is a job-wide one,
  * the job's collectives are, recorded as coll_check.c's mismatches are,
@@ -97,16 +98,22 @@ static void describe(char *buf, size_t size, int key, uint64_t call, const char 
 }
 
 /* Whether member pe waits for this PE in a call it has not made (w is this
- * PE's wait), or found that this PE does: 1, the report, and its call's key
- * and number in *key_p, *call_p (GK__COLL_KEY_WORLD and 0 where pe found
- * it); 0; or a transport's error. */
-static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *call_p)
+ * PE's wait), or found that this PE does: 1, the report, and pe's call's
+ * key, number and blocked word in *key_p, *call_p, *blocked_p (where pe
+ * found it: the key of the call pe waited in, 0, 0); 0; or a transport's
+ * error. */
+static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *call_p,
+                   uint64_t *blocked_p)
 {
-    uint64_t blocked = 0, again = 0, started = 0, with = 0;
+    uint64_t blocked = 0, again = 0, started = 0, with = 0, with_call = 0;
     int status = peer_word(pe, HEADER_OFFSET(coll_deadlock_with), &with);
+    if (status == GK_OK && (with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1)
+        status = peer_word(pe, HEADER_OFFSET(coll_deadlock_call), &with_call);
     if (status != GK_OK)
         return status;
-    if ((with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1) {
+    if ((with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1 &&
+        with_call == atomic_load_explicit(&gk__rt.my_seg.header->coll_blocked,
+                                          memory_order_relaxed)) {
         char mine[128];
         describe(mine, sizeof(mine), w->key, w->call, w->name);
         gk__error("collective deadlock found by PE %d: this PE waits in %s for it, and it "
@@ -114,6 +121,7 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
                   pe, mine);
         *key_p = (int)(with >> 32) - 1;
         *call_p = 0;
+        *blocked_p = 0;
         return 1;
     }
     status = peer_word(pe, HEADER_OFFSET(coll_blocked), &blocked);
@@ -145,14 +153,17 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
               mine, pe, theirs);
     *key_p = key;
     *call_p = call;
+    *blocked_p = blocked;
     return 1;
 }
 
 /* This PE waits in w for PE pe, which waits in (key, call) for it (call 0:
  * pe found it): both calls' teams are out of step for good (the top). */
-static int found_with(const struct gk__coll_wait *w, int pe, int key, uint64_t call)
+static int found_with(const struct gk__coll_wait *w, int pe, int key, uint64_t call,
+                      uint64_t blocked)
 {
     struct gk__seg_header *header = gk__rt.my_seg.header;
+    atomic_store_explicit(&header->coll_deadlock_call, blocked, memory_order_relaxed);
     atomic_store_explicit(&header->coll_deadlock_with,
                           (uint64_t)(w->key + 1) << 32 | ((uint64_t)pe + 1),
                           memory_order_release);
@@ -199,13 +210,13 @@ int gk__coll_check_deadlock(void)
         int pe = w->pes != NULL ? w->pes[at] : at;
         if (pe == gk__rt.my_pe)
             continue;
-        uint64_t their_call = 0;
+        uint64_t their_call = 0, their_blocked = 0;
         int their_key = 0;
-        int found = look_at(w, pe, &their_key, &their_call);
+        int found = look_at(w, pe, &their_key, &their_call, &their_blocked);
         if (found < 0)
             return found;
         if (found > 0)
-            return found_with(w, pe, their_key, their_call);
+            return found_with(w, pe, their_key, their_call, their_blocked);
     }
     look.next = (look.next + count) % w->n;
     return GK_OK;

@@ -117,8 +117,10 @@ struct gk__seg_header {
     _Alignas(64) _Atomic uint64_t coll_blocked;
     /* The PE + 1 this PE found waiting for it in such a deadlock (0:
      * none), for that PE to learn of it, and (bits 63..32) the key + 1 of
-     * the call this PE waited in. */
+     * the call this PE waited in; then that PE's coll_blocked as found,
+     * so that it learns of this deadlock and of no later wait. */
     _Atomic uint64_t coll_deadlock_with;
+    _Atomic uint64_t coll_deadlock_call;
     _Atomic uint64_t team_calls[GK__SEG_TEAM_SLOTS];
     /* Check mode (base/check.h): how many other PEs have reached
      * gk_finalize, each adding one with an atomic as it enters. A wait of

@@ -9,7 +9,8 @@
  *           other PE in gk_barrier: PE 0 and PE 2 wait for each other; the
  *           other PEs learn of it from them;
  *   teams   (2 PEs) two teams of both PEs: PE 0 in the first's barrier, PE
- *           1 in the second's;
+ *           1 in the second's; then world barriers, each PE late for one in
+ *           turn, pass with nothing reported;
  *   legal   (3 PEs) teams left {0, 1}, right and right2 {1, 2}: PE 0 waits in
  *           left's barrier while PE 1 computes, then makes right's, left's
  *           and right2's; PE 2 starts right2's non-blocking, then waits in
@@ -29,6 +30,13 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Computes (polls) for `seconds`, so that the others' waits last. */
+static void compute_for(double seconds)
+{
+    for (double end = now_s() + seconds; now_s() < end;)
+        gk_poll();
 }
 
 /* The error of a deadlock, one line on this PE, naming it. */
@@ -66,7 +74,14 @@ int main(int argc, char **argv)
         /* Both teams are out of step for good; the world is not. */
         CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_team_barrier(me == 0 ? second : first),
                      "out of step");
-        CHECK_OK(gk_barrier());
+        /* The finder's note of the deadlock concerns that wait only: each
+         * PE now waits long in a world barrier for the other, and nothing
+         * is reported. */
+        for (int late = 0; late < 2; late++) {
+            if (me == late)
+                compute_for(1.0);
+            CHECK_OK(gk_barrier());
+        }
         CHECK_OK(gk_finalize());
         return 0;
     }
@@ -79,8 +94,7 @@ int main(int argc, char **argv)
         if (me == 0) {
             CHECK_OK(gk_team_barrier(left));
         } else if (me == 1) {
-            for (double end = now_s() + 1.0; now_s() < end;)
-                gk_poll();
+            compute_for(1.0);
             CHECK_OK(gk_team_barrier(right));
             CHECK_OK(gk_team_barrier(left));
             CHECK_OK(gk_team_barrier(right2));
