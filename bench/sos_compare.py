@@ -175,6 +175,7 @@ def main():
     check_sos_path(exes)
 
     benches = list(dict.fromkeys(row[1] for row in ROWS))
+    load_before = os.getloadavg()[0]
     values = {(side, b, size): [] for side in SIDES for _, b, size, _ in ROWS}
     failures = []
     for rep in range(args.reps):
@@ -197,8 +198,11 @@ def main():
                 if args.verbose:
                     print("rep %d %-10s %-8s %s" % (rep + 1, side, bench, tables), flush=True)
 
-    lines = ["SOS %s at %s; %d repetitions, medians" % (sos_version(args.sos_prefix),
-                                                        args.sos_prefix, args.reps), "",
+    # A machine shared with other jobs moves these numbers by 2x and more:
+    # the load beside them says how shared it was.
+    lines = ["SOS %s at %s; %d repetitions, medians; load average %.1f before, %.1f after "
+             "(%d CPUs)" % (sos_version(args.sos_prefix), args.sos_prefix, args.reps,
+                            load_before, os.getloadavg()[0], os.cpu_count()), "",
              "| benchmark | " + " | ".join(TITLES[s] for s in SIDES) + " |",
              "|---|" + "---|" * len(SIDES)]
     for label, bench, size, _ in ROWS:
