@@ -27,7 +27,9 @@ loopback interface:
 
 Each repetition runs every benchmark on every side, the order of the sides
 rotating from one repetition to the next; the table gives each side's
-median over the repetitions (--verbose prints every value). A run that
+median over the repetitions and, in brackets, its best (the lowest
+latency, the highest bandwidth: on a machine shared with other jobs, the
+run the others disturbed least); --verbose prints every value. A run that
 fails or times out is reported with its last lines and left out of the
 medians.
 
@@ -200,16 +202,20 @@ def main():
 
     # A machine shared with other jobs moves these numbers by 2x and more:
     # the load beside them says how shared it was.
-    lines = ["SOS %s at %s; %d repetitions, medians; load average %.1f before, %.1f after "
+    lines = ["SOS %s at %s; %d repetitions, median (best); load average %.1f before, %.1f after "
              "(%d CPUs)" % (sos_version(args.sos_prefix), args.sos_prefix, args.reps,
                             load_before, os.getloadavg()[0], os.cpu_count()), "",
              "| benchmark | " + " | ".join(TITLES[s] for s in SIDES) + " |",
              "|---|" + "---|" * len(SIDES)]
-    for label, bench, size, _ in ROWS:
+    for label, bench, size, higher in ROWS:
         cells = []
         for side in SIDES:
             v = values[(side, bench, size)]
-            cells.append("%.1f" % statistics.median(v) if v else "-")
+            if not v:
+                cells.append("-")
+                continue
+            best = max(v) if higher else min(v)
+            cells.append("%.1f (%.1f)" % (statistics.median(v), best))
         lines.append("| %s | %s |" % (label, " | ".join(cells)))
     print("\n".join(lines))
     if failures:
