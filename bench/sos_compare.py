@@ -39,13 +39,13 @@ import argparse
 import os
 import re
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare  # noqa: E402  (parse_tables, DIGITS)
+import compare_hosts  # noqa: E402  (running a job in a session of its own)
 
 KiB, MiB = 1024, 1024 * 1024
 SIDES = ["gasket-ucx", "gasket-ofi", "sos-ofi"]
@@ -113,39 +113,21 @@ def command(args, exes, side, bench):
             env)
 
 
-def execute(cmd, env):
-    """(exit status or None on a timeout, stdout, stderr); a timeout ends the
-    run's whole process group."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=env, start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=RUN_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        return None, out, err
-    return proc.returncode, out, err
-
-
 def sos_version(prefix):
     """SOS's version from its pkg-config file, or "?"."""
-    for name in ("sandia-openshmem.pc", "osss-ucx.pc"):
-        path = os.path.join(prefix, "lib", "pkgconfig", name)
-        try:
-            with open(path) as f:
-                m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
-            if m:
-                return m.group(1)
-        except OSError:
-            pass
-    return "?"
+    try:
+        with open(os.path.join(prefix, "lib", "pkgconfig", "sandia-openshmem.pc")) as f:
+            m = re.search(r"^Version:\s*(\S+)", f.read(), re.M)
+        return m.group(1) if m else "?"
+    except OSError:
+        return "?"
 
 
 def check_sos_path(exes):
     """Ends the script unless SOS runs with no on-node transport."""
     env = dict(os.environ, **ENV["sos-ofi"], SHMEM_INFO="1", SHMEM_SYMMETRIC_SIZE=HEAP)
-    status, out, err = execute(["mpiexec.hydra", "-n", "2", exes["sos"], "fadd_lat",
-                                "--iters", "10"], env)
+    cmd = ["mpiexec.hydra", "-n", "2", exes["sos"], "fadd_lat", "--iters", "10"]
+    status, out, err = compare_hosts.Runner.execute(cmd, env, RUN_TIMEOUT)
     text = out + err
     m = re.search(r"On-node transport:\s*(\S+)", text)
     if status != 0 or m is None:
@@ -185,7 +167,7 @@ def main():
         for bench in benches:
             for side in order:
                 cmd, env = command(args, exes, side, bench)
-                status, out, err = execute(cmd, env)
+                status, out, err = compare_hosts.Runner.execute(cmd, env, RUN_TIMEOUT)
                 tables = compare.parse_tables(out).get(bench, {})
                 if status != 0 or not tables:
                     tail = (err or out).strip().splitlines()[-3:]
