@@ -66,6 +66,7 @@ ROWS = [
     ("put 8 B + quiet (us)", "put_lat", 8, False),
     ("get 8 B (us)", "get_lat", 8, False),
     ("fetch-add 8 B (us)", "fadd_lat", 8, False),
+    ("fetch-add 8 B, PE 1 asleep outside OpenSHMEM (us)", "fadd_passive", 8, False),
     ("put bandwidth 64 KiB (MB/s, windows of 64 put_nbi + quiet)", "put_bw", 64 * KiB, True),
     ("put bandwidth 1 MiB (MB/s)", "put_bw", MiB, True),
 ]
@@ -76,6 +77,8 @@ def bench_args(bench, iters):
         return ["--sizes", "%d,%d" % (64 * KiB, MiB), "--iters", str(max(iters // 10, 20))]
     if bench == "fadd_lat":
         return ["--iters", str(iters)]
+    if bench == "fadd_passive":
+        return ["--iters", str(max(iters // 10, 10))]
     return ["--min-size", "8", "--max-size", "8", "--iters", str(iters)]
 
 

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../bench_common.h"
 
@@ -31,7 +32,8 @@ static const char usage[] =
     "  put_lat   shmem_putmem + shmem_quiet, 1 B to 4 MiB (us)\n"
     "  get_lat   shmem_getmem (blocking), 1 B to 4 MiB (us)\n"
     "  put_bw    windows of 64 shmem_putmem_nbi, then shmem_quiet (MB/s)\n"
-    "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n";
+    "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n"
+    "  fadd_passive  the same while PE 1 sleeps outside OpenSHMEM (us)\n";
 
 static int me, npes;
 static unsigned char *sym, *priv;
@@ -106,6 +108,39 @@ static void fadd_lat(const struct bench_opts *opts, const char *name)
     shmem_barrier_all();
 }
 
+/*
+ * fadd_passive: fadd_lat while PE 1 sleeps in usleep, outside every
+ * OpenSHMEM call, as a PE that computes: what the target's runtime serves
+ * without its program. PE 1 wakes every millisecond to read a word that
+ * PE 0 puts when done, and gives up after 30 s so that a put nobody places
+ * cannot hang the job (PE 0's row is then the time it took, or its own
+ * time limit).
+ */
+static void fadd_passive(const struct bench_opts *opts, const char *name)
+{
+    unsigned long *word = (unsigned long *)(void *)(sym + BENCH_MAX_MSG);
+    volatile long *done = (volatile long *)(void *)(sym + BENCH_MAX_MSG + 64);
+    long iters = bench_iters(opts, 8, 100);
+    long warmup = bench_warmup(opts, 8, 100);
+    shmem_barrier_all();
+    if (me == 1) {
+        for (int ms = 0; ms < 30000 && *done == 0; ms++)
+            usleep(1000);
+    } else {
+        bench_header(name, PEER_IMPL, npes, "PE 1 asleep outside OpenSHMEM",
+                     "us per shmem_ulong_atomic_fetch_add");
+        double t0 = 0;
+        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
+            (void)shmem_ulong_atomic_fetch_add(word, 1, 1);
+        }
+        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+        long one = 1;
+        shmem_long_put((long *)(void *)(sym + BENCH_MAX_MSG + 64), &one, 1, 1);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+}
+
 static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
 static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
 
@@ -114,6 +149,7 @@ static const struct bench_entry benches[] = {
     {"get_lat", run_get_lat},
     {"put_bw", put_bw},
     {"fadd_lat", fadd_lat},
+    {"fadd_passive", fadd_passive},
 };
 
 int main(int argc, char **argv)
