@@ -129,9 +129,15 @@ static void fadd_passive(const struct bench_opts *opts, const char *name)
     } else {
         bench_header(name, PEER_IMPL, npes, "PE 1 asleep outside OpenSHMEM",
                      "us per shmem_ulong_atomic_fetch_add");
+        unsigned long expected = 0;
         double t0 = 0;
         BENCH_TIMED_LOOP(i, warmup, iters, t0) {
-            (void)shmem_ulong_atomic_fetch_add(word, 1, 1);
+            unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
+            if (old != expected++) {
+                fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
+                        expected - 1);
+                shmem_global_exit(1);
+            }
         }
         bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
         long one = 1;
