@@ -152,10 +152,16 @@ def main():
     p.add_argument("--markdown", help="also write the table to FILE")
     p.add_argument("--verbose", action="store_true", help="print every value")
     args = p.parse_args()
-    if args.reps < 1 or args.iters < 1:
-        sys.exit("sos_compare.py: --reps and --iters must be at least 1 (got %d, %d)" %
-                 (args.reps, args.iters))
+    for name, value in (("--reps", args.reps), ("--iters", args.iters)):
+        if value < 1:
+            sys.exit("sos_compare.py: %s must be at least 1 (got %d)" % (name, value))
     args.sos_prefix = os.path.abspath(args.sos_prefix)
+    if not os.access(os.path.join(args.sos_prefix, "bin", "oshcc"), os.X_OK):
+        sys.exit("sos_compare.py: --sos-prefix %s has no bin/oshcc: pass SOS's install prefix"
+                 % args.sos_prefix)
+    if not os.access(os.path.join(args.build, "tools", "gasket-run"), os.X_OK):
+        sys.exit("sos_compare.py: --build %s has no tools/gasket-run: build gasket first"
+                 % args.build)
     if shutil.which("mpiexec.hydra") is None:
         sys.exit("sos_compare.py: mpiexec.hydra (MPICH's hydra, PMI-1) is not installed")
     exes = build(args)
