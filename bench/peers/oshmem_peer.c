@@ -84,26 +84,30 @@ static void put_bw(const struct bench_opts *opts, const char *name)
     shmem_barrier_all();
 }
 
-static void fadd_lat(const struct bench_opts *opts, const char *name)
+/* PE 0's timed fetch-adds to one word on PE 1, each checked: the check a
+ * program would make keeps the result live. Prints the row. */
+static void fadd_row(const struct bench_opts *opts, long warmup, long iters)
 {
     unsigned long *word = (unsigned long *)(void *)(sym + BENCH_MAX_MSG);
-    long iters = bench_iters(opts, 8, 1000000);
-    long warmup = bench_warmup(opts, 8, 1000000);
+    unsigned long expected = 0;
+    double t0 = 0;
+    BENCH_TIMED_LOOP(i, warmup, iters, t0) {
+        unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
+        if (old != expected++) {
+            fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
+                    expected - 1);
+            shmem_global_exit(1);
+        }
+    }
+    bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+}
+
+static void fadd_lat(const struct bench_opts *opts, const char *name)
+{
     shmem_barrier_all();
     if (me == 0) {
         bench_header(name, PEER_IMPL, npes, NULL, "us per shmem_ulong_atomic_fetch_add");
-        unsigned long expected = 0;
-        double t0 = 0;
-        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
-            unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
-            /* The check a program would make keeps the result live. */
-            if (old != expected++) {
-                fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
-                        expected - 1);
-                shmem_global_exit(1);
-            }
-        }
-        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+        fadd_row(opts, bench_warmup(opts, 8, 1000000), bench_iters(opts, 8, 1000000));
     }
     shmem_barrier_all();
 }
@@ -118,30 +122,17 @@ static void fadd_lat(const struct bench_opts *opts, const char *name)
  */
 static void fadd_passive(const struct bench_opts *opts, const char *name)
 {
-    unsigned long *word = (unsigned long *)(void *)(sym + BENCH_MAX_MSG);
-    volatile long *done = (volatile long *)(void *)(sym + BENCH_MAX_MSG + 64);
-    long iters = bench_iters(opts, 8, 100);
-    long warmup = bench_warmup(opts, 8, 100);
+    long *done = (long *)(void *)(sym + BENCH_MAX_MSG + 64);
     shmem_barrier_all();
     if (me == 1) {
-        for (int ms = 0; ms < 30000 && *done == 0; ms++)
+        for (int ms = 0; ms < 30000 && *(volatile long *)done == 0; ms++)
             usleep(1000);
     } else {
         bench_header(name, PEER_IMPL, npes, "PE 1 asleep outside OpenSHMEM",
                      "us per shmem_ulong_atomic_fetch_add");
-        unsigned long expected = 0;
-        double t0 = 0;
-        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
-            unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
-            if (old != expected++) {
-                fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
-                        expected - 1);
-                shmem_global_exit(1);
-            }
-        }
-        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+        fadd_row(opts, bench_warmup(opts, 8, 100), bench_iters(opts, 8, 100));
         long one = 1;
-        shmem_long_put((long *)(void *)(sym + BENCH_MAX_MSG + 64), &one, 1, 1);
+        shmem_long_put(done, &one, 1, 1);
         shmem_quiet();
     }
     shmem_barrier_all();
