@@ -259,9 +259,11 @@ class Runner:
     def timeout(impl, bench):
         return RUN_TIMEOUT if bench.endswith("_bw") else TIMEOUTS.get(impl, RUN_TIMEOUT)
 
-    def execute(self, cmd, env, timeout=RUN_TIMEOUT):
+    @staticmethod
+    def execute(cmd, env, timeout=RUN_TIMEOUT):
         """Runs cmd in a session of its own (a timeout ends the whole tree);
-        (exit status, stdout, stderr), status None on a timeout."""
+        (exit status, stdout, stderr), status None on a timeout. UCX_ENV
+        comes first, env after it. sos_compare.py runs its jobs with it."""
         full = dict(os.environ)
         full.update(UCX_ENV)
         full.update(env)

@@ -16,8 +16,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../bench_common.h"
+
+/* The name its tables give the implementation: bench/sos_compare.py builds
+ * this file with other implementations' oshcc and names each. */
+#ifndef PEER_IMPL
+#define PEER_IMPL "OSHMEM"
+#endif
 
 static const char usage[] =
     "usage: oshrun -n 2 --bind-to core --mca spml ucx oshmem-peer NAME [--iters N]\n"
@@ -25,7 +32,8 @@ static const char usage[] =
     "  put_lat   shmem_putmem + shmem_quiet, 1 B to 4 MiB (us)\n"
     "  get_lat   shmem_getmem (blocking), 1 B to 4 MiB (us)\n"
     "  put_bw    windows of 64 shmem_putmem_nbi, then shmem_quiet (MB/s)\n"
-    "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n";
+    "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n"
+    "  fadd_passive  the same while PE 1 sleeps outside OpenSHMEM (us)\n";
 
 static int me, npes;
 static unsigned char *sym, *priv;
@@ -33,7 +41,7 @@ static unsigned char *sym, *priv;
 static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
 {
     if (me == 0)
-        bench_header(name, "OSHMEM", npes, NULL,
+        bench_header(name, PEER_IMPL, npes, NULL,
                      is_put ? "us per shmem_putmem + shmem_quiet" : "us per shmem_getmem");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
         long iters = bench_iters(opts, size, 200000);
@@ -58,7 +66,7 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
 static void put_bw(const struct bench_opts *opts, const char *name)
 {
     if (me == 0)
-        bench_header(name, "OSHMEM", npes,
+        bench_header(name, PEER_IMPL, npes,
                      "windows of 64 shmem_putmem_nbi, then shmem_quiet", "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
         long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
@@ -76,26 +84,56 @@ static void put_bw(const struct bench_opts *opts, const char *name)
     shmem_barrier_all();
 }
 
-static void fadd_lat(const struct bench_opts *opts, const char *name)
+/* PE 0's timed fetch-adds to one word on PE 1, each checked: the check a
+ * program would make keeps the result live. Prints the row. */
+static void fadd_row(const struct bench_opts *opts, long warmup, long iters)
 {
     unsigned long *word = (unsigned long *)(void *)(sym + BENCH_MAX_MSG);
-    long iters = bench_iters(opts, 8, 1000000);
-    long warmup = bench_warmup(opts, 8, 1000000);
+    unsigned long expected = 0;
+    double t0 = 0;
+    BENCH_TIMED_LOOP(i, warmup, iters, t0) {
+        unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
+        if (old != expected++) {
+            fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
+                    expected - 1);
+            shmem_global_exit(1);
+        }
+    }
+    bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+}
+
+static void fadd_lat(const struct bench_opts *opts, const char *name)
+{
     shmem_barrier_all();
     if (me == 0) {
-        bench_header(name, "OSHMEM", npes, NULL, "us per shmem_ulong_atomic_fetch_add");
-        unsigned long expected = 0;
-        double t0 = 0;
-        BENCH_TIMED_LOOP(i, warmup, iters, t0) {
-            unsigned long old = shmem_ulong_atomic_fetch_add(word, 1, 1);
-            /* The check a program would make keeps the result live. */
-            if (old != expected++) {
-                fprintf(stderr, "oshmem-peer: fetch-add saw %lu, expected %lu\n", old,
-                        expected - 1);
-                shmem_global_exit(1);
-            }
-        }
-        bench_row_lat(opts, 8, (bench_now_us() - t0) / (double)iters);
+        bench_header(name, PEER_IMPL, npes, NULL, "us per shmem_ulong_atomic_fetch_add");
+        fadd_row(opts, bench_warmup(opts, 8, 1000000), bench_iters(opts, 8, 1000000));
+    }
+    shmem_barrier_all();
+}
+
+/*
+ * fadd_passive: fadd_lat while PE 1 sleeps in usleep, outside every
+ * OpenSHMEM call, as a PE that computes: what the target's runtime serves
+ * without its program. PE 1 wakes every millisecond to read a word that
+ * PE 0 puts when done, and gives up after 30 s so that a put nobody places
+ * cannot hang the job (PE 0's row is then the time it took, or its own
+ * time limit).
+ */
+static void fadd_passive(const struct bench_opts *opts, const char *name)
+{
+    long *done = (long *)(void *)(sym + BENCH_MAX_MSG + 64);
+    shmem_barrier_all();
+    if (me == 1) {
+        for (int ms = 0; ms < 30000 && *(volatile long *)done == 0; ms++)
+            usleep(1000);
+    } else {
+        bench_header(name, PEER_IMPL, npes, "PE 1 asleep outside OpenSHMEM",
+                     "us per shmem_ulong_atomic_fetch_add");
+        fadd_row(opts, bench_warmup(opts, 8, 100), bench_iters(opts, 8, 100));
+        long one = 1;
+        shmem_long_put(done, &one, 1, 1);
+        shmem_quiet();
     }
     shmem_barrier_all();
 }
@@ -108,6 +146,7 @@ static const struct bench_entry benches[] = {
     {"get_lat", run_get_lat},
     {"put_bw", put_bw},
     {"fadd_lat", fadd_lat},
+    {"fadd_passive", fadd_passive},
 };
 
 int main(int argc, char **argv)
