@@ -49,7 +49,7 @@
 #define ROP_CHUNK ((size_t)64 * 1024)
 #define ROP_PIECE_MAX 16384 /* where the transport has remote memory access */
 /* A descriptor larger than this share of a chunk goes piece by piece. */
-#define ROP_DESC_MAX (ROP_CHUNK / 4)
+#define ROP_DESC_SHARE 4
 
 #define DIR_PUT GK__TYPED_PUT
 #define DIR_GET GK__TYPED_GET
@@ -306,13 +306,16 @@ static int get_net(int pe, uint64_t seg_base, struct gk__dt_cursor *rc,
 
 int gk__typed_rop_begin(const char *op, int pe, struct rop_path *rp, const struct side *remote)
 {
+    /* The share is of the chunks this transport carries, not of
+     * ROP_CHUNK: a transport whose remote operations carry less still
+     * takes small descriptors in chunks, where without them an accumulate
+     * costs a round trip per element. */
     size_t rop_max = gk__path_rop_max(pe);
-    if (rop_max <= 2 * ROP_DESC_MAX)
-        return GK_OK;
+    size_t room = rop_max < ROP_CHUNK ? rop_max : ROP_CHUNK;
     size_t len = gk__dt_encoded_size(remote->flat);
-    if (len > ROP_DESC_MAX)
+    if (room < 64 || len > room / ROP_DESC_SHARE)
         return GK_OK;
-    rp->room = rop_max < ROP_CHUNK ? rop_max : ROP_CHUNK;
+    rp->room = room;
     /* Where the transport's puts are messages anyway, every piece goes in
      * chunks: they stream, where the transport's own put of a long piece
      * waits for its peer. */
