@@ -21,6 +21,17 @@
 
 static int win_next_id;
 
+/*
+ * This PE's lock still pending (GK__WIN_HOLD_*_LAZY), if any. There is at
+ * most one: a PE that asks for any other lock (a window's, lock_all, a
+ * gk_lock_t) first takes the pending one. So a PE still takes its locks in
+ * the order it asked for them, and a program that avoids deadlock by
+ * always locking in one order (win_epoch_test's neighbours) keeps doing
+ * so, whatever order its operations come in.
+ */
+static gk_win_t *lazy_win;
+static int lazy_pe;
+
 int gk__win_report_bad(const char *op, const gk_win_t *win)
 {
     if (!gk__rt.initialized)
@@ -405,6 +416,17 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
     int status = gk__win_check_access("gk_win_put", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
+        int done = 0;
+        status = gk__win_part_emulated(win, pe) || nbytes == 0 ||
+                         gk__rt_check_local("gk_win_put", "src", src, nbytes) != GK_OK
+                     ? gk__win_settle("gk_win_put", win, pe)
+                     : gk__win_lazy_take("gk_win_put", win, pe, GK__RWLOCK_LAZY_PUT,
+                                         gk__win_seg_at(win, pe, disp), (void *)src, nbytes,
+                                         &done);
+        if (status != GK_OK || done)
+            return status;
+    }
     if (gk__win_part_emulated(win, pe))
         return gk__win_emul_op("gk_win_put", win, pe, GK__WIN_EMUL_PUT,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, src, disp,
@@ -424,6 +446,16 @@ int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes)
     int status = gk__win_check_access("gk_win_get", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
+        int done = 0;
+        status = gk__win_part_emulated(win, pe) || nbytes == 0 ||
+                         gk__rt_check_local("gk_win_get", "dst", dst, nbytes) != GK_OK
+                     ? gk__win_settle("gk_win_get", win, pe)
+                     : gk__win_lazy_take("gk_win_get", win, pe, GK__RWLOCK_LAZY_GET,
+                                         gk__win_seg_at(win, pe, disp), dst, nbytes, &done);
+        if (status != GK_OK || done)
+            return status;
+    }
     if (gk__win_part_emulated(win, pe))
         return gk__win_emul_op("gk_win_get", win, pe, GK__WIN_EMUL_GET,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, dst, disp,
@@ -446,6 +478,13 @@ static int win_flush(const char *op, gk_win_t *win, int pe, int all)
         return status;
     if (!all && (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe(op, pe);
+    /* A flush of a target whose lock is still pending takes it: so a
+     * program can hold the lock from a point of its choosing. */
+    if (GK__UNLIKELY(lazy_win == win) && (all || lazy_pe == pe)) {
+        status = gk__win_settle(op, win, lazy_pe);
+        if (status != GK_OK)
+            return status;
+    }
     status = gk__win_emul_complete(win);
     int quiet = gk_quiet();
     return status != GK_OK ? status : quiet;
@@ -518,6 +557,25 @@ static void hold_set(gk_win_t *win, int pe, enum gk__win_hold hold)
     win->holds++;
 }
 
+int gk__win_settle_pending(const char *op)
+{
+    return lazy_win == NULL ? GK_OK : gk__win_settle(op, lazy_win, lazy_pe);
+}
+
+int gk__win_lazy_take(const char *op, gk_win_t *win, int pe, enum gk__rwlock_lazy_kind kind,
+                      size_t data_at, void *buf, size_t nbytes, int *done_p)
+{
+    int exclusive = win->hold[pe] == GK__WIN_HOLD_EXCLUSIVE_LAZY;
+    struct gk__rwlock_site site = win_site(op, win, pe);
+    int status = gk__rwlock_lazy_acquire(&site,
+                                         exclusive ? GK__RWLOCK_EXCLUSIVE : GK__RWLOCK_SHARED,
+                                         kind, data_at, buf, nbytes, done_p);
+    lazy_win = NULL;
+    if (status == GK_OK)
+        win->hold[pe] = exclusive ? GK__WIN_HOLD_EXCLUSIVE : GK__WIN_HOLD_SHARED;
+    return status;
+}
+
 int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
 {
     static const char op[] = "gk_win_lock";
@@ -528,7 +586,21 @@ int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
         hold_set(win, pe, GK__WIN_HOLD_NOCHECK);
         return GK_OK;
     }
+    status = gk__win_settle_pending(op);
+    if (status != GK_OK)
+        return status;
     struct gk__rwlock_site site = win_site(op, win, pe);
+    /* Across hosts the request waits for the epoch's first operation
+     * (rwlock_lazy.c). Not in a handler: the request may queue, and the
+     * operation that makes it may be out of one. */
+    if (gk__rwlock_lazy_ok(&site) && !gk__in_handler) {
+        hold_set(win, pe,
+                 lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED_LAZY
+                                             : GK__WIN_HOLD_EXCLUSIVE_LAZY);
+        lazy_win = win;
+        lazy_pe = pe;
+        return GK_OK;
+    }
     status = gk__rwlock_acquire(&site, lock_mode(lock_type));
     if (status == GK_OK)
         hold_set(win, pe,
@@ -546,6 +618,9 @@ int gk_win_try_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, int *acquir
         gk__error("%s: acquired_p is NULL", op);
         return GK_ERR_INVALID_ARG;
     }
+    status = gk__win_settle_pending(op);
+    if (status != GK_OK)
+        return status;
     struct gk__rwlock_site site = win_site(op, win, pe);
     int acquired = 0;
     status = gk__rwlock_try(&site, lock_mode(lock_type), &acquired);
@@ -573,6 +648,13 @@ int gk_win_unlock(gk_win_t *win, int pe)
         return GK_ERR_EPOCH;
     }
     int emul = gk__win_emul_complete(win);
+    if (hold >= GK__WIN_HOLD_SHARED_LAZY) {
+        /* An epoch with no operation still takes its turn in the queue. */
+        status = gk__win_settle(op, win, pe);
+        if (status != GK_OK)
+            goto out;
+        hold = (enum gk__win_hold)win->hold[pe];
+    }
     if (hold == GK__WIN_HOLD_NOCHECK) {
         status = gk_quiet(); /* no release to order our operations */
     } else {
@@ -586,6 +668,7 @@ int gk_win_unlock(gk_win_t *win, int pe)
                                                    : GK__RWLOCK_EXCLUSIVE);
         gk__path_flush_wakes_fenced();
     }
+out:
     win->hold[pe] = GK__WIN_HOLD_NONE;
     win->holds--;
     return emul != GK_OK ? emul : status;
@@ -614,6 +697,9 @@ int gk_win_lock_all(gk_win_t *win, unsigned flags)
         return GK_ERR_EPOCH;
     }
     if (!(flags & GK_WIN_NOCHECK)) {
+        status = gk__win_settle_pending(op);
+        if (status != GK_OK)
+            return status;
         for (int pe = 0; pe < gk__rt.n_pes; pe++) {
             struct gk__rwlock_site site = win_site(op, win, pe);
             status = gk__rwlock_acquire(&site, GK__RWLOCK_SHARED);
