@@ -410,6 +410,19 @@ size_t gk_win_size(const gk_win_t *win, int pe)
 /* Put, get, flush                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* A put or get whose target's lock is still pending: the request, with the
+ * operation where it can go along (*done_p 1). An emulated part, or a
+ * buffer the operation will refuse, gets the request alone. */
+static __attribute__((noinline)) int win_rma_lazy(const char *op, gk_win_t *win, int pe,
+                                                  enum gk__rwlock_lazy_kind kind, size_t disp,
+                                                  void *buf, size_t nbytes, int *done_p)
+{
+    if (gk__win_part_emulated(win, pe) || nbytes == 0 || buf == NULL)
+        return gk__win_settle(op, win, pe);
+    return gk__win_lazy_take(op, win, pe, kind, gk__win_seg_at(win, pe, disp), buf, nbytes,
+                             done_p);
+}
+
 int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbytes)
 {
     char *addr = NULL;
@@ -418,12 +431,8 @@ int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbyte
         return status;
     if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
         int done = 0;
-        status = gk__win_part_emulated(win, pe) || nbytes == 0 ||
-                         gk__rt_check_local("gk_win_put", "src", src, nbytes) != GK_OK
-                     ? gk__win_settle("gk_win_put", win, pe)
-                     : gk__win_lazy_take("gk_win_put", win, pe, GK__RWLOCK_LAZY_PUT,
-                                         gk__win_seg_at(win, pe, disp), (void *)src, nbytes,
-                                         &done);
+        status = win_rma_lazy("gk_win_put", win, pe, GK__RWLOCK_LAZY_PUT, disp, (void *)src,
+                              nbytes, &done);
         if (status != GK_OK || done)
             return status;
     }
@@ -448,11 +457,8 @@ int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes)
         return status;
     if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
         int done = 0;
-        status = gk__win_part_emulated(win, pe) || nbytes == 0 ||
-                         gk__rt_check_local("gk_win_get", "dst", dst, nbytes) != GK_OK
-                     ? gk__win_settle("gk_win_get", win, pe)
-                     : gk__win_lazy_take("gk_win_get", win, pe, GK__RWLOCK_LAZY_GET,
-                                         gk__win_seg_at(win, pe, disp), dst, nbytes, &done);
+        status = win_rma_lazy("gk_win_get", win, pe, GK__RWLOCK_LAZY_GET, disp, dst, nbytes,
+                              &done);
         if (status != GK_OK || done)
             return status;
     }
