@@ -22,15 +22,19 @@
 static int win_next_id;
 
 /*
- * This PE's lock still pending (GK__WIN_HOLD_*_LAZY), if any. There is at
- * most one: a PE that asks for any other lock (a window's, lock_all, a
- * gk_lock_t) first takes the pending one. So a PE still takes its locks in
- * the order it asked for them, and a program that avoids deadlock by
- * always locking in one order (win_epoch_test's neighbours) keeps doing
- * so, whatever order its operations come in.
+ * The lock this thread asked for last, if it may still be pending
+ * (GK__WIN_HOLD_*_LAZY). A thread has at most one pending: before it asks
+ * for any other lock (a window's, lock_all, a gk_lock_t) it takes that
+ * one. So a thread still takes its locks in the order it asked for them,
+ * and a program that avoids deadlock by always locking in one order
+ * (win_epoch_test's neighbours) keeps doing so, whatever order its
+ * operations come in. Per thread: under GK_THREAD_MULTIPLE other threads
+ * run epochs of other windows meanwhile. The window is found again by its
+ * id (never reused): an epoch may have moved to another thread, which
+ * took the lock, and the window may have been freed since.
  */
-static gk_win_t *lazy_win;
-static int lazy_pe;
+static _Thread_local int lazy_win_id; /* 0: none */
+static _Thread_local int lazy_pe;
 
 int gk__win_report_bad(const char *op, const gk_win_t *win)
 {
@@ -486,8 +490,9 @@ static int win_flush(const char *op, gk_win_t *win, int pe, int all)
         return gk__rt_report_pe(op, pe);
     /* A flush of a target whose lock is still pending takes it: so a
      * program can hold the lock from a point of its choosing. */
-    if (GK__UNLIKELY(lazy_win == win) && (all || lazy_pe == pe)) {
-        status = gk__win_settle(op, win, lazy_pe);
+    if (GK__UNLIKELY(win->lazy_holds > 0)) {
+        for (int t = all ? 0 : pe; t < (all ? gk__rt.n_pes : pe + 1) && status == GK_OK; t++)
+            status = gk__win_settle(op, win, t);
         if (status != GK_OK)
             return status;
     }
@@ -565,7 +570,11 @@ static void hold_set(gk_win_t *win, int pe, enum gk__win_hold hold)
 
 int gk__win_settle_pending(const char *op)
 {
-    return lazy_win == NULL ? GK_OK : gk__win_settle(op, lazy_win, lazy_pe);
+    if (GK__LIKELY(lazy_win_id == 0))
+        return GK_OK;
+    gk_win_t *win = gk__win_find(lazy_win_id);
+    lazy_win_id = 0;
+    return win == NULL ? GK_OK : gk__win_settle(op, win, lazy_pe);
 }
 
 int gk__win_lazy_take(const char *op, gk_win_t *win, int pe, enum gk__rwlock_lazy_kind kind,
@@ -576,9 +585,12 @@ int gk__win_lazy_take(const char *op, gk_win_t *win, int pe, enum gk__rwlock_laz
     int status = gk__rwlock_lazy_acquire(&site,
                                          exclusive ? GK__RWLOCK_EXCLUSIVE : GK__RWLOCK_SHARED,
                                          kind, data_at, buf, nbytes, done_p);
-    lazy_win = NULL;
-    if (status == GK_OK)
+    if (lazy_win_id == win->id && lazy_pe == pe)
+        lazy_win_id = 0;
+    if (status == GK_OK) {
         win->hold[pe] = exclusive ? GK__WIN_HOLD_EXCLUSIVE : GK__WIN_HOLD_SHARED;
+        win->lazy_holds--;
+    }
     return status;
 }
 
@@ -603,7 +615,8 @@ int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
         hold_set(win, pe,
                  lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED_LAZY
                                              : GK__WIN_HOLD_EXCLUSIVE_LAZY);
-        lazy_win = win;
+        win->lazy_holds++;
+        lazy_win_id = win->id;
         lazy_pe = pe;
         return GK_OK;
     }
@@ -657,8 +670,10 @@ int gk_win_unlock(gk_win_t *win, int pe)
     if (hold >= GK__WIN_HOLD_SHARED_LAZY) {
         /* An epoch with no operation still takes its turn in the queue. */
         status = gk__win_settle(op, win, pe);
-        if (status != GK_OK)
+        if (status != GK_OK) {
+            win->lazy_holds--; /* (still pending: dropped below) */
             goto out;
+        }
         hold = (enum gk__win_hold)win->hold[pe];
     }
     if (hold == GK__WIN_HOLD_NOCHECK) {

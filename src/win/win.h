@@ -63,6 +63,7 @@ struct gk_win {
     size_t nodes_at, posts_at; /* offsets inside ctrl */
     unsigned char *hold; /* enum gk__win_hold per target */
     int holds;           /* targets with hold != NONE */
+    int lazy_holds;      /* of them, GK__WIN_HOLD_*_LAZY */
     int lock_all;        /* 0, 1 (shared on all), 2 (with NOCHECK) */
     int fence_epoch;     /* between fences (not ended by NOSUCCEED) */
     int *access_group;   /* start .. complete: the targets */
