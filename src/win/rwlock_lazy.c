@@ -7,10 +7,10 @@
  * get, the release's compare-and-swap. gk_win_lock on a target reached
  * through a transport with remote operations (net.h) asks for nothing: it
  * records the epoch as pending (win.c). The epoch's first operation on the
- * target, or its unlock if it has none, sends the request as one remote
- * operation, GK__NET_ROP_WIN_LOCK, which the owner's transport runs on its
- * progress thread (the owner's program takes no part, as with any remote
- * atomic):
+ * target, a flush of it, or the unlock if none came first, sends the
+ * request as one remote operation, GK__NET_ROP_WIN_LOCK, which the owner's
+ * transport runs on its progress thread (the owner's program takes no
+ * part, as with any remote atomic):
  *
  *   at the owner   the request's compare-and-swap, exactly as the
  *                  requester would make it (gk__rwlock_request_word, the
@@ -30,8 +30,8 @@
  * Nothing else changes, so an on-host PE and an off-host PE contending for
  * one lock word meet in one protocol: every request, whoever makes it,
  * is one compare-and-swap on the word, and the rest (queue nodes, grants,
- * releases) is rwlock.c's, unchanged; the Promela model's requester does
- * the same whether its compare-and-swap runs here or at the owner. FIFO
+ * releases) is rwlock.c's, unchanged (verify/rwlock.pml checks it with
+ * -DLAZY: a writer across hosts among writers and readers on one). FIFO
  * order is the order the compare-and-swaps hit the word, and the owner
  * serialises its own with the on-host PEs' CPU atomics and with the
  * transport's atomics, which the transports make atomic with the CPU's

@@ -609,8 +609,8 @@ int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
         return status;
     struct gk__rwlock_site site = win_site(op, win, pe);
     /* Across hosts the request waits for the epoch's first operation
-     * (rwlock_lazy.c). Not in a handler: the request may queue, and the
-     * operation that makes it may be out of one. */
+     * (rwlock_lazy.c). Inside a handler it is made now, as on one host,
+     * where a request that must queue is refused rather than waited for. */
     if (gk__rwlock_lazy_ok(&site) && !gk__in_handler) {
         hold_set(win, pe,
                  lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED_LAZY
