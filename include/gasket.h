@@ -1237,6 +1237,20 @@ GK_API int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp,
  * completes this PE's operations to pe, then releases. Locking a target
  * twice in one epoch, unlocking what is not locked, and mixing lock with
  * lock_all are GK_ERR_EPOCH.
+ *
+ * A PE on another host (reached through the network) is locked lazily, as
+ * MPI allows: gk_win_lock() returns at once, and the lock is asked for by
+ * the epoch's first window operation on pe, gk_win_flush() of pe, or
+ * gk_win_unlock(), which return once it is held (a get or put that fits
+ * one remote operation, 64 KiB over UCX, travels with the request: lock +
+ * get + unlock costs two round trips instead of three). No window operation of the epoch runs before
+ * the lock is held, and an epoch with no operation still takes its turn.
+ * Only window operations are covered: a program that needs the lock held
+ * at a point of its own (before it signals another PE, or for gk_put()s
+ * to the part) calls gk_win_flush(win, pe) there. A PE has at most one
+ * such lock pending: asking for any other lock (gk_win_lock,
+ * gk_win_try_lock, gk_win_lock_all, gk_lock_set) takes it first, so
+ * locks are still taken in the order they were asked for.
  */
 GK_API int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags);
 /** Takes the lock only if it is free now (for the type): *acquired_p 1 or 0. */

@@ -34,6 +34,11 @@
  * moves H from a stale value to Y, and admit_group from that path), or
  * ONE_WRITER_THREE_READERS (4 PEs: a group whose middle reader is both
  * granted by a reader and passes the grant on).
+ * LAZY: PE 0 (a writer in every case) is on another host than the lock's
+ * owner, and the others share the owner's host (src/win/rwlock_lazy.c): its
+ * request is made at the owner, by the owner's CPU, with the first get of
+ * its section in the same step when that request is granted at once; when
+ * it is queued, PE 0 goes on as any PE does and gets the data once granted.
  * Mutants, each must fail:
  *   MUTANT_NO_FLUSH        a writer releases without flushing its data put
  *                          (lost update: the next writer may read old data)
@@ -46,6 +51,12 @@
  *   MUTANT_CHAIN_UNCOUNTED a reader passes the grant down its group
  *                          without counting the next reader into A (A
  *                          falls below 0: a reader leaves uncounted)
+ *   MUTANT_LAZY_GET_QUEUED (LAZY) the owner makes the get with a request
+ *                          that queued (the data of a section not over:
+ *                          a lost update)
+ *   MUTANT_LAZY_IGNORES_READERS (LAZY) the owner takes a writer's request
+ *                          as granted when no writer is queued, forgetting
+ *                          the active readers (a writer among readers)
  */
 #if defined(ONE_WRITER_THREE_READERS)
 #define N 4
@@ -61,6 +72,22 @@
 #endif
 #ifndef ROUNDS
 #define ROUNDS 2
+#endif
+
+/* Whether a writer's request that found T = old_t, A = old_a holds the lock
+ * at once (gk__rwlock_granted_at_once). */
+#if defined(LAZY) && defined(MUTANT_LAZY_IGNORES_READERS)
+#define AT_ONCE(me) (old_t == 0 && (old_a == 0 || me == 0))
+#else
+#define AT_ONCE(me) (old_t == 0 && old_a == 0)
+#endif
+/* Whether the owner makes PE me's get with its request. */
+#if !defined(LAZY)
+#define GET_WITH_REQUEST(me) false
+#elif defined(MUTANT_LAZY_GET_QUEUED)
+#define GET_WITH_REQUEST(me) (me == 0)
+#else
+#define GET_WITH_REQUEST(me) (me == 0 && AT_ONCE(me))
 #endif
 
 /* The lock word on the target. G, H and T hold PE + 1 (0: none). */
@@ -129,7 +156,7 @@ inline admit_group(me, last, r)
 proctype writer(byte me)
 {
     byte round, old_t, old_a, old_g, h_seen, my_ticket, data, succ, g, r;
-    bool freed;
+    bool freed, got;
     for (round : 1 .. ROUNDS) {
         /* gk__rwlock_acquire, exclusive: the CAS of request_word(). */
         atomic {
@@ -138,11 +165,16 @@ proctype writer(byte me)
             :: T == 0 -> H = me + 1; T = me + 1
             :: else -> T = me + 1; G = 0
             fi;
-            my_ticket = ticket_next; ticket_next++
+            my_ticket = ticket_next; ticket_next++;
+            /* LAZY: the owner's get, in the step of the request. */
+            if
+            :: GET_WITH_REQUEST(me) -> data = counter; got = true
+            :: else -> skip
+            fi
         }
         if
-        :: old_t == 0 && old_a == 0 -> h_seen = me + 1 /* granted at once */
-        :: old_t == 0 && old_a > 0 -> wait_granted(me, h_seen)
+        :: AT_ONCE(me) -> h_seen = me + 1 /* granted at once */
+        :: old_t == 0 && !AT_ONCE(me) -> wait_granted(me, h_seen)
         :: old_t != 0 ->
             out[me]!PUT_NEXT, old_t - 1, me + 1, old_g;
             wait_granted(me, h_seen)
@@ -155,7 +187,10 @@ proctype writer(byte me)
             ticket_served++;
             writers_in++
         }
-        data = counter;                         /* a get */
+        if
+        :: !got -> data = counter               /* a get */
+        :: else -> got = false                  /* made with the request */
+        fi;
         out[me]!PUT_DATA, 0, data + 1, 0;       /* a put */
 #ifndef MUTANT_NO_FLUSH
         empty(out[me]);                         /* the unlock's flush */

@@ -158,6 +158,7 @@ enum gk__net_rop {
     GK__NET_ROP_DT_ACC,   /* dtype/typed_acc.c: a packed chunk of a typed accumulate */
     GK__NET_ROP_TEAM_CHUNK, /* team/engine.c: a collective's chunk, its header, its stamp */
     GK__NET_ROP_CHECK,      /* core/path_race.c: check mode's race detector at the owner */
+    GK__NET_ROP_WIN_LOCK,   /* win/rwlock_lazy.c: a lock request and its epoch's first op */
     GK__NET_ROPS
 };
 #define GK__NET_ROP_ARGS 4

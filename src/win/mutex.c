@@ -54,7 +54,9 @@ int gk_lock_set(gk_lock_t *lock)
         gk__error("%s: this PE already holds the lock at %p", op, (void *)lock);
         return GK_ERR_INVALID_ARG;
     }
-    status = gk__rwlock_acquire(&site, GK__RWLOCK_EXCLUSIVE);
+    status = gk__win_settle_pending(op);
+    if (status == GK_OK)
+        status = gk__rwlock_acquire(&site, GK__RWLOCK_EXCLUSIVE);
     if (status == GK_OK)
         gk__win_mutex_taken(held);
     return status;
@@ -76,7 +78,9 @@ int gk_lock_try_set(gk_lock_t *lock, int *acquired_p)
         gk__error("%s: this PE already holds the lock at %p", op, (void *)lock);
         return GK_ERR_INVALID_ARG;
     }
-    status = gk__rwlock_try(&site, GK__RWLOCK_EXCLUSIVE, acquired_p);
+    status = gk__win_settle_pending(op);
+    if (status == GK_OK)
+        status = gk__rwlock_try(&site, GK__RWLOCK_EXCLUSIVE, acquired_p);
     if (status == GK_OK && *acquired_p)
         gk__win_mutex_taken(held);
     return status;

@@ -387,10 +387,17 @@ int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_
             break;
         expected = old;
     }
+    return gk__rwlock_acquire_queued(site, mode, old);
+}
+
+int gk__rwlock_acquire_queued(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                              uint64_t old)
+{
+    uint64_t me = (uint64_t)gk__rt.my_pe + 1;
     uint64_t tail = GET(old, FIELD_T);
     if (mode == GK__RWLOCK_EXCLUSIVE)
         gk__rwlock_my_node(site)->last_predecessor = tail;
-    if (tail == 0 && (mode == GK__RWLOCK_SHARED || GET(old, FIELD_A) == 0)) {
+    if (gk__rwlock_granted_at_once(old, mode)) {
         gk__rwlock_my_node(site)->h_seen = me; /* an exclusive request set H = me */
         return GK_OK;                /* granted at once */
     }

@@ -78,6 +78,11 @@ enum gk__rwlock_mode { GK__RWLOCK_SHARED, GK__RWLOCK_EXCLUSIVE };
  * ask again; 0 when it made none (a held lock's word is never 0). */
 int gk__rwlock_acquire_from(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
                             uint64_t seen);
+/* The rest of a request whose compare-and-swap found `old` (whoever made
+ * it: this PE, or the owner for it, rwlock_lazy.c): granted at once, or
+ * queued and waiting for the grant. */
+int gk__rwlock_acquire_queued(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                              uint64_t old);
 int gk__rwlock_release_exclusive_from(const struct gk__rwlock_site *site, uint64_t seen);
 int gk__rwlock_release_shared_after(const struct gk__rwlock_site *site, uint64_t old);
 /* Both kinds, for a lock word that is not mapped here. */
@@ -96,6 +101,14 @@ static inline uint64_t gk__rwlock_request_word(uint64_t word, enum gk__rwlock_mo
     uint64_t a = GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_A) << GK__RWLOCK_FIELD_A;
     uint64_t h = t == 0 ? me : GK__RWLOCK_GET(word, GK__RWLOCK_FIELD_H);
     return a | h << GK__RWLOCK_FIELD_H | me << GK__RWLOCK_FIELD_T;
+}
+
+/* Whether a request whose compare-and-swap found `old` holds the lock at
+ * once: no writer queued, and for a writer no active readers. */
+static inline int gk__rwlock_granted_at_once(uint64_t old, enum gk__rwlock_mode mode)
+{
+    return GK__RWLOCK_GET(old, GK__RWLOCK_FIELD_T) == 0 &&
+           (mode == GK__RWLOCK_SHARED || GK__RWLOCK_GET(old, GK__RWLOCK_FIELD_A) == 0);
 }
 
 /* The word while writer `me` holds the lock with nobody queued behind it
@@ -211,6 +224,27 @@ static inline int gk__rwlock_release(const struct gk__rwlock_site *site,
             return GK_OK; /* (the successor guess stays: see gk__rwlock_prefetch_node) */
     }
     return gk__rwlock_release_exclusive_from(site, seen);
+}
+
+/*
+ * A lock on a PE across hosts, acquired with the first operation of its
+ * epoch (rwlock_lazy.c): one remote operation makes the request at the
+ * owner and, granted at once, the get (into buf) or put (from buf) of
+ * nbytes at segment offset data_at. Returns once the lock is held;
+ * *done_p 1 when the operation was made with it, 0 when the caller must
+ * still make it (the lock was queued, or the bytes did not fit). Only
+ * where the word is not mapped here and gk__path_rop_max(owner) > 0.
+ */
+enum gk__rwlock_lazy_kind { GK__RWLOCK_LAZY_LOCK, GK__RWLOCK_LAZY_GET, GK__RWLOCK_LAZY_PUT };
+int gk__rwlock_lazy_acquire(const struct gk__rwlock_site *site, enum gk__rwlock_mode mode,
+                            enum gk__rwlock_lazy_kind kind, size_t data_at, void *buf,
+                            size_t nbytes, int *done_p);
+
+/* Whether a lock on this site may be acquired lazily: its word is behind
+ * a transport that runs remote operations. */
+static inline int gk__rwlock_lazy_ok(const struct gk__rwlock_site *site)
+{
+    return gk__rwlock_word(site) == NULL && gk__path_rop_max(site->owner_pe) > 0;
 }
 
 #endif /* GK_WIN_RWLOCK_H */

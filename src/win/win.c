@@ -21,6 +21,21 @@
 
 static int win_next_id;
 
+/*
+ * The lock this thread asked for last, if it may still be pending
+ * (GK__WIN_HOLD_*_LAZY). A thread has at most one pending: before it asks
+ * for any other lock (a window's, lock_all, a gk_lock_t) it takes that
+ * one. So a thread still takes its locks in the order it asked for them,
+ * and a program that avoids deadlock by always locking in one order
+ * (win_epoch_test's neighbours) keeps doing so, whatever order its
+ * operations come in. Per thread: under GK_THREAD_MULTIPLE other threads
+ * run epochs of other windows meanwhile. The window is found again by its
+ * id (never reused): an epoch may have moved to another thread, which
+ * took the lock, and the window may have been freed since.
+ */
+static _Thread_local int lazy_win_id; /* 0: none */
+static _Thread_local int lazy_pe;
+
 int gk__win_report_bad(const char *op, const gk_win_t *win)
 {
     if (!gk__rt.initialized)
@@ -399,12 +414,32 @@ size_t gk_win_size(const gk_win_t *win, int pe)
 /* Put, get, flush                                                          */
 /* ------------------------------------------------------------------------ */
 
+/* A put or get whose target's lock is still pending: the request, with the
+ * operation where it can go along (*done_p 1). An emulated part, or a
+ * buffer the operation will refuse, gets the request alone. */
+static __attribute__((noinline)) int win_rma_lazy(const char *op, gk_win_t *win, int pe,
+                                                  enum gk__rwlock_lazy_kind kind, size_t disp,
+                                                  void *buf, size_t nbytes, int *done_p)
+{
+    if (gk__win_part_emulated(win, pe) || nbytes == 0 || buf == NULL)
+        return gk__win_settle(op, win, pe);
+    return gk__win_lazy_take(op, win, pe, kind, gk__win_seg_at(win, pe, disp), buf, nbytes,
+                             done_p);
+}
+
 int gk_win_put(gk_win_t *win, int pe, size_t disp, const void *src, size_t nbytes)
 {
     char *addr = NULL;
     int status = gk__win_check_access("gk_win_put", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
+        int done = 0;
+        status = win_rma_lazy("gk_win_put", win, pe, GK__RWLOCK_LAZY_PUT, disp, (void *)src,
+                              nbytes, &done);
+        if (status != GK_OK || done)
+            return status;
+    }
     if (gk__win_part_emulated(win, pe))
         return gk__win_emul_op("gk_win_put", win, pe, GK__WIN_EMUL_PUT,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, src, disp,
@@ -424,6 +459,13 @@ int gk_win_get(gk_win_t *win, int pe, void *dst, size_t disp, size_t nbytes)
     int status = gk__win_check_access("gk_win_get", win, pe, disp, nbytes, &addr);
     if (GK__UNLIKELY(status != GK_OK))
         return status;
+    if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY)) {
+        int done = 0;
+        status = win_rma_lazy("gk_win_get", win, pe, GK__RWLOCK_LAZY_GET, disp, dst, nbytes,
+                              &done);
+        if (status != GK_OK || done)
+            return status;
+    }
     if (gk__win_part_emulated(win, pe))
         return gk__win_emul_op("gk_win_get", win, pe, GK__WIN_EMUL_GET,
                                gk__dt_base_flat(GK_DTYPE_UINT8), nbytes, dst, disp,
@@ -446,6 +488,14 @@ static int win_flush(const char *op, gk_win_t *win, int pe, int all)
         return status;
     if (!all && (unsigned)pe >= (unsigned)gk__rt.n_pes)
         return gk__rt_report_pe(op, pe);
+    /* A flush of a target whose lock is still pending takes it: so a
+     * program can hold the lock from a point of its choosing. */
+    if (GK__UNLIKELY(win->lazy_holds > 0)) {
+        for (int t = all ? 0 : pe; t < (all ? gk__rt.n_pes : pe + 1) && status == GK_OK; t++)
+            status = gk__win_settle(op, win, t);
+        if (status != GK_OK)
+            return status;
+    }
     status = gk__win_emul_complete(win);
     int quiet = gk_quiet();
     return status != GK_OK ? status : quiet;
@@ -518,6 +568,32 @@ static void hold_set(gk_win_t *win, int pe, enum gk__win_hold hold)
     win->holds++;
 }
 
+int gk__win_settle_pending(const char *op)
+{
+    if (GK__LIKELY(lazy_win_id == 0))
+        return GK_OK;
+    gk_win_t *win = gk__win_find(lazy_win_id);
+    lazy_win_id = 0;
+    return win == NULL ? GK_OK : gk__win_settle(op, win, lazy_pe);
+}
+
+int gk__win_lazy_take(const char *op, gk_win_t *win, int pe, enum gk__rwlock_lazy_kind kind,
+                      size_t data_at, void *buf, size_t nbytes, int *done_p)
+{
+    int exclusive = win->hold[pe] == GK__WIN_HOLD_EXCLUSIVE_LAZY;
+    struct gk__rwlock_site site = win_site(op, win, pe);
+    int status = gk__rwlock_lazy_acquire(&site,
+                                         exclusive ? GK__RWLOCK_EXCLUSIVE : GK__RWLOCK_SHARED,
+                                         kind, data_at, buf, nbytes, done_p);
+    if (lazy_win_id == win->id && lazy_pe == pe)
+        lazy_win_id = 0;
+    if (status == GK_OK) {
+        win->hold[pe] = exclusive ? GK__WIN_HOLD_EXCLUSIVE : GK__WIN_HOLD_SHARED;
+        win->lazy_holds--;
+    }
+    return status;
+}
+
 int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
 {
     static const char op[] = "gk_win_lock";
@@ -528,7 +604,22 @@ int gk_win_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, unsigned flags)
         hold_set(win, pe, GK__WIN_HOLD_NOCHECK);
         return GK_OK;
     }
+    status = gk__win_settle_pending(op);
+    if (status != GK_OK)
+        return status;
     struct gk__rwlock_site site = win_site(op, win, pe);
+    /* Across hosts the request waits for the epoch's first operation
+     * (rwlock_lazy.c). Inside a handler it is made now, as on one host,
+     * where a request that must queue is refused rather than waited for. */
+    if (gk__rwlock_lazy_ok(&site) && !gk__in_handler) {
+        hold_set(win, pe,
+                 lock_type == GK_LOCK_SHARED ? GK__WIN_HOLD_SHARED_LAZY
+                                             : GK__WIN_HOLD_EXCLUSIVE_LAZY);
+        win->lazy_holds++;
+        lazy_win_id = win->id;
+        lazy_pe = pe;
+        return GK_OK;
+    }
     status = gk__rwlock_acquire(&site, lock_mode(lock_type));
     if (status == GK_OK)
         hold_set(win, pe,
@@ -546,6 +637,9 @@ int gk_win_try_lock(gk_win_t *win, int pe, gk_lock_type_t lock_type, int *acquir
         gk__error("%s: acquired_p is NULL", op);
         return GK_ERR_INVALID_ARG;
     }
+    status = gk__win_settle_pending(op);
+    if (status != GK_OK)
+        return status;
     struct gk__rwlock_site site = win_site(op, win, pe);
     int acquired = 0;
     status = gk__rwlock_try(&site, lock_mode(lock_type), &acquired);
@@ -573,6 +667,15 @@ int gk_win_unlock(gk_win_t *win, int pe)
         return GK_ERR_EPOCH;
     }
     int emul = gk__win_emul_complete(win);
+    if (hold >= GK__WIN_HOLD_SHARED_LAZY) {
+        /* An epoch with no operation still takes its turn in the queue. */
+        status = gk__win_settle(op, win, pe);
+        if (status != GK_OK) {
+            win->lazy_holds--; /* (still pending: dropped below) */
+            goto out;
+        }
+        hold = (enum gk__win_hold)win->hold[pe];
+    }
     if (hold == GK__WIN_HOLD_NOCHECK) {
         status = gk_quiet(); /* no release to order our operations */
     } else {
@@ -586,6 +689,7 @@ int gk_win_unlock(gk_win_t *win, int pe)
                                                    : GK__RWLOCK_EXCLUSIVE);
         gk__path_flush_wakes_fenced();
     }
+out:
     win->hold[pe] = GK__WIN_HOLD_NONE;
     win->holds--;
     return emul != GK_OK ? emul : status;
@@ -614,6 +718,9 @@ int gk_win_lock_all(gk_win_t *win, unsigned flags)
         return GK_ERR_EPOCH;
     }
     if (!(flags & GK_WIN_NOCHECK)) {
+        status = gk__win_settle_pending(op);
+        if (status != GK_OK)
+            return status;
         for (int pe = 0; pe < gk__rt.n_pes; pe++) {
             struct gk__rwlock_site site = win_site(op, win, pe);
             status = gk__rwlock_acquire(&site, GK__RWLOCK_SHARED);

@@ -36,7 +36,12 @@ enum gk__win_hold {
     GK__WIN_HOLD_NONE = 0,
     GK__WIN_HOLD_SHARED,
     GK__WIN_HOLD_EXCLUSIVE,
-    GK__WIN_HOLD_NOCHECK /* locked with GK_WIN_NOCHECK: nothing to release */
+    GK__WIN_HOLD_NOCHECK, /* locked with GK_WIN_NOCHECK: nothing to release */
+    /* Locked across hosts, not yet asked for: the epoch's first operation
+     * on the target asks (rwlock_lazy.c), then the hold becomes SHARED or
+     * EXCLUSIVE. */
+    GK__WIN_HOLD_SHARED_LAZY,
+    GK__WIN_HOLD_EXCLUSIVE_LAZY
 };
 
 struct gk_win {
@@ -58,6 +63,7 @@ struct gk_win {
     size_t nodes_at, posts_at; /* offsets inside ctrl */
     unsigned char *hold; /* enum gk__win_hold per target */
     int holds;           /* targets with hold != NONE */
+    int lazy_holds;      /* of them, GK__WIN_HOLD_*_LAZY */
     int lock_all;        /* 0, 1 (shared on all), 2 (with NOCHECK) */
     int fence_epoch;     /* between fences (not ended by NOSUCCEED) */
     int *access_group;   /* start .. complete: the targets */
@@ -125,6 +131,27 @@ static inline int gk__win_part_emulated(const gk_win_t *win, int pe)
 {
     return GK__UNLIKELY(win->part_at[pe] == GK__WIN_EMULATED);
 }
+
+/*
+ * Takes a lock still pending on pe (GK__WIN_HOLD_*_LAZY) before an
+ * operation of its epoch; with kind GET or PUT the operation (nbytes at
+ * segment offset data_at, into or from buf) may go with the request:
+ * *done_p says whether it did. Inline, the test that nothing is pending.
+ */
+int gk__win_lazy_take(const char *op, gk_win_t *win, int pe, enum gk__rwlock_lazy_kind kind,
+                      size_t data_at, void *buf, size_t nbytes, int *done_p)
+    __attribute__((noinline));
+static inline int gk__win_settle(const char *op, gk_win_t *win, int pe)
+{
+    int done = 0;
+    if (GK__UNLIKELY(win->hold[pe] >= GK__WIN_HOLD_SHARED_LAZY))
+        return gk__win_lazy_take(op, win, pe, GK__RWLOCK_LAZY_LOCK, 0, NULL, 0, &done);
+    return GK_OK;
+}
+
+/* Takes this PE's pending lock, if it has one, before it asks for another
+ * (win.c: why there is at most one). */
+int gk__win_settle_pending(const char *op);
 
 /* The live window with this id on this PE, or NULL. */
 gk_win_t *gk__win_find(int id);

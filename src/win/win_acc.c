@@ -35,6 +35,8 @@ static int accumulate(const char *op_call, gk_win_t *win, int pe, size_t disp,
     size_t nbytes = count * width;
     char *addr = NULL;
     status = gk__win_check_access(op_call, win, pe, disp, nbytes, &addr);
+    if (status == GK_OK)
+        status = gk__win_settle(op_call, win, pe);
     if (status != GK_OK)
         return status;
     if (op != GK_OP_NO_OP && (status = gk__rt_check_local(op_call, "src", src, nbytes)))
@@ -106,6 +108,8 @@ int gk_win_compare_and_swap(gk_win_t *win, int pe, size_t disp, const void *comp
     size_t width = gk__acc_dtype_width(dtype);
     char *addr = NULL;
     int status = gk__win_check_access(op, win, pe, disp, width, &addr);
+    if (status == GK_OK)
+        status = gk__win_settle(op, win, pe);
     if (status == GK_OK)
         status = gk__rt_check_local(op, "compare", compare, width);
     if (status == GK_OK)

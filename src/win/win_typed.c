@@ -85,6 +85,8 @@ static int typed_prepare(const char *op, gk_win_t *win, int pe, const void *orig
     size_t span_at = (size_t)((int64_t)disp + lo), span = (size_t)(hi - lo);
     char *span_addr = NULL;
     status = gk__win_check_access(op, win, pe, span_at, span, &span_addr);
+    if (status == GK_OK)
+        status = gk__win_settle(op, win, pe);
     if (status != GK_OK)
         return status;
     t->target_addr = span_addr - lo;

@@ -105,7 +105,9 @@ int main(int argc, char **argv)
     if (strcmp(mode, "lockheld") == 0) {
         if (gk_win_allocate(4096, 0, &win_base, &win) != GK_OK)
             return 8;
-        if (me == 1 && gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0) != GK_OK)
+        /* The flush: across hosts the lock is taken there (gasket.h). */
+        if (me == 1 && (gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0) != GK_OK ||
+                        gk_win_flush(win, 0) != GK_OK))
             return 8;
     }
     unsigned char *sink = strcmp(mode, "midput") == 0 ? gk_malloc(1 << 20) : NULL;
@@ -160,6 +162,8 @@ int main(int argc, char **argv)
     if (win != NULL) {
         /* Queued behind the dead victim: only the job's end stops this. */
         int rc = gk_win_lock(win, 0, GK_LOCK_EXCLUSIVE, 0);
+        if (rc == GK_OK)
+            rc = gk_win_flush(win, 0); /* where the lock is taken across hosts */
         printf("PE %d: gk_win_lock returned %d\n", me, rc);
         return 10;
     }

@@ -57,8 +57,10 @@ static void check_try_lock(gk_win_t *win, gk_win_t *other_win, int me, int npes)
         return;
 
     /* A reader holds it: shared yes, exclusive no. */
-    if (me == other)
+    if (me == other) { /* held from the flush on, across hosts too */
         CHECK_OK(gk_win_lock(win, t, GK_LOCK_SHARED, 0));
+        CHECK_OK(gk_win_flush(win, t));
+    }
     CHECK_OK(gk_barrier());
     if (me != other) {
         try_expect(win, t, GK_LOCK_SHARED, 1);
