@@ -48,6 +48,9 @@ static void write_section(gk_win_t *win, int t, uint64_t tag, int put_first)
         put64(win, t, DISP_TAG, tag);
     put64(win, t, DISP_COUNT, count + 1);
     put64(win, t, DISP_COPY, count + 1);
+    /* A put is complete at the target at a flush (check mode defers it to
+     * one): only then may a get of the same bytes see it. */
+    CHECK_OK(gk_win_flush(win, t));
     CHECK_EQ_U64(get64(win, t, DISP_TAG), tag); /* nobody else wrote in between */
 }
 
