@@ -8,7 +8,8 @@
  * source right after dest, alltoalls with dest and source interleaved in
  * one block (strided, they share no element, which is all the
  * specification asks), and the active-set fcollect64 and collect64 with
- * source right after dest.
+ * source right after dest. An fcollect in place (source this PE's block
+ * of dest) is undefined there and works here.
  */
 #include <shmem.h>
 
@@ -92,6 +93,19 @@ static void test_overlap_refused(void)
     shmem_free(block);
 }
 
+/* Undefined by the specification, done by gasket (docs/OPENSHMEM.md):
+ * fcollect with source exactly this PE's block of dest, in place. */
+static void test_fcollect_in_place(void)
+{
+    long *dest = shmem_calloc((size_t)npes * K, sizeof(long));
+    fill(dest + me * K);
+    shmem_barrier_all();
+    CHECK_EQ(shmem_long_fcollect(SHMEM_TEAM_WORLD, dest, dest + me * K, K), 0);
+    check_gathered(dest);
+    shmem_barrier_all();
+    shmem_free(dest);
+}
+
 static void test_reduce_in_place(void)
 {
     long *x = shmem_malloc(K * sizeof(long));
@@ -170,6 +184,7 @@ int main(void)
     test_adjacent(1);
     test_zero();
     test_overlap_refused();
+    test_fcollect_in_place();
     test_reduce_in_place();
     test_alltoall_layouts();
     test_active_set_adjacent();
