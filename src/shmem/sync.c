@@ -36,12 +36,32 @@ struct p2p {
 };
 
 /*
- * The any forms look first just past the index they answered last (in
- * this thread, whatever the call), so that a program that loops on
- * test_any or wait_until_any without excluding what it has seen is given
- * every index that holds in turn, not the lowest one for ever.
+ * The any forms look first just past the index they answered last for
+ * the same ivars (in this thread, whichever any form), so that a program
+ * that loops on test_any or wait_until_any without excluding what it has
+ * seen is given every index that holds in turn, not the lowest one for
+ * ever. The cursor is kept per array: with one cursor for all, a loop
+ * that polls two arrays in turn would be answered only the even indices
+ * of one and the odd ones of the other. A thread keeps the cursors of the
+ * last P2P_ANY_ARRAYS arrays it polled; a forgotten array starts at 0.
  */
-static _Thread_local size_t p2p_any_next;
+#define P2P_ANY_ARRAYS 8
+static _Thread_local struct {
+    const char *ivars;
+    size_t next;
+} p2p_any_cursor[P2P_ANY_ARRAYS];
+static _Thread_local unsigned p2p_any_victim;
+
+static size_t *p2p_any_next(const char *ivars)
+{
+    for (int i = 0; i < P2P_ANY_ARRAYS; i++)
+        if (p2p_any_cursor[i].ivars == ivars)
+            return &p2p_any_cursor[i].next;
+    unsigned v = p2p_any_victim++ % P2P_ANY_ARRAYS;
+    p2p_any_cursor[v].ivars = ivars;
+    p2p_any_cursor[v].next = 0;
+    return &p2p_any_cursor[v].next;
+}
 
 static int p2p_left_in(const struct p2p *w, size_t i)
 {
@@ -140,7 +160,7 @@ static int p2p_any_holds(const void *arg)
     for (size_t k = 0, i = w->start; k < w->n; k++, i = i + 1 < w->n ? i + 1 : 0) {
         if (p2p_left_in(w, i) && p2p_holds(w, i)) {
             w->found = i;
-            p2p_any_next = i + 1;
+            *p2p_any_next(w->ivars) = i + 1;
             return 1;
         }
     }
@@ -182,7 +202,8 @@ static size_t p2p_wait_any(struct p2p *w)
     p2p_check(w);
     if (p2p_count_left_in(w) == 0)
         return SIZE_MAX;
-    w->start = p2p_any_next < w->n ? p2p_any_next : 0;
+    size_t next = *p2p_any_next(w->ivars);
+    w->start = next < w->n ? next : 0;
     SHMEM_CHECK(w->routine, gk__wait_until_pred(w->routine, p2p_any_holds, w, p2p_describe));
     return w->found;
 }
@@ -210,7 +231,8 @@ static size_t p2p_test_any(struct p2p *w)
 {
     p2p_check(w);
     gk__wait_test_settle();
-    w->start = p2p_any_next < w->n ? p2p_any_next : 0;
+    size_t next = *p2p_any_next(w->ivars);
+    w->start = next < w->n ? next : 0;
     return p2p_any_holds(w) ? w->found : SIZE_MAX;
 }
 
