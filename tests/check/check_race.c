@@ -34,6 +34,18 @@
 
 enum { WORDS = 8 };
 
+/* PE 0's side of flag and unrelated: its put to PE 1's data, then, in the
+ * right form, a fence and the flag PE 1 waits for. */
+static void put_then_flag(uint64_t *data, const uint64_t *mine, size_t nbytes, uint64_t *flag,
+                          int right)
+{
+    CHECK_OK(gk_put(1, data, mine, nbytes));
+    if (right) {
+        CHECK_OK(gk_fence());
+        CHECK_OK(gk_atomic_set_u64(1, flag, 1));
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
@@ -103,11 +115,7 @@ int main(int argc, char **argv)
         }
     } else if (strcmp(which, "flag") == 0) {
         if (me == 0) {
-            CHECK_OK(gk_put(1, data, mine, sizeof(mine)));
-            if (right) {
-                CHECK_OK(gk_fence());
-                CHECK_OK(gk_atomic_set_u64(1, flag, 1));
-            }
+            put_then_flag(data, mine, sizeof(mine), flag, right);
         } else {
             uint64_t seen = 0;
             while (right && seen == 0)
@@ -118,11 +126,7 @@ int main(int argc, char **argv)
         uint64_t *unrelated = gk_calloc(WORDS, sizeof(uint64_t));
         CHECK_NOT_NULL(unrelated);
         if (me == 0) {
-            CHECK_OK(gk_put(1, data, mine, sizeof(mine)));
-            if (right) {
-                CHECK_OK(gk_fence());
-                CHECK_OK(gk_atomic_set_u64(1, flag, 1));
-            }
+            put_then_flag(data, mine, sizeof(mine), flag, right);
         } else {
             if (right) {
                 CHECK_OK(gk_wait_until_u64(flag, GK_CMP_EQ, 1));
