@@ -47,7 +47,7 @@ static uint64_t coll_full_seq(uint64_t low, unsigned bits)
     return ahead <= mask / 2 ? mine + ahead : mine - (mask + 1 - ahead);
 }
 
-static uint64_t coll_word_seq(uint64_t word)
+uint64_t gk__coll_word_seq(uint64_t word)
 {
     return coll_full_seq(word >> 32, 32);
 }
@@ -60,7 +60,7 @@ static uint64_t coll_call(uint64_t seq, unsigned kind)
 
 static unsigned long long coll_seq_of(uint64_t call)
 {
-    return (unsigned long long)coll_word_seq(call);
+    return (unsigned long long)gk__coll_word_seq(call);
 }
 
 /*
@@ -128,7 +128,7 @@ int gk__coll_check_tag16(int pe, uint64_t tag16)
 
 int gk__coll_check_word(int pe, uint64_t word)
 {
-    return coll_check_call(pe, coll_word_seq(word), (unsigned)(word & 0xff));
+    return coll_check_call(pe, gk__coll_word_seq(word), (unsigned)(word & 0xff));
 }
 
 int gk__coll_report_broken(const char *call_name, enum gk__coll_kind kind)
@@ -175,23 +175,21 @@ void gk__coll_note_mismatch(unsigned other_kind)
  * side would wait for ever. A failed read is the transport's error to
  * return: the job is ending.
  */
-#define COLL_HEADER_OFFSET(field) offsetof(struct gk__seg_header, field)
-
-static int coll_peer_word(int pe, size_t offset, uint64_t *word_p)
+int gk__coll_peer_word(int pe, size_t offset, uint64_t *word_p)
 {
     return gk__path_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
 }
 
 static int coll_peer_now(int pe, uint64_t *word_p)
 {
-    return coll_peer_word(pe, COLL_HEADER_OFFSET(coll_now), word_p);
+    return gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_now), word_p);
 }
 
 static int coll_peer_kind(int pe, uint64_t seq, unsigned *kind_p)
 {
     uint64_t kind = 0;
     int status =
-        gk__path_load(pe, COLL_HEADER_OFFSET(coll_kinds) + seq % GK__SEG_COLL_HISTORY, 1, &kind);
+        gk__path_load(pe, GK__COLL_HEADER_OFFSET(coll_kinds) + seq % GK__SEG_COLL_HISTORY, 1, &kind);
     if (status == GK_OK)
         *kind_p = (unsigned)kind;
     return status;
@@ -202,11 +200,11 @@ static int coll_peer_kind(int pe, uint64_t seq, unsigned *kind_p)
 static int coll_peer_clash(int pe, int *pe_p, uint64_t *call_p)
 {
     uint64_t other = 0;
-    int status = coll_peer_word(pe, COLL_HEADER_OFFSET(coll_clash_pe), &other);
+    int status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_clash_pe), &other);
     if (status != GK_OK || other == 0)
         return status;
     /* coll_clash_pe is written last: the call beside it is there. */
-    status = coll_peer_word(pe, COLL_HEADER_OFFSET(coll_clash), call_p);
+    status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_clash), call_p);
     if (status != GK_OK)
         return status;
     *pe_p = (int)(other - 1);
@@ -220,7 +218,7 @@ static int coll_peer_clash(int pe, int *pe_p, uint64_t *call_p)
  */
 static int coll_check_peer(int pe, uint64_t word)
 {
-    uint64_t seq = coll_word_seq(word), mine = gk__coll_state.seq;
+    uint64_t seq = gk__coll_word_seq(word), mine = gk__coll_state.seq;
     if (word == 0 || seq < mine || seq - mine >= GK__SEG_COLL_HISTORY)
         return GK_OK;
     unsigned kind = (unsigned)(word & 0xff);
@@ -232,7 +230,7 @@ static int coll_check_peer(int pe, uint64_t word)
         if (status != GK_OK)
             return status;
         /* Still ours: the peer has not moved a whole history on since. */
-        if (coll_word_seq(now) - mine >= GK__SEG_COLL_HISTORY)
+        if (gk__coll_word_seq(now) - mine >= GK__SEG_COLL_HISTORY)
             return GK_OK;
     }
     if (kind == GK__COLL_NONE || coll_class(kind) == coll_class(gk__coll_state.word & 0xff))
@@ -276,17 +274,15 @@ static int coll_learn_clash(int pe, int other, uint64_t theirs)
  * a fault and a page-table page per peer, for peers it may never talk to.
  * So a call looks only once it has waited a while: its first look starts
  * its clock, and the peers are read once COLL_LOOK_SLEEPS sleeps' worth
- * (at most COLL_LOOK_DELAY_MS) have passed since, which a collective that
+ * (at most GK__COLL_LOOK_DELAY_MS) have passed since, which a collective that
  * merely waits for slow peers, as a job's first barrier does, seldom
- * reaches. Each look then reads a batch of COLL_LOOK_BATCH peers, the
+ * reaches. Each look then reads a batch of GK__COLL_LOOK_BATCH peers, the
  * nearest after this PE first, and the next look the next batch: a full
- * sweep takes n / COLL_LOOK_BATCH looks. A PE that cannot see the
+ * sweep takes n / GK__COLL_LOOK_BATCH looks. A PE that cannot see the
  * mismatch itself meets the clash word of a PE that found it within a
  * sweep.
  */
 #define COLL_LOOK_SLEEPS 3
-#define COLL_LOOK_DELAY_MS 300
-#define COLL_LOOK_BATCH 64
 
 /* Whether this call has waited long enough to read its peers (above).
  * Slow path only: the clock is read after a sleep, never on entry. */
@@ -299,8 +295,8 @@ static int coll_look_due(void)
         return 0;
     }
     uint64_t delay_ms = (uint64_t)gk__wait_policy.sleep_ms * COLL_LOOK_SLEEPS;
-    if (delay_ms > COLL_LOOK_DELAY_MS)
-        delay_ms = COLL_LOOK_DELAY_MS;
+    if (delay_ms > GK__COLL_LOOK_DELAY_MS)
+        delay_ms = GK__COLL_LOOK_DELAY_MS;
     return now - gk__coll_state.check_since >= delay_ms * 1000000u;
 }
 
@@ -313,7 +309,7 @@ int gk__coll_check_peers(void)
         return GK_OK;
     /* Batch entry i is PE me + 1 + (first + i) mod (n - 1): every other PE. */
     int others = n - 1, first = gk__coll_state.check_next;
-    int count = others < COLL_LOOK_BATCH ? others : COLL_LOOK_BATCH;
+    int count = others < GK__COLL_LOOK_BATCH ? others : GK__COLL_LOOK_BATCH;
     for (int i = 0; i < count; i++) {
         int pe = (me + 1 + (first + i) % others) % n;
         uint64_t word = 0;

@@ -55,6 +55,7 @@
 #define GK_CORE_COLL_CHECK_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/progress.h"
@@ -266,6 +267,20 @@ static inline uint64_t gk__coll_tag16(void)
  */
 int gk__coll_check_tag16(int pe, uint64_t tag16) __attribute__((cold, noinline));
 int gk__coll_check_word(int pe, uint64_t word) __attribute__((cold, noinline));
+/* The slow path's look at the peers (coll_check.c says how often): it
+ * starts once a call has waited this long, and reads this many peers at a
+ * time. */
+#define GK__COLL_LOOK_DELAY_MS 300
+#define GK__COLL_LOOK_BATCH 64
+
+/* A word of PE pe's segment header (mem/segment.h), read on the slow path
+ * (coll_check.c says why a remote read is sound there). */
+#define GK__COLL_HEADER_OFFSET(field) offsetof(struct gk__seg_header, field)
+int gk__coll_peer_word(int pe, size_t offset, uint64_t *word_p) __attribute__((cold, noinline));
+/* The call number of a call word (its low 32 bits kept): the full number
+ * nearest this PE's. */
+uint64_t gk__coll_word_seq(uint64_t word);
+
 /* This PE's job-wide call cannot end: PE pe waits in `theirs` (a call
  * word's number and kind) for it (coll_deadlock.c). Recorded and published
  * as a mismatch; GK_ERR_COLL_MISMATCH. */

@@ -39,10 +39,6 @@ _Thread_local const struct gk__coll_wait *gk__coll_waiting;
 _Thread_local int gk__coll_blocked_published;
 struct gk__coll_slots gk__coll_slots;
 
-/* The first look waits this long into the wait, and a look reads this many
- * members (the next look the next ones): as coll_check.c's. */
-#define DEADLOCK_LOOK_DELAY_MS 300
-#define DEADLOCK_LOOK_BATCH 64
 #define BLOCKED_CALL_MASK (((uint64_t)1 << 56) - 1)
 
 static _Thread_local struct {
@@ -52,27 +48,18 @@ static _Thread_local struct {
     int next;
 } look;
 
-#define HEADER_OFFSET(field) offsetof(struct gk__seg_header, field)
-
-static int peer_word(int pe, size_t offset, uint64_t *word_p)
-{
-    return gk__path_atomic64(pe, GK__AMO_FETCH, offset, 0, 0, word_p);
-}
-
 /* How many calls PE pe (a member of this PE's team at `key`) started
- * there, as a full number near `near`. */
-static int peer_started(int pe, int key, uint64_t near, uint64_t *started_p)
+ * there. */
+static int peer_started(int pe, int key, uint64_t *started_p)
 {
     uint64_t word = 0;
     int status;
     if (key == GK__COLL_KEY_WORLD) {
-        status = peer_word(pe, HEADER_OFFSET(coll_now), &word);
-        /* The call word keeps the sequence's low 32 bits. */
-        uint64_t low = word >> 32, ahead = (low - near) & 0xffffffffu;
-        word = ahead <= 0x7fffffffu ? near + ahead : near - (0x100000000u - ahead);
+        status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_now), &word);
+        word = gk__coll_word_seq(word);
     } else {
-        status = peer_word(pe, HEADER_OFFSET(team_calls) + (size_t)key * sizeof(uint64_t),
-                           &word);
+        status = gk__coll_peer_word(
+            pe, GK__COLL_HEADER_OFFSET(team_calls) + (size_t)key * sizeof(uint64_t), &word);
     }
     *started_p = word;
     return status;
@@ -106,9 +93,9 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
                    uint64_t *blocked_p)
 {
     uint64_t blocked = 0, again = 0, started = 0, with = 0, with_call = 0;
-    int status = peer_word(pe, HEADER_OFFSET(coll_deadlock_with), &with);
+    int status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_with), &with);
     if (status == GK_OK && (with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1)
-        status = peer_word(pe, HEADER_OFFSET(coll_deadlock_call), &with_call);
+        status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_call), &with_call);
     if (status != GK_OK)
         return status;
     if ((with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1 &&
@@ -124,14 +111,14 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
         *blocked_p = 0;
         return 1;
     }
-    status = peer_word(pe, HEADER_OFFSET(coll_blocked), &blocked);
+    status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_blocked), &blocked);
     if (status != GK_OK || blocked == 0)
         return status;
     int key = (int)(blocked >> 56) - 1;
     uint64_t call = blocked & BLOCKED_CALL_MASK;
     if (key == w->key)
         return GK_OK; /* the same team: its own checks say */
-    status = peer_started(pe, w->key, w->call, &started);
+    status = peer_started(pe, w->key, &started);
     if (status != GK_OK || started >= w->call)
         return status; /* it has made ours: it is not waiting for us */
     if (key != GK__COLL_KEY_WORLD &&
@@ -140,7 +127,7 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
         return GK_OK; /* a team this PE is not in */
     if (my_started(key) >= call)
         return GK_OK; /* we made theirs: it can end */
-    status = peer_word(pe, HEADER_OFFSET(coll_blocked), &again);
+    status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_blocked), &again);
     if (status != GK_OK || again != blocked)
         return status;
     char mine[128], theirs[128];
@@ -196,7 +183,7 @@ int gk__coll_check_deadlock(void)
         look.next = 0;
         return GK_OK;
     }
-    if (now - look.since < (uint64_t)DEADLOCK_LOOK_DELAY_MS * 1000000u)
+    if (now - look.since < (uint64_t)GK__COLL_LOOK_DELAY_MS * 1000000u)
         return GK_OK;
     uint64_t word = (uint64_t)(w->key + 1) << 56 | (w->call & BLOCKED_CALL_MASK);
     struct gk__seg_header *header = gk__rt.my_seg.header;
@@ -204,7 +191,7 @@ int gk__coll_check_deadlock(void)
         atomic_store_explicit(&header->coll_blocked, word, memory_order_release);
         gk__coll_blocked_published = 1;
     }
-    int count = w->n < DEADLOCK_LOOK_BATCH ? w->n : DEADLOCK_LOOK_BATCH;
+    int count = w->n < GK__COLL_LOOK_BATCH ? w->n : GK__COLL_LOOK_BATCH;
     for (int i = 0; i < count; i++) {
         int at = (look.next + i) % w->n;
         int pe = w->pes != NULL ? w->pes[at] : at;
