@@ -249,13 +249,16 @@ static int coll_learn_clash(int pe, int other, uint64_t theirs)
     int status = coll_peer_now(pe, &finder);
     if (status != GK_OK)
         return status;
-    if (other == gk__rt.my_pe)
+    int deadlock = other == gk__rt.my_pe ? gk__coll_deadlock_learn(pe) : 0;
+    if (deadlock < 0)
+        return deadlock;
+    if (deadlock == 0 && other == gk__rt.my_pe)
         gk__error("collective mismatch found by PE %d: it is in %s (collective "
                   "#%llu) while this PE is in %s (collective #%llu)",
                   pe, gk__coll_name(finder & 0xff), coll_seq_of(finder),
                   gk__coll_name(gk__coll_state.word & 0xff),
                   (unsigned long long)gk__coll_state.seq);
-    else
+    else if (deadlock == 0)
         gk__error("collective mismatch found by PE %d: it is in %s (collective "
                   "#%llu) while PE %d is in %s (collective #%llu); this PE is in %s "
                   "(collective #%llu)",

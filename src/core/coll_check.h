@@ -177,7 +177,7 @@ static inline int gk__coll_enter(enum gk__coll_kind kind)
  * as above), and its number there. Every team call started is counted in
  * the header's team_calls[slot] (gk__coll_team_started).
  */
-#define GK__COLL_KEY_WORLD 255
+#define GK__COLL_KEY_WORLD 254
 
 struct gk__coll_wait {
     const char *name; /* the public call */
@@ -208,6 +208,10 @@ extern _Thread_local int gk__coll_blocked_published __attribute__((tls_model("in
 /* A wait's slow path: GK_OK, or GK_ERR_COLL_MISMATCH once it found a
  * member that waits for this PE in a call this PE has not made. */
 int gk__coll_check_deadlock(void) __attribute__((cold, noinline));
+/* Whether PE pe found a deadlock with this PE's world wait: 1, reported
+ * as pe's find; 0; or a transport's error (the world's mismatch look,
+ * which learnt of it from pe's published mismatch, asks). */
+int gk__coll_deadlock_learn(int pe) __attribute__((cold, noinline));
 /* Withdraws the published word. */
 void gk__coll_unblock(void) __attribute__((cold, noinline));
 

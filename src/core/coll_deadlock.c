@@ -40,6 +40,9 @@ _Thread_local int gk__coll_blocked_published;
 struct gk__coll_slots gk__coll_slots;
 
 #define BLOCKED_CALL_MASK (((uint64_t)1 << 56) - 1)
+/* coll_blocked holds key + 1 in its top byte (0: not blocked). */
+_Static_assert(GK__COLL_KEY_WORLD + 1 <= 0xff && GK__COLL_KEY_WORLD >= GK__SEG_TEAM_SLOTS,
+               "a collective's key must fit coll_blocked's top byte, apart from every slot");
 
 static _Thread_local struct {
     int key;
@@ -84,6 +87,45 @@ static void describe(char *buf, size_t size, int key, uint64_t call, const char 
                  gk__coll_slots.size != NULL ? gk__coll_slots.size(key) : 0);
 }
 
+/* Whether PE pe has found a deadlock with this PE in the wait this PE has
+ * published: 1, with the key of the call pe waited in in *key_p; 0; or a
+ * transport's error. */
+static int found_by(int pe, int *key_p)
+{
+    uint64_t with = 0, with_call = 0;
+    int status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_with), &with);
+    if (status != GK_OK || (with & 0xffffffffu) != (uint64_t)gk__rt.my_pe + 1)
+        return status;
+    status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_call), &with_call);
+    if (status != GK_OK)
+        return status;
+    if (with_call != atomic_load_explicit(&gk__rt.my_seg.header->coll_blocked,
+                                          memory_order_relaxed))
+        return 0;
+    *key_p = (int)(with >> 32) - 1;
+    return 1;
+}
+
+static void report_found_by(int pe, const char *mine)
+{
+    gk__error("collective deadlock found by PE %d: this PE waits in %s for it, and it "
+              "waited in a collective that this PE has not made",
+              pe, mine);
+}
+
+int gk__coll_deadlock_learn(int pe)
+{
+    int key = 0;
+    int found = found_by(pe, &key);
+    if (found <= 0)
+        return found;
+    char mine[128];
+    describe(mine, sizeof(mine), GK__COLL_KEY_WORLD, gk__coll_state.seq,
+             gk__coll_name(gk__coll_state.word & 0xff));
+    report_found_by(pe, mine);
+    return 1;
+}
+
 /* Whether member pe waits for this PE in a call it has not made (w is this
  * PE's wait), or found that this PE does: 1, the report, and pe's call's
  * key, number and blocked word in *key_p, *call_p, *blocked_p (where pe
@@ -92,21 +134,14 @@ static void describe(char *buf, size_t size, int key, uint64_t call, const char 
 static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *call_p,
                    uint64_t *blocked_p)
 {
-    uint64_t blocked = 0, again = 0, started = 0, with = 0, with_call = 0;
-    int status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_with), &with);
-    if (status == GK_OK && (with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1)
-        status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_deadlock_call), &with_call);
-    if (status != GK_OK)
+    uint64_t blocked = 0, again = 0, started = 0;
+    int status = found_by(pe, key_p);
+    if (status < 0)
         return status;
-    if ((with & 0xffffffffu) == (uint64_t)gk__rt.my_pe + 1 &&
-        with_call == atomic_load_explicit(&gk__rt.my_seg.header->coll_blocked,
-                                          memory_order_relaxed)) {
+    if (status > 0) {
         char mine[128];
         describe(mine, sizeof(mine), w->key, w->call, w->name);
-        gk__error("collective deadlock found by PE %d: this PE waits in %s for it, and it "
-                  "waited in a collective that this PE has not made",
-                  pe, mine);
-        *key_p = (int)(with >> 32) - 1;
+        report_found_by(pe, mine);
         *call_p = 0;
         *blocked_p = 0;
         return 1;
@@ -122,7 +157,7 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
     if (status != GK_OK || started >= w->call)
         return status; /* it has made ours: it is not waiting for us */
     if (key != GK__COLL_KEY_WORLD &&
-        (key >= GK__SEG_TEAM_SLOTS || gk__coll_slots.holds == NULL ||
+        (key < 0 || key >= GK__SEG_TEAM_SLOTS || gk__coll_slots.holds == NULL ||
          !gk__coll_slots.holds(key, pe)))
         return GK_OK; /* a team this PE is not in */
     if (my_started(key) >= call)

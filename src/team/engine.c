@@ -857,6 +857,10 @@ static int op_wait_moving(struct gk__team_op *op)
 /* Waits until op is done (it stays allocated). */
 static int op_wait(struct gk__team_op *op)
 {
+    /* gk_team_destroy completes the calls in flight and frees the team:
+     * a handle waited on after it must not reach the team through op. */
+    if (op->done)
+        return op->status;
     /* For the look at deadlocks across teams (core/coll_check.h). */
     struct gk__coll_wait w = {op->name, op->team->slot, op->call, op->team->pes, op->team->n};
     if (op->team == gk__team_world()) {

@@ -6,8 +6,8 @@
  * deadlocked, still complete. `team_deadlock_test <case>`:
  *
  *   world   (3 PEs or more) PE 0 in a barrier of the even PEs' team, every
- *           other PE in gk_barrier: PE 0 and PE 2 wait for each other; the
- *           other PEs learn of it from them;
+ *           other PE in gk_barrier: PE 0 and PE 2 wait for each other, and
+ *           either may find it; the other PEs learn of it from them;
  *   teams   (2 PEs) two teams of both PEs: PE 0 in the first's barrier, PE
  *           1 in the second's; then world barriers, each PE late for one in
  *           turn, pass with nothing reported;
@@ -53,10 +53,12 @@ int main(int argc, char **argv)
         CHECK_TRUE(npes >= 3);
         gk_team_t even = GK_TEAM_INVALID;
         CHECK_OK(gk_team_split_strided(GK_TEAM_WORLD, 0, 2, (npes + 1) / 2, &even));
+        /* Whichever of PE 0 and PE 2 finds it first reports it; the other
+         * learns of it. Both lines name it. */
         if (me == 0)
-            CHECK_DEADLOCK(gk_team_barrier(even), "collective deadlock found by PE 2");
+            CHECK_DEADLOCK(gk_team_barrier(even), "collective deadlock");
         else if (me == 2)
-            CHECK_DEADLOCK(gk_barrier(), "collective deadlock: this PE waits in gk_barrier");
+            CHECK_DEADLOCK(gk_barrier(), "collective deadlock");
         else
             CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_barrier(), "collective mismatch found by PE");
         /* The job's collectives are out of step for good: finalize says so. */
