@@ -212,6 +212,11 @@ int gk__coll_check_deadlock(void) __attribute__((cold, noinline));
  * as pe's find; 0; or a transport's error (the world's mismatch look,
  * which learnt of it from pe's published mismatch, asks). */
 int gk__coll_deadlock_learn(int pe) __attribute__((cold, noinline));
+/* gk_finalize: this PE waits in the job's last collective (entered: 1,
+ * or 0 where the job's collectives are out of step and it makes none) for
+ * good, so a peer that waits for it in a team's call it has not made finds
+ * that call cannot end, where the PE would otherwise leave it waiting. */
+void gk__coll_publish_final(int entered) __attribute__((cold, noinline));
 /* Withdraws the published word. */
 void gk__coll_unblock(void) __attribute__((cold, noinline));
 

@@ -39,7 +39,9 @@ _Thread_local const struct gk__coll_wait *gk__coll_waiting;
 _Thread_local int gk__coll_blocked_published;
 struct gk__coll_slots gk__coll_slots;
 
-#define BLOCKED_CALL_MASK (((uint64_t)1 << 56) - 1)
+#define BLOCKED_CALL_MASK (((uint64_t)1 << 55) - 1)
+/* In coll_blocked: the call is gk_finalize's (gk__coll_publish_final). */
+#define BLOCKED_FINAL ((uint64_t)1 << 55)
 /* coll_blocked holds key + 1 in its top byte (0: not blocked). */
 _Static_assert(GK__COLL_KEY_WORLD + 1 <= 0xff && GK__COLL_KEY_WORLD >= GK__SEG_TEAM_SLOTS,
                "a collective's key must fit coll_blocked's top byte, apart from every slot");
@@ -87,6 +89,39 @@ static void describe(char *buf, size_t size, int key, uint64_t call, const char 
                  gk__coll_slots.size != NULL ? gk__coll_slots.size(key) : 0);
 }
 
+static int key_of(uint64_t blocked)
+{
+    return (int)(blocked >> 56) - 1;
+}
+
+static uint64_t call_of(uint64_t blocked)
+{
+    return blocked & BLOCKED_CALL_MASK;
+}
+
+/* Whether this PE is a member of the call at `key` that PE pe waits in:
+ * the job's, or a team of this PE's in that slot that holds pe. */
+static int shares(int key, int pe)
+{
+    if (key == GK__COLL_KEY_WORLD)
+        return 1;
+    return key >= 0 && key < GK__SEG_TEAM_SLOTS && gk__coll_slots.holds != NULL &&
+           gk__coll_slots.holds(key, pe);
+}
+
+/* describe() for a call PE pe waits in, which may be of a team this PE
+ * is not in (its slot here may hold another team). */
+static void describe_theirs(char *buf, size_t size, uint64_t blocked, int pe)
+{
+    int key = key_of(blocked);
+    uint64_t call = call_of(blocked);
+    if (shares(key, pe))
+        describe(buf, size, key, call, blocked & BLOCKED_FINAL ? "gk_finalize" : "a collective");
+    else
+        snprintf(buf, size, "a collective (call #%llu of a team this PE is not in)",
+                 (unsigned long long)call);
+}
+
 /* Whether PE pe has found a deadlock with this PE in the wait this PE has
  * published: 1, with the key of the call pe waited in in *key_p; 0; or a
  * transport's error. */
@@ -126,14 +161,93 @@ int gk__coll_deadlock_learn(int pe)
     return 1;
 }
 
-/* Whether member pe waits for this PE in a call it has not made (w is this
- * PE's wait), or found that this PE does: 1, the report, and pe's call's
- * key, number and blocked word in *key_p, *call_p, *blocked_p (where pe
- * found it: the key of the call pe waited in, 0, 0); 0; or a transport's
- * error. */
-static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *call_p,
-                   uint64_t *blocked_p)
+/*
+ * A cycle of three PEs or more: this PE waits in w for PE pe, which waits
+ * in another call (blocked); from pe the walk follows the member each PE
+ * on it says it waits for (coll_waits_for), checking each step as
+ * look_at checks a pair: the next PE has not started the call the last
+ * waits in, and waits itself in another. A walk that comes back to this
+ * PE, from a PE that waits in a call this PE is a member of and has not
+ * started, with every PE on it still in the call first read (read again
+ * at the end), has found calls none of which can end: 1, the report, and
+ * the last PE, and its call, in *with_p, *key_p, *call_p, *blocked_p
+ * (for found_with). At
+ * most CYCLE_MAX PEs; 0 where the walk ends elsewhere.
+ */
+#define CYCLE_MAX 16
+
+static int look_along(const struct gk__coll_wait *w, int pe, uint64_t blocked, int *with_p,
+                      int *key_p, uint64_t *call_p, uint64_t *blocked_p)
 {
+    int pes[CYCLE_MAX];
+    uint64_t words[CYCLE_MAX];
+    int n = 0;
+    pes[n] = pe;
+    words[n++] = blocked;
+    for (;;) {
+        int at = pes[n - 1], key = key_of(words[n - 1]);
+        uint64_t call = call_of(words[n - 1]), waits_for = 0, next_word = 0, started = 0;
+        int status = gk__coll_peer_word(at, GK__COLL_HEADER_OFFSET(coll_waits_for), &waits_for);
+        if (status != GK_OK || waits_for == 0 || (waits_for >> 32) != (call & 0xffffffffu))
+            return status; /* it has said of no wait of this call */
+        int next = (int)(waits_for & 0xffffffffu) - 1;
+        if (next == gk__rt.my_pe) {
+            if (n < 2 || !shares(key, at) || my_started(key) >= call)
+                return GK_OK; /* a pair is look_at's; or it can end */
+            break;
+        }
+        if (n == CYCLE_MAX || next < 0 || next >= gk__rt.n_pes)
+            return GK_OK;
+        for (int i = 0; i < n; i++)
+            if (pes[i] == next)
+                return GK_OK; /* a cycle this PE is not on */
+        status = gk__coll_peer_word(next, GK__COLL_HEADER_OFFSET(coll_blocked), &next_word);
+        if (status != GK_OK || next_word == 0 || key_of(next_word) == key)
+            return status;
+        status = peer_started(next, key, &started);
+        if (status != GK_OK || started >= call)
+            return status;
+        pes[n] = next;
+        words[n++] = next_word;
+    }
+    for (int i = 0; i < n; i++) {
+        uint64_t again = 0;
+        int status = gk__coll_peer_word(pes[i], GK__COLL_HEADER_OFFSET(coll_blocked), &again);
+        if (status != GK_OK || again != words[i])
+            return status;
+    }
+    char mine[128], line[1024];
+    describe(mine, sizeof(mine), w->key, w->call, w->name);
+    int len = snprintf(line, sizeof(line), "this PE waits in %s for PE %d", mine, pes[0]);
+    for (int i = 0; i < n && len > 0 && (size_t)len < sizeof(line); i++) {
+        char theirs[128];
+        describe_theirs(theirs, sizeof(theirs), words[i], pes[i]);
+        len += snprintf(line + len, sizeof(line) - (size_t)len, ", which waits in %s for %s",
+                        theirs, i + 1 < n ? "PE" : "this PE");
+        if (i + 1 < n && len > 0 && (size_t)len < sizeof(line))
+            len += snprintf(line + len, sizeof(line) - (size_t)len, " %d", pes[i + 1]);
+    }
+    gk__error("collective deadlock in a cycle of %d PEs: %s; this PE has not made the last "
+              "of these calls, so none of them can end (every PE must make the collectives "
+              "of the teams it shares with others in an order that lets all go on)",
+              n + 1, line);
+    *with_p = pes[n - 1];
+    *key_p = key_of(words[n - 1]);
+    *call_p = call_of(words[n - 1]);
+    *blocked_p = words[n - 1];
+    return 1;
+}
+
+/* Whether member pe waits for this PE in a call it has not made (w is this
+ * PE's wait), directly or through others (look_along), or found that this
+ * PE does: 1, the report, the PE that waits for this PE in *with_p, and
+ * its call's key, number and blocked word in *key_p, *call_p, *blocked_p
+ * (where pe found it: the key of the call pe waited in, 0, 0); 0; or a
+ * transport's error. */
+static int look_at(const struct gk__coll_wait *w, int pe, int *with_p, int *key_p,
+                   uint64_t *call_p, uint64_t *blocked_p)
+{
+    *with_p = pe;
     uint64_t blocked = 0, again = 0, started = 0;
     int status = found_by(pe, key_p);
     if (status < 0)
@@ -149,25 +263,27 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *key_p, uint64_t *
     status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_blocked), &blocked);
     if (status != GK_OK || blocked == 0)
         return status;
-    int key = (int)(blocked >> 56) - 1;
-    uint64_t call = blocked & BLOCKED_CALL_MASK;
+    int key = key_of(blocked);
+    uint64_t call = call_of(blocked);
     if (key == w->key)
         return GK_OK; /* the same team: its own checks say */
     status = peer_started(pe, w->key, &started);
     if (status != GK_OK || started >= w->call)
         return status; /* it has made ours: it is not waiting for us */
-    if (key != GK__COLL_KEY_WORLD &&
-        (key < 0 || key >= GK__SEG_TEAM_SLOTS || gk__coll_slots.holds == NULL ||
-         !gk__coll_slots.holds(key, pe)))
-        return GK_OK; /* a team this PE is not in */
-    if (my_started(key) >= call)
-        return GK_OK; /* we made theirs: it can end */
+    /* This PE waits for pe, which waits elsewhere: say so, for the walks
+     * of longer cycles (look_along). */
+    atomic_store_explicit(&gk__rt.my_seg.header->coll_waits_for,
+                          (w->call & 0xffffffffu) << 32 | ((uint64_t)pe + 1),
+                          memory_order_release);
+    if (!shares(key, pe) || my_started(key) >= call)
+        return look_along(w, pe, blocked, with_p, key_p, call_p, blocked_p);
     status = gk__coll_peer_word(pe, GK__COLL_HEADER_OFFSET(coll_blocked), &again);
     if (status != GK_OK || again != blocked)
         return status;
     char mine[128], theirs[128];
     describe(mine, sizeof(mine), w->key, w->call, w->name);
-    describe(theirs, sizeof(theirs), key, call, "a collective");
+    describe(theirs, sizeof(theirs), key, call,
+             blocked & BLOCKED_FINAL ? "gk_finalize" : "a collective");
     gk__error("collective deadlock: this PE waits in %s for PE %d, which waits in %s that "
               "this PE has not made: neither call can end (every PE must make the "
               "collectives of the teams it shares with another in an order that lets "
@@ -221,6 +337,8 @@ int gk__coll_check_deadlock(void)
     if (now - look.since < (uint64_t)GK__COLL_LOOK_DELAY_MS * 1000000u)
         return GK_OK;
     uint64_t word = (uint64_t)(w->key + 1) << 56 | (w->call & BLOCKED_CALL_MASK);
+    if (w->key == GK__COLL_KEY_WORLD && (gk__coll_state.word & 0xff) == GK__COLL_FINALIZE)
+        word |= BLOCKED_FINAL; /* as gk__coll_publish_final said */
     struct gk__seg_header *header = gk__rt.my_seg.header;
     if (atomic_load_explicit(&header->coll_blocked, memory_order_relaxed) != word) {
         atomic_store_explicit(&header->coll_blocked, word, memory_order_release);
@@ -233,15 +351,26 @@ int gk__coll_check_deadlock(void)
         if (pe == gk__rt.my_pe)
             continue;
         uint64_t their_call = 0, their_blocked = 0;
-        int their_key = 0;
-        int found = look_at(w, pe, &their_key, &their_call, &their_blocked);
+        int their_key = 0, with = pe;
+        int found = look_at(w, pe, &with, &their_key, &their_call, &their_blocked);
         if (found < 0)
             return found;
         if (found > 0)
-            return found_with(w, pe, their_key, their_call, their_blocked);
+            return found_with(w, with, their_key, their_call, their_blocked);
     }
     look.next = (look.next + count) % w->n;
     return GK_OK;
+}
+
+void gk__coll_publish_final(int entered)
+{
+    /* The finalize call's number: the broken world's next, had it been made. */
+    uint64_t call = gk__coll_state.seq + (entered ? 0 : 1);
+    gk__coll_blocked_published = 0; /* stays, for as long as peers can read it */
+    atomic_store_explicit(&gk__rt.my_seg.header->coll_blocked,
+                          (uint64_t)(GK__COLL_KEY_WORLD + 1) << 56 | BLOCKED_FINAL |
+                              (call & BLOCKED_CALL_MASK),
+                          memory_order_release);
 }
 
 void gk__coll_unblock(void)

@@ -441,6 +441,7 @@ int gk_finalize(void)
     gk__path_check_finalizing();
     /* After a collective mismatch no barrier can end: release all the same. */
     int status = gk__coll_enter(GK__COLL_FINALIZE);
+    gk__coll_publish_final(status == GK_OK);
     if (status == GK_OK) {
         status = rt_finalize_messages();
         if (status == GK_OK && gk__check_on)

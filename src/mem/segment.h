@@ -111,8 +111,8 @@ struct gk__seg_header {
      * its number (a broadcast root runs ahead of its children). */
     _Alignas(64) _Atomic uint8_t coll_kinds[GK__SEG_COLL_HISTORY];
     /* The collective call a blocking wait of this PE's has waited in for a
-     * while (core/coll_deadlock.c): (key + 1) << 56 | its number; 0 when
-     * none. And how many calls this PE has started on each team's slot.
+     * while (core/coll_deadlock.c): (key + 1) << 56 | its number, with bit
+     * 55 set where it is gk_finalize's; 0 when none. And how many calls this PE has started on each team's slot.
      * Written by the owner only; read by peers on the slow path of a wait. */
     _Alignas(64) _Atomic uint64_t coll_blocked;
     /* The PE + 1 this PE found waiting for it in such a deadlock (0:
@@ -121,6 +121,10 @@ struct gk__seg_header {
      * so that it learns of this deadlock and of no later wait. */
     _Atomic uint64_t coll_deadlock_with;
     _Atomic uint64_t coll_deadlock_call;
+    /* While coll_blocked is set: a member the call waits for that waits
+     * itself in another call, PE + 1, below the low 32 bits of the call's
+     * number (bits 63..32), which tie it to that coll_blocked. */
+    _Atomic uint64_t coll_waits_for;
     _Atomic uint64_t team_calls[GK__SEG_TEAM_SLOTS];
     /* Check mode (base/check.h): how many other PEs have reached
      * gk_finalize, each adding one with an atomic as it enters. A wait of

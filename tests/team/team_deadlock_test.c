@@ -11,6 +11,13 @@
  *   teams   (2 PEs) two teams of both PEs: PE 0 in the first's barrier, PE
  *           1 in the second's; then world barriers, each PE late for one in
  *           turn, pass with nothing reported;
+ *   cycle   (3 PEs or more) a team of each pair {i, i + 1 mod n}: PE i in
+ *           the barrier of {i, i + 1}, which waits for PE i + 1, in the
+ *           next pair's: a cycle through every PE. One of them finds it;
+ *           each gets an error line naming a deadlock in its barrier, as
+ *           the others learn of it in turn;
+ *   final   (2 PEs) PE 0 in the barrier of a team of both, PE 1 in
+ *           gk_finalize: PE 0's line names PE 1's gk_finalize;
  *   legal   (3 PEs) teams left {0, 1}, right and right2 {1, 2}: PE 0 waits in
  *           left's barrier while PE 1 computes, then makes right's, left's
  *           and right2's; PE 2 starts right2's non-blocking, then waits in
@@ -45,7 +52,7 @@ static void compute_for(double seconds)
 int main(int argc, char **argv)
 {
     if (argc != 2)
-        PE_FAIL("usage: team_deadlock_test world|teams|legal");
+        PE_FAIL("usage: team_deadlock_test world|teams|legal|cycle|final");
     const char *which = argv[1];
     CHECK_OK(gk_init());
     int me = gk_my_pe(), npes = gk_n_pes();
@@ -62,6 +69,36 @@ int main(int argc, char **argv)
         else
             CHECK_LOGGED(GK_ERR_COLL_MISMATCH, gk_barrier(), "collective mismatch found by PE");
         /* The job's collectives are out of step for good: finalize says so. */
+        CHECK_OK_OR_LOGGED(GK_ERR_COLL_MISMATCH, gk_finalize(), "gk_finalize");
+        return 0;
+    }
+    if (strcmp(which, "cycle") == 0) {
+        CHECK_TRUE(npes >= 3);
+        gk_team_t mine = GK_TEAM_INVALID, other = GK_TEAM_INVALID;
+        /* Pair i is {i, i + 1}, the last {0, n - 1}: PE i is in pairs i and
+         * i - 1 (mod n). */
+        for (int i = 0; i < npes; i++) {
+            gk_team_t pair = GK_TEAM_INVALID;
+            if (i < npes - 1)
+                CHECK_OK(gk_team_split_strided(GK_TEAM_WORLD, i, 1, 2, &pair));
+            else
+                CHECK_OK(gk_team_split_strided(GK_TEAM_WORLD, 0, npes - 1, 2, &pair));
+            if (i == me)
+                mine = pair;
+            else if (i == (me + npes - 1) % npes)
+                other = pair;
+        }
+        CHECK_TRUE(mine != GK_TEAM_INVALID && other != GK_TEAM_INVALID);
+        CHECK_DEADLOCK(gk_team_barrier(mine), "collective deadlock");
+        CHECK_OK_OR_LOGGED(GK_ERR_COLL_MISMATCH, gk_finalize(), "gk_finalize");
+        return 0;
+    }
+    if (strcmp(which, "final") == 0) {
+        CHECK_EQ(npes, 2);
+        gk_team_t both = GK_TEAM_INVALID;
+        CHECK_OK(gk_team_split_strided(GK_TEAM_WORLD, 0, 1, 2, &both));
+        if (me == 0)
+            CHECK_DEADLOCK(gk_team_barrier(both), "which waits in gk_finalize");
         CHECK_OK_OR_LOGGED(GK_ERR_COLL_MISMATCH, gk_finalize(), "gk_finalize");
         return 0;
     }
