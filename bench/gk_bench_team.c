@@ -10,6 +10,7 @@
  *   team_reduce_lat     gk_team_reduce to PE 0, the same
  *   team_fcollect_lat   gk_team_fcollect, size bytes from each PE
  *   team_alltoall_lat   gk_team_alltoall, size bytes to each PE
+ *   team_alltoall_sym_lat  the same into a dst from gk_malloc (symmetric)
  *   team_overlap        a 1 MiB gk_team_allreduce_nb, then gk_team_alltoall_nb
  *                       (1 MiB to each PE), behind 50 ms of computation
  *
@@ -29,7 +30,15 @@
 
 #define TEAM_MAX_MSG ((size_t)1 << 20)
 
-enum team_op { OP_BARRIER, OP_BCAST, OP_ALLREDUCE, OP_REDUCE, OP_FCOLLECT, OP_ALLTOALL };
+enum team_op {
+    OP_BARRIER,
+    OP_BCAST,
+    OP_ALLREDUCE,
+    OP_REDUCE,
+    OP_FCOLLECT,
+    OP_ALLTOALL,
+    OP_ALLTOALL_SYM
+};
 
 static const char *const team_units[] = {
     [OP_BARRIER] = "us per gk_team_barrier",
@@ -38,6 +47,7 @@ static const char *const team_units[] = {
     [OP_REDUCE] = "us per gk_team_reduce of doubles (sum) to PE 0",
     [OP_FCOLLECT] = "us per gk_team_fcollect (size: bytes from each PE)",
     [OP_ALLTOALL] = "us per gk_team_alltoall (size: bytes to each PE)",
+    [OP_ALLTOALL_SYM] = "us per gk_team_alltoall into gk_malloc'd dst (size: bytes to each PE)",
 };
 
 /* Page-aligned and touched, so that no page fault lands in a timed loop. */
@@ -74,6 +84,7 @@ static inline void team_call(enum team_op op, unsigned char *dst, const unsigned
         bench_check(gk_team_fcollect(GK_TEAM_WORLD, dst, src, size), "gk_team_fcollect");
         break;
     case OP_ALLTOALL:
+    case OP_ALLTOALL_SYM:
         bench_check(gk_team_alltoall(GK_TEAM_WORLD, dst, src, size), "gk_team_alltoall");
         break;
     }
@@ -85,11 +96,15 @@ static void team_lat(const struct bench_opts *opts, const char *name, enum team_
     /* More PEs than cores: each round may wait for a time slice. */
     long base = npes > 4 ? 200 : 1000;
     size_t last = bench_last_size(opts, 8, TEAM_MAX_MSG);
-    size_t blocks = op == OP_FCOLLECT || op == OP_ALLTOALL ? (size_t)npes : 1;
+    size_t blocks = op == OP_FCOLLECT || op == OP_ALLTOALL || op == OP_ALLTOALL_SYM
+                        ? (size_t)npes
+                        : 1;
     unsigned char *src = NULL, *dst = NULL;
     if (op != OP_BARRIER) {
         src = team_buffer(blocks * last, 1);
-        dst = team_buffer(blocks * last, 0);
+        dst = op == OP_ALLTOALL_SYM ? gk_malloc(blocks * last) : team_buffer(blocks * last, 0);
+        if (dst == NULL)
+            bench_fail(GK_ERR_NOMEM, "gk_malloc");
     }
     if (me == 0)
         bench_header(name, "gasket", npes,
@@ -112,7 +127,10 @@ static void team_lat(const struct bench_opts *opts, const char *name, enum team_
             break; /* one row: its size is the PE count */
     }
     free(src);
-    free(dst);
+    if (op == OP_ALLTOALL_SYM)
+        gk_free(dst);
+    else
+        free(dst);
 }
 
 void bench_team_barrier_lat(const struct bench_opts *o, const char *n)
@@ -138,6 +156,10 @@ void bench_team_fcollect_lat(const struct bench_opts *o, const char *n)
 void bench_team_alltoall_lat(const struct bench_opts *o, const char *n)
 {
     team_lat(o, n, OP_ALLTOALL);
+}
+void bench_team_alltoall_sym_lat(const struct bench_opts *o, const char *n)
+{
+    team_lat(o, n, OP_ALLTOALL_SYM);
 }
 
 /*

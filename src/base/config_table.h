@@ -93,9 +93,12 @@
     X(TEAM_ALGO_ALLTOALL, str, team_algo_alltoall, "auto",                     \
       "team all-to-all(s): small (rows up to 2 KiB), direct (a team on one "  \
       "host: each PE reads its blocks from the others' memory, one copy; "     \
-      "all-to-all only), pairwise (jobs up to 16 PEs), bruck, or auto (small " \
-      "where it fits, then direct for blocks >= 64 KiB where it can run, "     \
-      "then bruck for blocks <= 256 bytes or jobs over 16 PEs)")               \
+      "all-to-all only), put (a team across hosts whose every dst is "         \
+      "symmetric: each PE puts its blocks; all-to-all only), pairwise (jobs "  \
+      "up to 16 PEs), bruck, or auto (small where it fits, then direct for "   \
+      "blocks >= 64 KiB where it can run, put for blocks >= 256 KiB over 8 "   \
+      "PEs or >= 16 KiB over 16 where it can run, then bruck for blocks <= "   \
+      "256 bytes or jobs over 16 PEs)")                                        \
     X(TEAM_ALGO_SCAN, str, team_algo_scan, "auto",                             \
       "team scan and exscan: gather, chain (a pipeline from PE 0) or auto "    \
       "(gather for vectors up to 2 KiB, 4 MiB in all)")                        \

@@ -166,6 +166,26 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
     return GK_OK;
 }
 
+/* Whether n > 0 bytes at addr are this PE's symmetric memory (the heap's
+ * symmetric part, or the program's symmetric globals): 1 and their
+ * segment offset in *seg_offset_p, else 0. Says nothing: for callers that
+ * choose a way by it. */
+static inline int gk__rt_sym_offset(const void *addr, size_t n, size_t *seg_offset_p)
+{
+    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
+    size_t sym = gk__rt.sym_span;
+    if (n > 0 && offset <= sym && n <= sym - offset) {
+        *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
+        return 1;
+    }
+    size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
+    if (n > 0 && in_data < gk__rt.data_size && n <= gk__rt.data_size - in_data) {
+        *seg_offset_p = gk__rt.data_seg_offset + in_data;
+        return 1;
+    }
+    return 0;
+}
+
 /*
  * Whether n bytes at segment offset `offset` of this PE's own segment lie
  * at or above `from` and inside the segment (which ends with the heap):

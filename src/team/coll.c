@@ -644,6 +644,66 @@ static int alltoall_direct(struct gk__team_op *op)
     return 1;
 }
 
+/*
+ * The put all-to-all (a team across hosts): the agreement gathers whether
+ * each PE's dst is symmetric memory and where in its segment. Where every
+ * one is, each PE puts block j of its src into PE j's dst at block `me`,
+ * on the transport's own puts (zero-copy where it has them, not the
+ * engine's chunks through scratch), completes them, and the PEs run the
+ * agreement's rounds once more, flat on the bulk boxes, so that none
+ * returns before every block for it has landed. A put that fails is this
+ * PE's failure in those rounds, as in the direct all-to-all. Where some
+ * dst is not symmetric, every PE sees it in the same gathered entries and
+ * goes pairwise instead: 0 then, the caller goes on from stage 1.
+ */
+static int alltoall_put(struct gk__team_op *op)
+{
+    struct gk_team *t = op->team;
+    int n = t->n, me = t->me;
+    size_t nb = op->nbytes;
+    const uint64_t *entry = (const uint64_t *)op->work;
+    if (op->stage == 11) {
+        for (int i = 0; i < n; i++)
+            if (entry[2 * i] != 1) {
+                op->algo = GK__ALGO_PAIRWISE;
+                return 0;
+            }
+        int failed_pe = -1, status = GK_OK;
+        gk__team_copy((unsigned char *)op->dst + (size_t)me * nb,
+                      (const unsigned char *)op->src + (size_t)me * nb, nb);
+        /* From the next PE on, so that the PEs do not all put to one. */
+        for (int k = 1; k < n && status == GK_OK; k++) {
+            int to = team_mod(me + k, n), pe = t->pes[to];
+            status = gk__path_put_at(op->name, pe, (size_t)entry[2 * to + 1] + (size_t)me * nb,
+                                     (const unsigned char *)op->src + (size_t)to * nb, nb,
+                                     GK__PATH_NO_WAKE, GK__PATH_SRC_HELD);
+            if (status != GK_OK)
+                failed_pe = pe;
+        }
+        if (status == GK_OK)
+            status = gk__path_quiet();
+        if (status != GK_OK)
+            gk__error("%s: putting this PE's blocks into the others' dst failed (%s%s%d)",
+                      op->name, gk_strerror(status), failed_pe >= 0 ? ", PE " : "",
+                      failed_pe >= 0 ? failed_pe : 0);
+        status = gk__p1_begin_at(op, GK__P1_NONE, GK__TEAM_BULK_BOX);
+        if (status != GK_OK)
+            return status;
+        op->agree.fail = status != GK_OK || failed_pe >= 0 ? 1 : 0;
+        op->stage = 12;
+    }
+    int r = gk__p1_next(op);
+    if (r != 1)
+        return r;
+    if (op->agree.fail != 0) {
+        gk__error("%s: a PE of the team could not put its blocks (said there); the blocks "
+                  "were not all delivered",
+                  op->name);
+        op->status = GK_ERR_SYSTEM;
+    }
+    return 1;
+}
+
 int gk__team_next_alltoall(struct gk__team_op *op)
 {
     int r;
@@ -655,17 +715,29 @@ int gk__team_next_alltoall(struct gk__team_op *op)
     /* small: the rows gathered, row i from member i, after the packing. */
     unsigned char *rows = op->work + (op->kind == GK__TEAM_ALLTOALLS ? 2 * (size_t)n * nb : 0);
     int small = op->algo == GK__ALGO_SMALL, direct = op->algo == GK__ALGO_DIRECT;
+    int put = op->algo == GK__ALGO_PUT;
     if (direct && op->stage >= 11)
         return alltoall_direct(op);
+    if (put && op->stage >= 11)
+        return alltoall_put(op);
     if (op->stage == 0) {
-        int status = gk__p1_begin(op, small || direct ? GK__P1_GATHER : GK__P1_NONE);
+        int status = gk__p1_begin(op, small || direct || put ? GK__P1_GATHER : GK__P1_NONE);
         if (status != GK_OK)
             return status;
         if (direct && op->my_status == GK_OK) {
             uint64_t entry[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)op->src};
             gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
         }
-        if (direct)
+        if (put && op->my_status == GK_OK) {
+            size_t at = 0;
+            uint64_t entry[2] = {0, 0};
+            if (gk__rt_sym_offset(op->dst, (size_t)n * nb, &at)) {
+                entry[0] = 1;
+                entry[1] = at;
+            }
+            gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
+        }
+        if (direct || put)
             op->buf = op->work;
         if (op->kind == GK__TEAM_ALLTOALLS && op->my_status == GK_OK) {
             /* Pack: element k of block i from src + (i * nelems + k) * sst. */
@@ -687,6 +759,13 @@ int gk__team_next_alltoall(struct gk__team_op *op)
         if (direct) {
             op->stage = 11;
             return alltoall_direct(op);
+        }
+        if (put) {
+            op->stage = 11;
+            r = alltoall_put(op);
+            if (op->algo == GK__ALGO_PUT)
+                return r;
+            op->stage = 1; /* some dst is not symmetric: pairwise, below */
         }
         if (small) {
             for (int i = 0; i < n; i++)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/check.h"
 #include "base/log.h"
 #include "base/names.h"
 #include "coll/reduce_op.h"
@@ -557,12 +558,20 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
      * (tuning.c), each PE reads its blocks out of the others' src. */
     int direct_fits = kind == GK__TEAM_ALLTOALL && n > 1 && t->n_hosts == 1 &&
                       gk__team_tuning.direct_ok;
+    /* put: across hosts, each PE puts its blocks straight into the others'
+     * dst, where every dst is symmetric memory (found in the agreement;
+     * where one is not, every PE goes pairwise). Not in check mode, whose
+     * clocks see puts made inside a call as the program's own. */
+    int put_fits = kind == GK__TEAM_ALLTOALL && n > 1 && t->n_hosts > 1 && !bruck_only &&
+                   !gk__check_on;
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
                : small_fits                                     ? GK__ALGO_SMALL
                : direct_fits && nbytes >= GK__TEAM_ALLTOALL_DIRECT_MIN ? GK__ALGO_DIRECT
+               : put_fits && gk__team_alltoall_put_auto(n, nbytes) ? GK__ALGO_PUT
                : nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX           ? GK__ALGO_BRUCK
                                                         : GK__ALGO_PAIRWISE;
-    if ((op->algo == GK__ALGO_SMALL && !small_fits) || (op->algo == GK__ALGO_DIRECT && !direct_fits))
+    if ((op->algo == GK__ALGO_SMALL && !small_fits) ||
+        (op->algo == GK__ALGO_DIRECT && !direct_fits) || (op->algo == GK__ALGO_PUT && !put_fits))
         op->algo = nbytes <= GK__TEAM_ALLTOALL_BRUCK_MAX ? GK__ALGO_BRUCK : GK__ALGO_PAIRWISE;
     if (bruck_only && op->algo == GK__ALGO_PAIRWISE)
         op->algo = GK__ALGO_BRUCK;
@@ -571,11 +580,14 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
     }
     size_t work = (op->algo == GK__ALGO_BRUCK ? 3 : 0) * total +
                   (op->algo == GK__ALGO_SMALL ? gathered : 0) +
-                  (op->algo == GK__ALGO_DIRECT ? (size_t)n * GK__TEAM_DIRECT_ENTRY : 0) +
+                  (op->algo == GK__ALGO_DIRECT || op->algo == GK__ALGO_PUT
+                       ? (size_t)n * GK__TEAM_DIRECT_ENTRY
+                       : 0) +
                   (kind == GK__TEAM_ALLTOALLS ? 2 * total : 0);
     if (op->my_status == GK_OK && (status = op_work(op, work)) != GK_OK)
         op_fail(op, status);
-    if (op->algo == GK__ALGO_DIRECT && (status = op_sizes(op, GK__TEAM_DIRECT_ENTRY)) != GK_OK) {
+    if ((op->algo == GK__ALGO_DIRECT || op->algo == GK__ALGO_PUT) &&
+        (status = op_sizes(op, GK__TEAM_DIRECT_ENTRY)) != GK_OK) {
         gk__team_op_free(op);
         return status;
     }

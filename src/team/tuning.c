@@ -156,7 +156,7 @@ int gk__team_tuning_init(void)
         {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
         {"small", GK__ALGO_SMALL}, {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK},
-        {"direct", GK__ALGO_DIRECT}, {NULL, 0}};
+        {"direct", GK__ALGO_DIRECT}, {"put", GK__ALGO_PUT}, {NULL, 0}};
     static const struct algo_name scan[] = {
         {"gather", GK__ALGO_SMALL}, {"chain", GK__ALGO_CHAIN}, {NULL, 0}};
     int v[6], status = GK_OK;

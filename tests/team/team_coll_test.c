@@ -371,6 +371,21 @@ static void alltoall_once(size_t nbytes)
     CHECK_OK(gk_team_alltoall(t->team, dst, src, nbytes));
     CHECK_BYTES(dst, expect, total, "team %s: alltoall of %zu B", t->name, nbytes);
     CHECK_GUARD(dst, total, "team %s: alltoall of %zu B", t->name, nbytes);
+    /* Into symmetric memory (across hosts, blocks of 8 KiB and more go by
+     * puts), on every PE, then on the even ones only (every PE then goes
+     * the other way). */
+    unsigned char *sym = gk_team_malloc(t->team, total + GUARD);
+    CHECK_NOT_NULL(sym);
+    for (int mixed = 0; mixed < 2; mixed++) {
+        unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
+        memset(into, FILLER, total + GUARD);
+        CHECK_OK(gk_team_alltoall(t->team, into, src, nbytes));
+        CHECK_BYTES(into, expect, total, "team %s: alltoall of %zu B into %s", t->name, nbytes,
+                    mixed ? "symmetric memory on the even PEs" : "symmetric memory");
+        CHECK_GUARD(into, total, "team %s: alltoall of %zu B into symmetric memory", t->name,
+                    nbytes);
+    }
+    CHECK_OK(gk_team_free(t->team, sym));
     free(dst);
     free(src);
     free(expect);
