@@ -3,7 +3,7 @@
 
     python3 bench/coll_compare.py [--build build] [--reps 5] [--iters N]
         [--pes 4,8,16] [--hosts 1,2,4] [--sizes 8,64K,1M]
-        [--ops barrier,bcast,allreduce,reduce,fcollect,alltoall[,overlap]]
+        [--ops barrier,bcast,allreduce,reduce,fcollect,alltoall[,alltoall_sym][,overlap]]
         [--impls gasket,ompi-tuned,ompi-han,oshmem[,mpich]] [--quick]
         [--plot DIR] [--markdown FILE] [--raw DIR] [--timeout S]
         [--wait-quiet S]
@@ -20,6 +20,8 @@ alltoall move `size` bytes from / to each PE):
 | reduce    | gk_team_reduce      | MPI_Reduce          | (none in OpenSHMEM)           |
 | fcollect  | gk_team_fcollect    | MPI_Allgather       | shmem_fcollect64 (1.4)        |
 | alltoall  | gk_team_alltoall    | MPI_Alltoall        | shmem_alltoall64 (1.4)        |
+| fcollect_sym | gk_team_fcollect into gk_malloc'd dst | as fcollect | as fcollect |
+| alltoall_sym | gk_team_alltoall into gk_malloc'd dst | as alltoall | as alltoall |
 
 (reductions: sums of doubles; the OpenSHMEM peer uses the 1.5 teams calls
 where the library has them, Open MPI 4.1's OSHMEM is 1.4). Every program
@@ -99,7 +101,8 @@ import compare_hosts  # noqa: E402  (host namespaces)
 
 KiB, MiB = 1024, 1024 * 1024
 UCX_ENV = {"UCX_TLS": "self,sm,tcp", "UCX_NET_DEVICES": "lo"}
-OPS = ["barrier", "bcast", "allreduce", "reduce", "fcollect", "alltoall"]
+OPS = ["barrier", "bcast", "allreduce", "reduce", "fcollect", "alltoall", "fcollect_sym",
+       "alltoall_sym"]
 TITLES = {
     "barrier": "barrier (gk_team_barrier, MPI_Barrier, shmem_barrier_all)",
     "bcast": "broadcast from PE 0 (gk_team_broadcast, MPI_Bcast, shmem_broadcast)",
@@ -110,6 +113,11 @@ TITLES = {
                 "MPI_Allgather, shmem_fcollect)",
     "alltoall": "alltoall, size bytes to each PE (gk_team_alltoall, MPI_Alltoall, "
                 "shmem_alltoall)",
+    "fcollect_sym": "fcollect into symmetric memory, size bytes from each PE "
+                    "(gk_team_fcollect into gk_malloc'd dst; the peers as fcollect)",
+    "alltoall_sym": "alltoall into symmetric memory, size bytes to each PE "
+                    "(gk_team_alltoall into gk_malloc'd dst; the peers as alltoall: "
+                    "MPI_Alltoall, shmem_alltoall, whose dst is symmetric)",
 }
 IMPLS = ["gasket", "ompi-tuned", "ompi-han", "oshmem", "mpich"]
 DEFAULT_IMPLS = ["gasket", "ompi-tuned", "ompi-han", "oshmem"]
@@ -135,8 +143,22 @@ def others_running(samples=10, gap=0.005):
     return max(0.0, total / samples)
 
 
-def bench_name(op):
+def bench_name(op, label="gasket"):
+    """The benchmark that times op on side `label`: only gasket's
+    all-to-all and fcollect have forms into symmetric memory (the peers'
+    *_sym are their plain ones)."""
+    if op.endswith("_sym") and not label.startswith("gasket"):
+        op = op[:-len("_sym")]
     return "team_%s_lat" % op
+
+
+def bench_names(ops, label):
+    names = []
+    for op in ops:
+        name = bench_name(op, label)
+        if name not in names:
+            names.append(name)
+    return ",".join(names)
 
 
 def parse_list(text, kind=int):
@@ -437,7 +459,6 @@ def measure(runner, args):
     overlap rows {(impl, op, npes, nhosts): [(compute, coll, both, ratio)]}."""
     values, overlap = {}, {}
     lat_ops = [op for op in args.ops if op != "overlap"]
-    names = ",".join(bench_name(op) for op in lat_ops)
     extra = ["--sizes", ",".join(str(s) for s in args.sizes)]
     if args.iters:
         extra += ["--iters", str(args.iters)]
@@ -447,7 +468,8 @@ def measure(runner, args):
             sys.stderr.write("  %d PEs on %d host(s)\n" % (npes, nhosts))
             if lat_ops:
                 for impl in compare.alternate(impls, rep):
-                    tables, _ = runner.run(impl, npes, nhosts, names, extra)
+                    tables, _ = runner.run(impl, npes, nhosts, bench_names(lat_ops, impl),
+                                           extra)
                     ingest(values, overlap, impl, npes, nhosts, tables, "")
             if "overlap" in args.ops:
                 # (side, how it progresses): "" nothing but the final wait,
@@ -467,7 +489,7 @@ def measure(runner, args):
 def ingest(values, overlap, label, npes, nhosts, tables, text):
     """Adds one launch's latency tables and team_overlap rows."""
     for op in OPS:
-        for size, us in tables.get(bench_name(op), {}).items():
+        for size, us in tables.get(bench_name(op, label), {}).items():
             key = (label, op, npes, nhosts, npes if op == "barrier" else size)
             values.setdefault(key, []).append(us)
     for op, row in parse_overlap(text).items():
@@ -754,7 +776,7 @@ def main():
     args.pes = args.pes or ([4, 8] if args.quick else [4, 8, 16])
     args.hosts = args.hosts or ([1, 2] if args.quick else [1, 2, 4])
     args.sizes = args.sizes or ([8, 64 * KiB] if args.quick else [8, 64 * KiB, MiB])
-    args.ops = args.ops or list(OPS)
+    args.ops = args.ops or [op for op in OPS if not op.endswith("_sym")]
     args.impls = args.impls or list(DEFAULT_IMPLS)
     for op in args.ops:
         if op not in OPS + ["overlap"]:

@@ -66,7 +66,8 @@ static const char usage[] =
     "                 from PE 0, gk_team_allreduce and gk_team_reduce of doubles\n"
     "                 (sum), gk_team_fcollect (size from each PE), gk_team_alltoall\n"
     "                 (size to each PE) over GK_TEAM_WORLD, 8 B to 1 MiB (us)\n"
-    "  team_alltoall_sym_lat  gk_team_alltoall into a dst from gk_malloc (us)\n"
+    "  team_alltoall_sym_lat, team_fcollect_sym_lat: the same into a dst from\n"
+    "                 gk_malloc (us)\n"
     "  team_overlap   1 MiB gk_team_allreduce_nb and gk_team_alltoall_nb behind\n"
     "                 50 ms of computation (us: computation, collective, both)\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
@@ -516,6 +517,7 @@ static const struct bench_entry benches[] = {
     {"team_fcollect_lat", bench_team_fcollect_lat},
     {"team_alltoall_lat", bench_team_alltoall_lat},
     {"team_alltoall_sym_lat", bench_team_alltoall_sym_lat},
+    {"team_fcollect_sym_lat", bench_team_fcollect_sym_lat},
     {"team_overlap", bench_team_overlap},
 };
 

@@ -10,7 +10,8 @@
  *   team_reduce_lat     gk_team_reduce to PE 0, the same
  *   team_fcollect_lat   gk_team_fcollect, size bytes from each PE
  *   team_alltoall_lat   gk_team_alltoall, size bytes to each PE
- *   team_alltoall_sym_lat  the same into a dst from gk_malloc (symmetric)
+ *   team_alltoall_sym_lat, team_fcollect_sym_lat  the same into a dst
+ *                       from gk_malloc (symmetric)
  *   team_overlap        a 1 MiB gk_team_allreduce_nb, then gk_team_alltoall_nb
  *                       (1 MiB to each PE), behind 50 ms of computation
  *
@@ -37,7 +38,8 @@ enum team_op {
     OP_REDUCE,
     OP_FCOLLECT,
     OP_ALLTOALL,
-    OP_ALLTOALL_SYM
+    OP_ALLTOALL_SYM,
+    OP_FCOLLECT_SYM
 };
 
 static const char *const team_units[] = {
@@ -48,6 +50,7 @@ static const char *const team_units[] = {
     [OP_FCOLLECT] = "us per gk_team_fcollect (size: bytes from each PE)",
     [OP_ALLTOALL] = "us per gk_team_alltoall (size: bytes to each PE)",
     [OP_ALLTOALL_SYM] = "us per gk_team_alltoall into gk_malloc'd dst (size: bytes to each PE)",
+    [OP_FCOLLECT_SYM] = "us per gk_team_fcollect into gk_malloc'd dst (size: bytes from each PE)",
 };
 
 /* Page-aligned and touched, so that no page fault lands in a timed loop. */
@@ -81,6 +84,7 @@ static inline void team_call(enum team_op op, unsigned char *dst, const unsigned
                     "gk_team_reduce");
         break;
     case OP_FCOLLECT:
+    case OP_FCOLLECT_SYM:
         bench_check(gk_team_fcollect(GK_TEAM_WORLD, dst, src, size), "gk_team_fcollect");
         break;
     case OP_ALLTOALL:
@@ -96,13 +100,12 @@ static void team_lat(const struct bench_opts *opts, const char *name, enum team_
     /* More PEs than cores: each round may wait for a time slice. */
     long base = npes > 4 ? 200 : 1000;
     size_t last = bench_last_size(opts, 8, TEAM_MAX_MSG);
-    size_t blocks = op == OP_FCOLLECT || op == OP_ALLTOALL || op == OP_ALLTOALL_SYM
-                        ? (size_t)npes
-                        : 1;
+    int sym = op == OP_ALLTOALL_SYM || op == OP_FCOLLECT_SYM;
+    size_t blocks = op == OP_FCOLLECT || op == OP_ALLTOALL || sym ? (size_t)npes : 1;
     unsigned char *src = NULL, *dst = NULL;
     if (op != OP_BARRIER) {
         src = team_buffer(blocks * last, 1);
-        dst = op == OP_ALLTOALL_SYM ? gk_malloc(blocks * last) : team_buffer(blocks * last, 0);
+        dst = sym ? gk_malloc(blocks * last) : team_buffer(blocks * last, 0);
         if (dst == NULL)
             bench_fail(GK_ERR_NOMEM, "gk_malloc");
     }
@@ -127,7 +130,7 @@ static void team_lat(const struct bench_opts *opts, const char *name, enum team_
             break; /* one row: its size is the PE count */
     }
     free(src);
-    if (op == OP_ALLTOALL_SYM)
+    if (sym)
         gk_free(dst);
     else
         free(dst);
@@ -160,6 +163,10 @@ void bench_team_alltoall_lat(const struct bench_opts *o, const char *n)
 void bench_team_alltoall_sym_lat(const struct bench_opts *o, const char *n)
 {
     team_lat(o, n, OP_ALLTOALL_SYM);
+}
+void bench_team_fcollect_sym_lat(const struct bench_opts *o, const char *n)
+{
+    team_lat(o, n, OP_FCOLLECT_SYM);
 }
 
 /*

@@ -88,8 +88,10 @@
       "algorithm (recursive halving then doubling, 2 log2 n rounds); must be " \
       "the same on every PE")                                                  \
     X(TEAM_ALGO_FCOLLECT, str, team_algo_fcollect, "auto",                     \
-      "team fcollect and collect: bruck, ring or auto (bruck for blocks up "   \
-      "to 2 KiB, 4 MiB in all)")                                               \
+      "team fcollect and collect: bruck, ring, put (fcollect only: a team "   \
+      "across hosts whose every dst is symmetric: each PE puts its block) or " \
+      "auto (bruck for blocks up to 2 KiB, 4 MiB in all; then put for "       \
+      "blocks >= 256 KiB over 16 PEs or more where it can run; then ring)")    \
     X(TEAM_ALGO_ALLTOALL, str, team_algo_alltoall, "auto",                     \
       "team all-to-all(s): small (rows up to 2 KiB), direct (a team on one "  \
       "host: each PE reads its blocks from the others' memory, one copy; "     \

@@ -457,6 +457,105 @@ int gk__team_next_scan(struct gk__team_op *op)
     }
 }
 
+/* ---- Closing rounds (the direct and put algorithms) ---- */
+
+/* The agreement's rounds once more, flat on the bulk boxes, after this
+ * PE's part of a direct or put algorithm (failed: it failed); GK_OK, or
+ * the error of starting them. */
+static int closing_rounds_begin(struct gk__team_op *op, int failed)
+{
+    int status = gk__p1_begin_at(op, GK__P1_NONE, GK__TEAM_BULK_BOX);
+    if (status != GK_OK)
+        return status;
+    /* The verdict said every PE's checks passed: fail is 0 everywhere
+     * until this PE's failure goes into the rounds. */
+    op->agree.fail = failed ? 1 : 0;
+    op->stage = 12;
+    return GK_OK;
+}
+
+/* Their progress: 1 once over, with GK_ERR_SYSTEM where some PE's part
+ * failed (`what` it could not do); else as gk__p1_next. */
+static int closing_rounds_next(struct gk__team_op *op, const char *what)
+{
+    int r = gk__p1_next(op);
+    if (r != 1)
+        return r;
+    if (op->agree.fail != 0) {
+        gk__error("%s: a PE of the team could not %s (said there); the blocks were not all "
+                  "delivered",
+                  op->name, what);
+        op->status = GK_ERR_SYSTEM;
+    }
+    return 1;
+}
+
+/* ---- Puts into symmetric dst (all-to-all, fcollect) ---- */
+
+/*
+ * The put algorithms (a team across hosts): the agreement gathers whether
+ * each PE's dst is symmetric memory and where in its segment
+ * (put_entry). Where every one is, each PE puts its block for PE j (an
+ * all-to-all's block j of src; a collect's one block) into PE j's dst at
+ * block `me`, on the transport's own puts (zero-copy where it has them,
+ * not the engine's chunks through scratch), completes them, and the PEs
+ * run the agreement's rounds once more, flat on the bulk boxes, so that
+ * none returns before every block for it has landed. A put that fails is
+ * this PE's failure in those rounds, as in the direct all-to-all. Where
+ * some dst is not symmetric, every PE sees it in the same gathered
+ * entries: 0 with op->algo set to GK__ALGO_PAIRWISE, for the caller to go
+ * on another way.
+ */
+static void put_entry(struct gk__team_op *op, size_t dst_bytes)
+{
+    size_t at = 0;
+    uint64_t entry[2] = {0, 0};
+    if (gk__rt_sym_offset(op->dst, dst_bytes, &at)) {
+        entry[0] = 1;
+        entry[1] = at;
+    }
+    gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
+}
+
+static int put_blocks(struct gk__team_op *op, size_t src_stride)
+{
+    struct gk_team *t = op->team;
+    int n = t->n, me = t->me;
+    size_t nb = op->nbytes;
+    const uint64_t *entry = (const uint64_t *)op->work;
+    if (op->stage == 11) {
+        for (int i = 0; i < n; i++)
+            if (entry[2 * i] != 1) {
+                op->algo = GK__ALGO_PAIRWISE;
+                return 0;
+            }
+        int failed_pe = -1, status = GK_OK;
+        unsigned char *mine = (unsigned char *)op->dst + (size_t)me * nb;
+        const unsigned char *from = (const unsigned char *)op->src + (size_t)me * src_stride;
+        if (mine != from) /* (a collect in place: there already) */
+            gk__team_copy(mine, from, nb);
+        /* From the next PE on, so that the PEs do not all put to one. */
+        for (int k = 1; k < n && status == GK_OK; k++) {
+            int to = team_mod(me + k, n), pe = t->pes[to];
+            status = gk__path_put_at(op->name, pe, (size_t)entry[2 * to + 1] + (size_t)me * nb,
+                                     (const unsigned char *)op->src + (size_t)to * src_stride,
+                                     nb, GK__PATH_NO_WAKE, GK__PATH_SRC_HELD);
+            if (status != GK_OK)
+                failed_pe = pe;
+        }
+        if (status == GK_OK)
+            status = gk__path_quiet();
+        if (status != GK_OK)
+            gk__error("%s: putting this PE's blocks into the others' dst failed (%s%s%d)",
+                      op->name, gk_strerror(status), failed_pe >= 0 ? ", PE " : "",
+                      failed_pe >= 0 ? failed_pe : 0);
+        int begun = closing_rounds_begin(op, status != GK_OK);
+        if (begun != GK_OK)
+            return begun;
+    }
+    return closing_rounds_next(op, "put its blocks");
+}
+
 /* ---- Collects ---- */
 
 static int ring_gather_round(struct gk__team_op *op)
@@ -520,14 +619,19 @@ int gk__team_next_fcollect(struct gk__team_op *op)
 {
     int r;
     struct gk_team *t = op->team;
+    int put = op->algo == GK__ALGO_PUT;
+    if (put && op->stage >= 11)
+        return put_blocks(op, 0);
     if (op->stage == 0) {
         int small = op->algo == GK__ALGO_SMALL;
-        int status = gk__p1_begin(op, small ? GK__P1_GATHER : GK__P1_NONE);
+        int status = gk__p1_begin(op, small || put ? GK__P1_GATHER : GK__P1_NONE);
         if (status != GK_OK)
             return status;
         if (small && op->my_status == GK_OK)
             gk__team_copy(gk__p1_my_block(op), op->src, op->nbytes);
-        op->buf = op->dst;
+        if (put && op->my_status == GK_OK)
+            put_entry(op, (size_t)t->n * op->nbytes);
+        op->buf = put ? op->work : op->dst;
         op->stage = 1;
     }
     if (op->stage == 1) {
@@ -535,6 +639,16 @@ int gk__team_next_fcollect(struct gk__team_op *op)
             return r;
         if (op->algo == GK__ALGO_SMALL)
             return 1;
+        if (put) {
+            op->stage = 11;
+            r = put_blocks(op, 0);
+            if (op->algo == GK__ALGO_PUT)
+                return r;
+            /* Some dst is not symmetric: the ring, whose sizes are the
+             * blocks (the agreement's were the entries). */
+            for (int i = 0; i < t->n; i++)
+                op->sizes[i] = op->nbytes;
+        }
         op->dst_size = (size_t)t->n * op->nbytes;
         op->algo = GK__ALGO_RING;
         op->stage = 10;
@@ -624,84 +738,11 @@ static int alltoall_direct(struct gk__team_op *op)
         if (status != GK_OK)
             gk__error("%s: reading PE %d's block from its memory failed (%s)", op->name,
                       failed_pe, gk_strerror(status));
-        status = gk__p1_begin_at(op, GK__P1_NONE, GK__TEAM_BULK_BOX);
+        status = closing_rounds_begin(op, failed_pe >= 0);
         if (status != GK_OK)
             return status;
-        /* The verdict said every PE's checks passed: fail is 0 everywhere
-         * until this PE's read failure goes into the rounds. */
-        op->agree.fail = failed_pe >= 0 ? 1 : 0;
-        op->stage = 12;
     }
-    int r = gk__p1_next(op);
-    if (r != 1)
-        return r;
-    if (op->agree.fail != 0) {
-        gk__error("%s: a PE of the team could not read another's memory (said there); the "
-                  "blocks were not all delivered",
-                  op->name);
-        op->status = GK_ERR_SYSTEM;
-    }
-    return 1;
-}
-
-/*
- * The put all-to-all (a team across hosts): the agreement gathers whether
- * each PE's dst is symmetric memory and where in its segment. Where every
- * one is, each PE puts block j of its src into PE j's dst at block `me`,
- * on the transport's own puts (zero-copy where it has them, not the
- * engine's chunks through scratch), completes them, and the PEs run the
- * agreement's rounds once more, flat on the bulk boxes, so that none
- * returns before every block for it has landed. A put that fails is this
- * PE's failure in those rounds, as in the direct all-to-all. Where some
- * dst is not symmetric, every PE sees it in the same gathered entries and
- * goes pairwise instead: 0 then, the caller goes on from stage 1.
- */
-static int alltoall_put(struct gk__team_op *op)
-{
-    struct gk_team *t = op->team;
-    int n = t->n, me = t->me;
-    size_t nb = op->nbytes;
-    const uint64_t *entry = (const uint64_t *)op->work;
-    if (op->stage == 11) {
-        for (int i = 0; i < n; i++)
-            if (entry[2 * i] != 1) {
-                op->algo = GK__ALGO_PAIRWISE;
-                return 0;
-            }
-        int failed_pe = -1, status = GK_OK;
-        gk__team_copy((unsigned char *)op->dst + (size_t)me * nb,
-                      (const unsigned char *)op->src + (size_t)me * nb, nb);
-        /* From the next PE on, so that the PEs do not all put to one. */
-        for (int k = 1; k < n && status == GK_OK; k++) {
-            int to = team_mod(me + k, n), pe = t->pes[to];
-            status = gk__path_put_at(op->name, pe, (size_t)entry[2 * to + 1] + (size_t)me * nb,
-                                     (const unsigned char *)op->src + (size_t)to * nb, nb,
-                                     GK__PATH_NO_WAKE, GK__PATH_SRC_HELD);
-            if (status != GK_OK)
-                failed_pe = pe;
-        }
-        if (status == GK_OK)
-            status = gk__path_quiet();
-        if (status != GK_OK)
-            gk__error("%s: putting this PE's blocks into the others' dst failed (%s%s%d)",
-                      op->name, gk_strerror(status), failed_pe >= 0 ? ", PE " : "",
-                      failed_pe >= 0 ? failed_pe : 0);
-        status = gk__p1_begin_at(op, GK__P1_NONE, GK__TEAM_BULK_BOX);
-        if (status != GK_OK)
-            return status;
-        op->agree.fail = status != GK_OK || failed_pe >= 0 ? 1 : 0;
-        op->stage = 12;
-    }
-    int r = gk__p1_next(op);
-    if (r != 1)
-        return r;
-    if (op->agree.fail != 0) {
-        gk__error("%s: a PE of the team could not put its blocks (said there); the blocks "
-                  "were not all delivered",
-                  op->name);
-        op->status = GK_ERR_SYSTEM;
-    }
-    return 1;
+    return closing_rounds_next(op, "read another's memory");
 }
 
 int gk__team_next_alltoall(struct gk__team_op *op)
@@ -719,7 +760,7 @@ int gk__team_next_alltoall(struct gk__team_op *op)
     if (direct && op->stage >= 11)
         return alltoall_direct(op);
     if (put && op->stage >= 11)
-        return alltoall_put(op);
+        return put_blocks(op, nb);
     if (op->stage == 0) {
         int status = gk__p1_begin(op, small || direct || put ? GK__P1_GATHER : GK__P1_NONE);
         if (status != GK_OK)
@@ -728,15 +769,8 @@ int gk__team_next_alltoall(struct gk__team_op *op)
             uint64_t entry[2] = {(uint64_t)getpid(), (uint64_t)(uintptr_t)op->src};
             gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
         }
-        if (put && op->my_status == GK_OK) {
-            size_t at = 0;
-            uint64_t entry[2] = {0, 0};
-            if (gk__rt_sym_offset(op->dst, (size_t)n * nb, &at)) {
-                entry[0] = 1;
-                entry[1] = at;
-            }
-            gk__team_copy(gk__p1_my_block(op), entry, sizeof(entry));
-        }
+        if (put && op->my_status == GK_OK)
+            put_entry(op, (size_t)n * nb);
         if (direct || put)
             op->buf = op->work;
         if (op->kind == GK__TEAM_ALLTOALLS && op->my_status == GK_OK) {
@@ -762,7 +796,7 @@ int gk__team_next_alltoall(struct gk__team_op *op)
         }
         if (put) {
             op->stage = 11;
-            r = alltoall_put(op);
+            r = put_blocks(op, nb);
             if (op->algo == GK__ALGO_PUT)
                 return r;
             op->stage = 1; /* some dst is not symmetric: pairwise, below */

@@ -48,7 +48,7 @@ enum gk__team_algo {
     GK__ALGO_HIER,     /* across hosts by leaders, a host buffer within (host_buf.c) */
     GK__ALGO_RABENSEIFNER, /* all-reduce: recursive halving, then doubling */
     GK__ALGO_DIRECT,       /* all-to-all on one host: each PE reads its blocks (one copy) */
-    GK__ALGO_PUT           /* all-to-all into symmetric dst: each PE puts its blocks */
+    GK__ALGO_PUT           /* all-to-all, fcollect into symmetric dst: each PE puts */
 };
 
 /* GK_TEAM_LEVELS: the agreement rounds over hosts then leaders (hier), or
@@ -81,15 +81,21 @@ static inline int gk__team_gather_fits(size_t block, size_t total)
 #define GK__TEAM_ALLTOALL_BRUCK_MAX ((size_t)256)  /* block: Bruck's all-to-all */
 #define GK__TEAM_ALLTOALL_SMALL_MAX ((size_t)8192) /* all rows: in the agreement */
 #define GK__TEAM_ALLTOALL_DIRECT_MIN ((size_t)65536) /* block: direct, on one host */
-/* put, across hosts: blocks of 256 KiB and more over 8 PEs or more, of
- * 16 KiB and more over 16 PEs or more (where pairwise's n - 1 rounds each
- * wait for every PE, and the puts wait for none). */
-#define GK__TEAM_ALLTOALL_PUT_MIN ((size_t)256 * 1024)
-#define GK__TEAM_ALLTOALL_PUT_MIN_16 ((size_t)16 * 1024)
+/* put, across hosts, chosen where the n - 1 rounds of pairwise or the
+ * ring, each waiting for every PE, cost more than the puts, which wait for
+ * none (measured on 2 simulated hosts, docs/COLLECTIVES.md): all-to-all
+ * blocks of 256 KiB and more over 8 PEs or more, of 16 KiB and more over
+ * 16 or more; fcollect blocks of 256 KiB and more over 16 PEs or more
+ * (each block goes n - 1 times, where the ring forwards it). */
+#define GK__TEAM_PUT_MIN ((size_t)256 * 1024)
+#define GK__TEAM_PUT_MIN_16 ((size_t)16 * 1024)
 static inline int gk__team_alltoall_put_auto(int n, size_t block)
 {
-    return (n >= 8 && block >= GK__TEAM_ALLTOALL_PUT_MIN) ||
-           (n >= 16 && block >= GK__TEAM_ALLTOALL_PUT_MIN_16);
+    return (n >= 8 && block >= GK__TEAM_PUT_MIN) || (n >= 16 && block >= GK__TEAM_PUT_MIN_16);
+}
+static inline int gk__team_fcollect_put_auto(int n, size_t block)
+{
+    return n >= 16 && block >= GK__TEAM_PUT_MIN;
 }
 /* What the direct all-to-all's agreement gathers from each PE: its
  * process and its src's address; the put all-to-all's: whether its dst is

@@ -431,10 +431,19 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     if (op->my_status == GK_OK) /* total did not overflow: my block's address is sound */
         check_overlap(op, dst, total, src, nbytes,
                       (const unsigned char *)dst + (size_t)t->me * nbytes);
+    /* put: as the all-to-all's (below). */
+    int put_fits = t->n > 1 && t->n_hosts > 1 && !gk__check_on;
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : gk__team_gather_fits(nbytes, total)             ? GK__ALGO_SMALL
+               : put_fits && gk__team_fcollect_put_auto(t->n, nbytes) ? GK__ALGO_PUT
                                                         : GK__ALGO_RING;
-    if ((status = op_sizes(op, op->my_status == GK_OK ? nbytes : 0)) != GK_OK) {
+    if (op->algo == GK__ALGO_PUT && !put_fits)
+        op->algo = GK__ALGO_RING;
+    if (op->algo == GK__ALGO_PUT && op->my_status == GK_OK &&
+        (status = op_work(op, (size_t)t->n * GK__TEAM_DIRECT_ENTRY)) != GK_OK)
+        op_fail(op, status);
+    size_t gathered = op->algo == GK__ALGO_PUT ? GK__TEAM_DIRECT_ENTRY : nbytes;
+    if ((status = op_sizes(op, op->my_status == GK_OK ? gathered : 0)) != GK_OK) {
         gk__team_op_free(op);
         return status;
     }
@@ -471,7 +480,8 @@ int gk__team_collect(const char *name, gk_team_t team, void *dst, size_t dst_siz
     op->total_p = total_p;
     check_buf(op, "dst", dst, dst_size);
     check_buf(op, "src", src, nbytes);
-    op->algo = gk__team_tuning.fcollect;
+    /* (put is fcollect's only: its blocks differ in size here.) */
+    op->algo = gk__team_tuning.fcollect == GK__ALGO_PUT ? GK__ALGO_RING : gk__team_tuning.fcollect;
     status = op_sizes(op, 0); /* the agreement gathers them */
     if (status == GK_OK)
         status = op_work(op, (size_t)t->n * 2 * sizeof(uint64_t));

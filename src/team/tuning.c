@@ -153,7 +153,7 @@ int gk__team_tuning_init(void)
         {"gather", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {"hier", GK__ALGO_HIER},
         {"rabenseifner", GK__ALGO_RABENSEIFNER}, {NULL, 0}};
     static const struct algo_name fcollect[] = {
-        {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {NULL, 0}};
+        {"bruck", GK__ALGO_SMALL}, {"ring", GK__ALGO_RING}, {"put", GK__ALGO_PUT}, {NULL, 0}};
     static const struct algo_name alltoall[] = {
         {"small", GK__ALGO_SMALL}, {"pairwise", GK__ALGO_PAIRWISE}, {"bruck", GK__ALGO_BRUCK},
         {"direct", GK__ALGO_DIRECT}, {"put", GK__ALGO_PUT}, {NULL, 0}};

@@ -287,6 +287,23 @@ static void fcollect_once(size_t nbytes, int in_place)
     CHECK_BYTES(dst, expect, total, "team %s: fcollect of %zu B%s", t->name, nbytes,
                 in_place ? " in place" : "");
     CHECK_GUARD(dst, total, "team %s: fcollect of %zu B", t->name, nbytes);
+    /* Into symmetric memory (across hosts, large blocks go by puts), on
+     * every PE, then on the even ones only. */
+    unsigned char *sym = gk_team_malloc(t->team, total + GUARD);
+    CHECK_NOT_NULL(sym);
+    for (int mixed = 0; mixed < 2; mixed++) {
+        unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
+        memset(into, FILLER, total + GUARD);
+        mine = in_place ? into + (size_t)t->me * nbytes : src;
+        team_fill(mine, me, seed, nbytes);
+        CHECK_OK(gk_team_fcollect(t->team, into, mine, nbytes));
+        CHECK_BYTES(into, expect, total, "team %s: fcollect of %zu B%s into %s", t->name,
+                    nbytes, in_place ? " in place" : "",
+                    mixed ? "symmetric memory on the even PEs" : "symmetric memory");
+        CHECK_GUARD(into, total, "team %s: fcollect of %zu B into symmetric memory", t->name,
+                    nbytes);
+    }
+    CHECK_OK(gk_team_free(t->team, sym));
     free(dst);
     free(src);
     free(expect);
