@@ -70,6 +70,7 @@ static const char usage[] =
     "                 gk_malloc (us)\n"
     "  team_overlap   1 MiB gk_team_allreduce_nb and gk_team_alltoall_nb behind\n"
     "                 50 ms of computation (us: computation, collective, both)\n"
+    "  team_overlap_sym  the same into a dst from gk_malloc\n"
     "--iters N sets the iteration count for messages up to 4 KiB (larger ones\n"
     "scale down with the size); --min-size and --max-size bound the sizes;\n"
     "--sizes 8,64K,1M keeps only those sizes; --digits the decimals of latencies\n"
@@ -519,6 +520,7 @@ static const struct bench_entry benches[] = {
     {"team_alltoall_sym_lat", bench_team_alltoall_sym_lat},
     {"team_fcollect_sym_lat", bench_team_fcollect_sym_lat},
     {"team_overlap", bench_team_overlap},
+    {"team_overlap_sym", bench_team_overlap_sym},
 };
 
 int main(int argc, char **argv)

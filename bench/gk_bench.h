@@ -59,5 +59,6 @@ void bench_team_alltoall_lat(const struct bench_opts *opts, const char *name);
 void bench_team_alltoall_sym_lat(const struct bench_opts *opts, const char *name);
 void bench_team_fcollect_sym_lat(const struct bench_opts *opts, const char *name);
 void bench_team_overlap(const struct bench_opts *opts, const char *name);
+void bench_team_overlap_sym(const struct bench_opts *opts, const char *name);
 
 #endif /* GK_BENCH_GK_BENCH_H */

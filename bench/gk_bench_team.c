@@ -14,6 +14,7 @@
  *                       from gk_malloc (symmetric)
  *   team_overlap        a 1 MiB gk_team_allreduce_nb, then gk_team_alltoall_nb
  *                       (1 MiB to each PE), behind 50 ms of computation
+ *   team_overlap_sym    the same into a dst from gk_malloc
  *
  * The latencies are us per call: after a warm-up, a barrier, `iters` calls
  * back to back, then a barrier, PE 0's time over `iters` (the closing
@@ -225,12 +226,15 @@ static double overlap_median(double *v)
     return bench_median(v, OVERLAP_TRIALS);
 }
 
-void bench_team_overlap(const struct bench_opts *opts, const char *name)
+/* team_overlap, into private memory or (sym) into gk_malloc'd dst. */
+static void overlap_run(const struct bench_opts *opts, int sym)
 {
-    (void)name;
     int npes = gk_team_n_pes(GK_TEAM_WORLD), me = gk_team_my_pe(GK_TEAM_WORLD);
     unsigned char *src = team_buffer((size_t)npes * TEAM_MAX_MSG, 1);
-    unsigned char *dst = team_buffer((size_t)npes * TEAM_MAX_MSG, 0);
+    unsigned char *dst = sym ? gk_malloc((size_t)npes * TEAM_MAX_MSG)
+                             : team_buffer((size_t)npes * TEAM_MAX_MSG, 0);
+    if (dst == NULL)
+        bench_fail(GK_ERR_NOMEM, "gk_malloc");
     /* The same rounds everywhere: the fastest PE's rate. */
     double rate = overlap_rate(), agreed = 0;
     bench_check(gk_team_allreduce(GK_TEAM_WORLD, &agreed, &rate, 1, GK_DTYPE_DOUBLE, GK_OP_MAX),
@@ -278,7 +282,9 @@ void bench_team_overlap(const struct bench_opts *opts, const char *name)
                                  : "gk_team_allreduce_nb of doubles (sum)",
                      OVERLAP_COMPUTE_US / 1000.0,
                      opts->poll ? "gk_poll about every 1 ms" : "no gk_poll", OVERLAP_TRIALS);
-            bench_header(is_alltoall ? "team_overlap_alltoall" : "team_overlap_allreduce",
+            bench_header(is_alltoall ? (sym ? "team_overlap_sym_alltoall" : "team_overlap_alltoall")
+                                     : (sym ? "team_overlap_sym_allreduce"
+                                            : "team_overlap_allreduce"),
                          "gasket", npes, note,
                          "compute_us   coll_us      both_us      both/compute");
             printf("%-12zu %-12.1f %-12.1f %-12.1f %.3f\n", TEAM_MAX_MSG, overlap_median(v[0]),
@@ -287,5 +293,20 @@ void bench_team_overlap(const struct bench_opts *opts, const char *name)
         }
     }
     free(src);
-    free(dst);
+    if (sym)
+        gk_free(dst);
+    else
+        free(dst);
+}
+
+void bench_team_overlap(const struct bench_opts *opts, const char *name)
+{
+    (void)name;
+    overlap_run(opts, 0);
+}
+
+void bench_team_overlap_sym(const struct bench_opts *opts, const char *name)
+{
+    (void)name;
+    overlap_run(opts, 1);
 }
