@@ -16,7 +16,7 @@ MPMD command line (`mpirun -n 1 nsenter <host 0> prog : -n 1 nsenter <host
 
 - Open MPI's OSHMEM (oshrun --mca spml ucx), bench/peers/oshmem_peer.c:
   put + quiet, get and fetch-add latency, put bandwidth;
-- ucx_perftest: ucp_put_bw at 64 KiB, 1 MiB and 4 MiB, ucp_am_lat 8 B
+- ucx_perftest: ucp_put_bw and ucp_get at 64 KiB, 1 MiB and 4 MiB, ucp_am_lat 8 B
   (server on host 1, client on host 0);
 - MPICH (ch4:ucx): exclusive window lock + 8 B get + unlock
   (mpi-lock-peer-mpich lock_xget_lat);
@@ -70,6 +70,7 @@ ARGS = {
     # 0.1-1.3 GiB a size (bench_bw_loops), not 1 GiB: TCP on a shared
     # machine may give 400 MB/s.
     "put_bw": ["--min-size", str(64 * KiB), "--max-size", str(4 * MiB), "--iters", "400"],
+    "get_bw": ["--min-size", str(64 * KiB), "--max-size", str(4 * MiB), "--iters", "400"],
     "signal_pingpong": LAT8, "flag_pingpong": LAT8, "nbi_flag_pingpong": LAT8,
     "lock_xget_lat": LAT8,
     "sendrecv_lat": LAT8, "am_lat": ["--max-size", "1", "--iters", str(LAT_ITERS)],
@@ -82,6 +83,7 @@ GROUPS = [
     ("get_lat", [("oshmem", "get_lat")]),
     ("fadd_lat", [("oshmem", "fadd_lat")]),
     ("put_bw", [("oshmem", "put_bw"), ("ucx", "ucp_put_bw")]),
+    ("get_bw", [("oshmem", "get_bw"), ("ucx", "ucp_get")]),
     ("signal_pingpong", [("gasket", "flag_pingpong"), ("gasket", "nbi_flag_pingpong")]),
     ("lock_xget_lat", [("mpich", "lock_xget_lat")]),
     ("sendrecv_lat", [("ompi", "sendrecv_lat")]),
@@ -110,6 +112,12 @@ TARGETS = [
     ("put bandwidth %s >= 0.9x ucx_perftest ucp_put_bw" % size_name(s),
      ("gasket", "put_bw", s), ("ucx", "ucp_put_bw", s), 0.9, True, 1.0) for s in BW_SIZES
 ] + [
+    ("get bandwidth %s >= 1.0x OSHMEM" % size_name(s),
+     ("gasket", "get_bw", s), ("oshmem", "get_bw", s), 1.0, True, 1.0) for s in BW_SIZES
+] + [
+    ("get bandwidth %s >= 0.9x ucx_perftest ucp_get" % size_name(s),
+     ("gasket", "get_bw", s), ("ucx", "ucp_get", s), 0.9, True, 1.0) for s in BW_SIZES
+] + [
     ("signal ping-pong 8 B one-way <= 0.7x our put + fence + flag ping-pong",
      ("gasket", "signal_pingpong", 8), ("gasket", "flag_pingpong", 8), 0.7, False, 1.0),
     ("exclusive lock + get 8 B + unlock <= 0.5x MPICH",
@@ -131,7 +139,7 @@ INFO = [
     ("lock + get 8 B + unlock, target computing / idle",
      ("gasket", "passive_get_busy", 8), ("gasket", "passive_get_idle", 8), 1.5, False, 1.0),
 ]
-HIGHER = {"put_bw", "ucp_put_bw"}
+HIGHER = {"put_bw", "ucp_put_bw", "get_bw", "ucp_get"}
 
 
 class Hosts:
@@ -308,9 +316,9 @@ class Runner:
     def perftest(self, test, env):
         """ucx_perftest, server on host 1 and CPU 1, client on host 0 and
         CPU 0: ({test: {size: value}}, output). ucp_am_lat: us one-way (the
-        average; ucx_perftest halves the round trip); ucp_put_bw: MB/s
-        (10^6 bytes; it prints 2^20)."""
-        sizes = BW_SIZES if test == "ucp_put_bw" else (8,)
+        average; ucx_perftest halves the round trip); ucp_put_bw and
+        ucp_get: MB/s (10^6 bytes; it prints 2^20)."""
+        sizes = BW_SIZES if test in ("ucp_put_bw", "ucp_get") else (8,)
         table, text = {}, ""
         for size in sizes:
             n = LAT_ITERS if test == "ucp_am_lat" else max(100, min(20000, (1 << 28) // size))
@@ -443,7 +451,17 @@ def main():
     ap = compare.script_args(__doc__, 5)
     ap.add_argument("--strict", action="store_true",
                     help="exit 1 when a target is not met or not measured")
+    ap.add_argument("--groups", metavar="LIST",
+                    help="run only these groups, by their first benchmark (e.g. "
+                         "put_bw,get_bw); the targets of the others are not measured")
     args = ap.parse_args()
+    if args.groups:
+        wanted = args.groups.split(",")
+        unknown = [g for g in wanted if g not in [b for b, _ in GROUPS]]
+        if unknown:
+            ap.error("unknown group %s (%s)" % (",".join(unknown),
+                                                ",".join(b for b, _ in GROUPS)))
+        GROUPS[:] = [(b, p) for b, p in GROUPS if b in wanted]
     if args.reps < 1:
         ap.error("--reps must be at least 1, not %d" % args.reps)
     start = time.time()

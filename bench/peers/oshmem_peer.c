@@ -32,6 +32,7 @@ static const char usage[] =
     "  put_lat   shmem_putmem + shmem_quiet, 1 B to 4 MiB (us)\n"
     "  get_lat   shmem_getmem (blocking), 1 B to 4 MiB (us)\n"
     "  put_bw    windows of 64 shmem_putmem_nbi, then shmem_quiet (MB/s)\n"
+    "  get_bw    windows of 64 shmem_getmem_nbi, then shmem_quiet (MB/s)\n"
     "  fadd_lat  shmem_ulong_atomic_fetch_add (us)\n"
     "  fadd_passive  the same while PE 1 sleeps outside OpenSHMEM (us)\n";
 
@@ -63,11 +64,15 @@ static void rma_lat(const struct bench_opts *opts, const char *name, int is_put)
     shmem_barrier_all();
 }
 
-static void put_bw(const struct bench_opts *opts, const char *name)
+/* put_bw / get_bw: windows of non-blocking operations, each closed by
+ * quiet, as gk-bench's. */
+static void rma_bw(const struct bench_opts *opts, const char *name, int put)
 {
     if (me == 0)
         bench_header(name, PEER_IMPL, npes,
-                     "windows of 64 shmem_putmem_nbi, then shmem_quiet", "MB/s");
+                     put ? "windows of 64 shmem_putmem_nbi, then shmem_quiet"
+                         : "windows of 64 shmem_getmem_nbi, then shmem_quiet",
+                     "MB/s");
     BENCH_FOR_SIZES(opts, size, 1, BENCH_MAX_MSG) {
         long loops = bench_bw_loops(opts, size), warmup = bench_bw_warmup(opts, loops);
         shmem_barrier_all();
@@ -75,8 +80,12 @@ static void put_bw(const struct bench_opts *opts, const char *name)
             continue;
         double t0 = 0;
         BENCH_TIMED_LOOP(l, warmup, loops, t0) {
-            for (int w = 0; w < BENCH_BW_WINDOW; w++)
-                shmem_putmem_nbi(sym, priv, size, 1);
+            for (int w = 0; w < BENCH_BW_WINDOW; w++) {
+                if (put)
+                    shmem_putmem_nbi(sym, priv, size, 1);
+                else
+                    shmem_getmem_nbi(priv, sym, size, 1);
+            }
             shmem_quiet();
         }
         bench_row_bw_windows(size, loops, bench_now_us() - t0);
@@ -138,6 +147,8 @@ static void fadd_passive(const struct bench_opts *opts, const char *name)
     shmem_barrier_all();
 }
 
+static void put_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 1); }
+static void get_bw(const struct bench_opts *o, const char *n) { rma_bw(o, n, 0); }
 static void run_put_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 1); }
 static void run_get_lat(const struct bench_opts *o, const char *n) { rma_lat(o, n, 0); }
 
@@ -145,6 +156,7 @@ static const struct bench_entry benches[] = {
     {"put_lat", run_put_lat},
     {"get_lat", run_get_lat},
     {"put_bw", put_bw},
+    {"get_bw", get_bw},
     {"fadd_lat", fadd_lat},
     {"fadd_passive", fadd_passive},
 };
