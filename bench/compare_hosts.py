@@ -106,17 +106,14 @@ TARGETS = [
     ("fetch-add <= 1.0x OSHMEM shmem_atomic_fetch_add",
      ("gasket", "fadd_lat", 8), ("oshmem", "fadd_lat", 8), 1.0, False, 1.0),
 ] + [
-    ("put bandwidth %s >= 1.0x OSHMEM" % size_name(s),
-     ("gasket", "put_bw", s), ("oshmem", "put_bw", s), 1.0, True, 1.0) for s in BW_SIZES
-] + [
-    ("put bandwidth %s >= 0.9x ucx_perftest ucp_put_bw" % size_name(s),
-     ("gasket", "put_bw", s), ("ucx", "ucp_put_bw", s), 0.9, True, 1.0) for s in BW_SIZES
-] + [
-    ("get bandwidth %s >= 1.0x OSHMEM" % size_name(s),
-     ("gasket", "get_bw", s), ("oshmem", "get_bw", s), 1.0, True, 1.0) for s in BW_SIZES
-] + [
-    ("get bandwidth %s >= 0.9x ucx_perftest ucp_get" % size_name(s),
-     ("gasket", "get_bw", s), ("ucx", "ucp_get", s), 0.9, True, 1.0) for s in BW_SIZES
+    # Bandwidth, put and get: >= 1.0x OSHMEM and >= 0.9x ucx_perftest, each size.
+    ("%s bandwidth %s >= %.1fx %s" % (what, size_name(s), limit, peer_name),
+     ("gasket", bench, s), (peer, peer_bench, s), limit, True, 1.0)
+    for what, bench, perftest in (("put", "put_bw", "ucp_put_bw"), ("get", "get_bw", "ucp_get"))
+    for peer, peer_bench, peer_name, limit in (
+        ("oshmem", bench, "OSHMEM", 1.0),
+        ("ucx", perftest, "ucx_perftest " + perftest, 0.9))
+    for s in BW_SIZES
 ] + [
     ("signal ping-pong 8 B one-way <= 0.7x our put + fence + flag ping-pong",
      ("gasket", "signal_pingpong", 8), ("gasket", "flag_pingpong", 8), 0.7, False, 1.0),
