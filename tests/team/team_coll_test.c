@@ -68,6 +68,16 @@ static int sizes_of(size_t elem, size_t limit, size_t out[6])
     return n;
 }
 
+/* Whether GK_TEAM_ALGO_<op> forces the put algorithm: then the all-to-all
+ * or fcollect runs into symmetric memory too (where it takes its puts
+ * across hosts), and into it on the even PEs only (where every PE must go
+ * the other way). Elsewhere those runs would test nothing new. */
+static int forced_put(const char *var)
+{
+    const char *v = getenv(var);
+    return v != NULL && strcmp(v, "put") == 0;
+}
+
 /* A buffer of nbytes plus a guard, all FILLER. */
 static unsigned char *buffer(size_t nbytes)
 {
@@ -287,11 +297,11 @@ static void fcollect_once(size_t nbytes, int in_place)
     CHECK_BYTES(dst, expect, total, "team %s: fcollect of %zu B%s", t->name, nbytes,
                 in_place ? " in place" : "");
     CHECK_GUARD(dst, total, "team %s: fcollect of %zu B", t->name, nbytes);
-    /* Into symmetric memory (across hosts, large blocks go by puts), on
-     * every PE, then on the even ones only. */
-    unsigned char *sym = gk_team_malloc(t->team, total + GUARD);
-    CHECK_NOT_NULL(sym);
-    for (int mixed = 0; mixed < 2; mixed++) {
+    int sym_too = forced_put("GK_TEAM_ALGO_FCOLLECT");
+    unsigned char *sym = sym_too ? gk_team_malloc(t->team, total + GUARD) : NULL;
+    if (sym_too)
+        CHECK_NOT_NULL(sym);
+    for (int mixed = 0; sym != NULL && mixed < 2; mixed++) {
         unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
         memset(into, FILLER, total + GUARD);
         mine = in_place ? into + (size_t)t->me * nbytes : src;
@@ -303,7 +313,8 @@ static void fcollect_once(size_t nbytes, int in_place)
         CHECK_GUARD(into, total, "team %s: fcollect of %zu B into symmetric memory", t->name,
                     nbytes);
     }
-    CHECK_OK(gk_team_free(t->team, sym));
+    if (sym != NULL)
+        CHECK_OK(gk_team_free(t->team, sym));
     free(dst);
     free(src);
     free(expect);
@@ -388,12 +399,11 @@ static void alltoall_once(size_t nbytes)
     CHECK_OK(gk_team_alltoall(t->team, dst, src, nbytes));
     CHECK_BYTES(dst, expect, total, "team %s: alltoall of %zu B", t->name, nbytes);
     CHECK_GUARD(dst, total, "team %s: alltoall of %zu B", t->name, nbytes);
-    /* Into symmetric memory (across hosts, blocks of 8 KiB and more go by
-     * puts), on every PE, then on the even ones only (every PE then goes
-     * the other way). */
-    unsigned char *sym = gk_team_malloc(t->team, total + GUARD);
-    CHECK_NOT_NULL(sym);
-    for (int mixed = 0; mixed < 2; mixed++) {
+    int sym_too = forced_put("GK_TEAM_ALGO_ALLTOALL");
+    unsigned char *sym = sym_too ? gk_team_malloc(t->team, total + GUARD) : NULL;
+    if (sym_too)
+        CHECK_NOT_NULL(sym);
+    for (int mixed = 0; sym != NULL && mixed < 2; mixed++) {
         unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
         memset(into, FILLER, total + GUARD);
         CHECK_OK(gk_team_alltoall(t->team, into, src, nbytes));
@@ -402,7 +412,8 @@ static void alltoall_once(size_t nbytes)
         CHECK_GUARD(into, total, "team %s: alltoall of %zu B into symmetric memory", t->name,
                     nbytes);
     }
-    CHECK_OK(gk_team_free(t->team, sym));
+    if (sym != NULL)
+        CHECK_OK(gk_team_free(t->team, sym));
     free(dst);
     free(src);
     free(expect);
