@@ -720,32 +720,17 @@ static int ofi_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     int status = ofi_order_msg();
     if (status != GK_OK)
         return status;
-    unsigned slot = gk__remote_slot_take(o->rop_taken, GK__OFI_ROP_SLOTS / 64);
-    struct gk__ofi_rop_wait *w = &o->rop_slots[slot];
-    gk__ofi_req_init(&w->req, p->pe);
-    w->answer = answer; /* released with the round, which the reply checks */
-    uint64_t round = atomic_load_explicit(&w->round, memory_order_relaxed) + 1;
-    atomic_store_explicit(&w->round, round, memory_order_release);
+    unsigned slot = gk__remote_rop_take(&o->rops);
+    gk__ofi_req_init(&o->rop_reqs[slot], p->pe);
     struct gk__ofi_rop_msg m = {.w = {GK__OFI_ROP, 0, (uint32_t)o->my_pe},
                                 .op = (uint32_t)op,
                                 .answer_max = (uint32_t)answer->max,
-                                .token = GK__OFI_ROP_TOKEN(round, slot)};
+                                .token = gk__remote_rop_arm(&o->rops, slot, answer)};
     memcpy(m.args, args, sizeof(m.args));
     status = gk__ofi_send(p->pe, &m, sizeof(m), payload, nbytes, 0);
     if (status == GK_OK)
-        status = gk__ofi_wait_done(&w->req);
-    if (status != GK_OK) {
-        /* The job ends; the slot stays taken, and a late reply finds
-         * another round. */
-        atomic_store_explicit(&w->round, round + 1, memory_order_release);
-        return status;
-    }
-    status = w->status;
-    gk__remote_slot_give(o->rop_taken, slot);
-    if (status == GK_ERR_NOMEM)
-        gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer",
-                  (int)op, p->pe, answer->max);
-    return status;
+        status = gk__ofi_wait_done(&o->rop_reqs[slot]);
+    return gk__remote_rop_end(&o->rops, m.token, status, (int)op, p->pe);
 }
 
 /* An atomic as the remote operation that runs it with the target's CPU

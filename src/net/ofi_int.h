@@ -51,7 +51,7 @@ struct gk__ofi_wake_msg {
     uint64_t lo, hi;
 };
 
-/* `token` names the caller's wait slot and its use (GK__OFI_ROP). */
+/* `token` names the caller's slot and its use (remote.c), sent back. */
 struct gk__ofi_rop_msg {
     struct gk__ofi_wire w;
     uint32_t op;
@@ -117,15 +117,6 @@ struct gk__ofi_recv {
     _Alignas(8) char data[GK__OFI_RECV_SIZE];
 };
 
-/* A remote operation's caller waiting for its reply (ofi.c). */
-struct gk__ofi_rop_wait {
-    struct gk__ofi_req req;
-    _Atomic uint64_t round;
-    int status;
-    struct gk__net_rop_answer *answer;
-};
-#define GK__OFI_ROP_SLOTS 256
-#define GK__OFI_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
 
 /* A message that progress could not send at once (the provider said
  * FI_EAGAIN), sent by a later progress in order. */
@@ -186,8 +177,8 @@ struct gk__ofi {
     struct gk__remote_refusals refusals;
     struct gk__remote_inbox inbox; /* where arriving messages land */
 
-    struct gk__ofi_rop_wait rop_slots[GK__OFI_ROP_SLOTS];
-    _Atomic uint64_t rop_taken[GK__OFI_ROP_SLOTS / 64];
+    struct gk__remote_rop_table rops;
+    struct gk__ofi_req rop_reqs[GK__REMOTE_ROP_SLOTS]; /* by slot */
 
     /* Held by the thread that reads the completion queue: messages are
      * handled one at a time, in the order they completed. */

@@ -213,19 +213,6 @@ static void ofi_am_arrived(const char *buf, size_t len, int is_long)
     }
 }
 
-/* Runs a remote operation (net.h): its status; a malformed one is refused
- * (logged here). */
-static int ofi_rop_run(const struct gk__ofi_rop_msg *m, const void *data, size_t data_len,
-                       struct gk__net_rop_answer *answer)
-{
-    gk__net_rop_fn fn = gk__net_rop(m->op);
-    if (fn == NULL) {
-        gk__error("remote operation %u from PE %u refused: no such operation", m->op, m->w.src);
-        return GK_ERR_UNSUPPORTED;
-    }
-    return fn(m->args, data, data_len, answer);
-}
-
 static void ofi_rop_arrived(const char *buf, size_t len)
 {
     struct gk__ofi *o = &gk__ofi;
@@ -247,27 +234,18 @@ static void ofi_rop_arrived(const char *buf, size_t len)
         struct gk__net_rop_answer answer = {0}; /* nobody takes it */
         struct gk__ofi_ack_msg ack = {{GK__OFI_ROP_ACK, 0, (uint32_t)o->my_pe}, GK_OK,
                                       (uint32_t)o->my_pe};
-        ack.status = ofi_rop_run(&m, data, data_len, &answer);
+        ack.status = gk__remote_rop_run(m.op, m.w.src, m.args, data, data_len, NULL, &answer);
         if (m.w.flags & GK__OFI_ACKED)
             gk__ofi_send((int)m.w.src, &ack, sizeof(ack), NULL, 0, 1);
         return;
     }
     struct gk__ofi_reply_msg reply = {.w = {GK__OFI_ROP_REPLY, 0, (uint32_t)o->my_pe},
                                       .token = m.token};
-    struct gk__net_rop_answer answer = {.max = m.answer_max};
-    if (m.answer_max > GK__OFI_PAYLOAD_MAX) {
-        gk__error("remote operation %u from PE %u refused: it takes %u bytes of answer, more "
-                  "than the %zu a reply carries",
-                  m.op, m.w.src, m.answer_max, GK__OFI_PAYLOAD_MAX);
-        reply.status = GK_ERR_UNSUPPORTED;
-    } else if (answer.max > 0 && (answer.data = malloc(answer.max)) == NULL) {
-        reply.status = GK_ERR_NOMEM; /* the caller says so (ofi.c) */
-    } else {
-        reply.status = ofi_rop_run(&m, data, data_len, &answer);
-    }
+    struct gk__net_rop_answer answer;
+    reply.status = gk__remote_rop_serve(m.op, m.w.src, m.args, data, data_len, NULL, m.answer_max,
+                                        GK__OFI_PAYLOAD_MAX, &answer);
     reply.result = answer.result;
-    size_t answer_len = reply.status == GK_OK && answer.len <= answer.max ? answer.len : 0;
-    gk__ofi_send((int)m.w.src, &reply, sizeof(reply), answer.data, answer_len, 1);
+    gk__ofi_send((int)m.w.src, &reply, sizeof(reply), answer.data, answer.len, 1);
     free(answer.data);
 }
 
@@ -280,27 +258,12 @@ static void ofi_reply_arrived(const char *buf, size_t len)
         return;
     }
     memcpy(&r, buf, sizeof(r));
-    uint64_t slot = r.token & 0xffff;
-    if (slot >= GK__OFI_ROP_SLOTS)
+    int slot = gk__remote_rop_find(&o->rops, r.token);
+    if (slot < 0)
         return;
-    struct gk__ofi_rop_wait *w = &o->rop_slots[slot];
-    if (atomic_load_explicit(&w->round, memory_order_acquire) != r.token >> 16)
-        return; /* for a caller that gave up */
-    struct gk__net_rop_answer *answer = w->answer;
-    size_t data_len = len - sizeof(r);
-    w->status = r.status;
-    answer->result = r.result;
-    answer->len = 0;
-    if (data_len > answer->max) {
-        gk__error("remote operation reply from PE %u rejected: %zu bytes of answer, where the "
-                  "caller takes %zu",
-                  r.w.src, data_len, answer->max);
-        w->status = GK_ERR_UNSUPPORTED;
-    } else if (data_len > 0) {
-        memcpy(answer->data, buf + sizeof(r), data_len);
-        answer->len = data_len;
-    }
-    gk__ofi_req_done(&w->req, GK_OK);
+    gk__remote_rop_fill(&o->rops, slot, r.status, r.result, buf + sizeof(r), len - sizeof(r),
+                        (int)r.w.src, NULL);
+    gk__ofi_req_done(&o->rop_reqs[slot], GK_OK);
 }
 
 /* A refusal is kept for the next quiet (ofi.c) before the count drops, so

@@ -1,10 +1,23 @@
 /*
  * remote.c: what the network transports share (remote.h).
+ *
+ * A remote operation (net.h, rop) waits for its reply in a slot: the
+ * caller takes a free one, arms it with its answer, sends the slot's
+ * token with the request, and the target sends the token back with the
+ * reply, whose handler finds the slot by it, fills the answer and
+ * completes the transport's request for the slot. A slot has rounds, one
+ * per use, and the token names the round as well as the slot, because a
+ * caller whose send or wait failed returns before the reply comes: its
+ * answer is gone, so the reply that comes late must find a later round
+ * and be dropped. That slot stays taken (the job is ending anyway), so
+ * no new use of it can take such a reply for its own. Sending and waiting
+ * are each transport's; the slots, rounds and tokens are here.
  */
 #include "net/remote.h"
 
 #include <poll.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,6 +141,111 @@ void gk__remote_slot_give(_Atomic uint64_t *taken, unsigned slot)
 {
     atomic_fetch_and_explicit(&taken[slot / 64], ~((uint64_t)1 << (slot % 64)),
                               memory_order_release);
+}
+
+/* A token: the slot's round, then the slot. */
+#define REMOTE_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
+#define REMOTE_ROP_TOKEN_SLOT(token) ((token) & 0xffff)
+#define REMOTE_ROP_TOKEN_ROUND(token) ((token) >> 16)
+_Static_assert(GK__REMOTE_ROP_SLOTS <= 0x10000, "a slot fits in a token's 16 bits");
+
+uint64_t gk__remote_rop_arm(struct gk__remote_rop_table *t, unsigned slot,
+                            struct gk__net_rop_answer *answer)
+{
+    struct gk__remote_rop_slot *s = &t->slots[slot];
+    s->answer = answer; /* released with the round, which the reply checks */
+    uint64_t round = atomic_load_explicit(&s->round, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->round, round, memory_order_release);
+    return REMOTE_ROP_TOKEN(round, (uint64_t)slot);
+}
+
+int gk__remote_rop_end(struct gk__remote_rop_table *t, uint64_t token, int status, int op, int pe)
+{
+    unsigned slot = (unsigned)REMOTE_ROP_TOKEN_SLOT(token);
+    struct gk__remote_rop_slot *s = &t->slots[slot];
+    if (status != GK_OK) {
+        /* The job ends. The slot stays taken, and a late reply finds
+         * another round: it is dropped, not written into *answer. */
+        atomic_store_explicit(&s->round, REMOTE_ROP_TOKEN_ROUND(token) + 1,
+                              memory_order_release);
+        return status;
+    }
+    status = s->status;
+    size_t max = s->answer->max;
+    gk__remote_slot_give(t->taken, slot);
+    if (status == GK_ERR_NOMEM) /* the target logs nothing for it */
+        gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer", op, pe,
+                  max);
+    return status;
+}
+
+int gk__remote_rop_find(struct gk__remote_rop_table *t, uint64_t token)
+{
+    uint64_t slot = REMOTE_ROP_TOKEN_SLOT(token);
+    if (slot >= GK__REMOTE_ROP_SLOTS)
+        return -1;
+    if (atomic_load_explicit(&t->slots[slot].round, memory_order_acquire) !=
+        REMOTE_ROP_TOKEN_ROUND(token))
+        return -1; /* for a caller that gave up */
+    return (int)slot;
+}
+
+void gk__remote_rop_fill(struct gk__remote_rop_table *t, int slot, int status, uint64_t result,
+                         const void *data, size_t n, int from_pe, const char *refused_how)
+{
+    struct gk__remote_rop_slot *s = &t->slots[slot];
+    struct gk__net_rop_answer *answer = s->answer;
+    s->status = status;
+    answer->result = result;
+    answer->len = 0;
+    if (n > answer->max || refused_how != NULL) {
+        char from[32] = "the network";
+        if (from_pe >= 0)
+            snprintf(from, sizeof(from), "PE %d", from_pe);
+        gk__error("remote operation reply from %s rejected: %zu bytes of answer%s, where the "
+                  "caller takes %zu",
+                  from, n, refused_how != NULL ? refused_how : "", answer->max);
+        s->status = GK_ERR_UNSUPPORTED;
+    } else if (n > 0) {
+        memcpy(answer->data, data, n);
+        answer->len = n;
+    }
+}
+
+int gk__remote_rop_run(unsigned op, unsigned src, const uint64_t *args, const void *data,
+                       size_t n, const char *refused, struct gk__net_rop_answer *answer)
+{
+    gk__net_rop_fn fn = gk__net_rop(op);
+    if (fn == NULL) {
+        gk__error("remote operation %u from PE %u refused: no such operation", op, src);
+        return GK_ERR_UNSUPPORTED;
+    }
+    if (refused != NULL) {
+        gk__error("remote operation %u from PE %u refused: %s", op, src, refused);
+        return GK_ERR_UNSUPPORTED;
+    }
+    return fn(args, data, n, answer);
+}
+
+int gk__remote_rop_serve(unsigned op, unsigned src, const uint64_t *args, const void *data,
+                         size_t n, const char *refused, uint64_t answer_max, size_t max,
+                         struct gk__net_rop_answer *answer)
+{
+    int status;
+    *answer = (struct gk__net_rop_answer){.max = (size_t)answer_max};
+    if (answer_max > max) {
+        gk__error("remote operation %u from PE %u refused: it takes %llu bytes of answer, more "
+                  "than the %zu a reply carries",
+                  op, src, (unsigned long long)answer_max, max);
+        status = GK_ERR_UNSUPPORTED;
+    } else if (answer->max > 0 && (answer->data = malloc(answer->max)) == NULL) {
+        status = GK_ERR_NOMEM; /* the caller says so (gk__remote_rop_end) */
+    } else {
+        status = gk__remote_rop_run(op, src, args, data, n, refused, answer);
+    }
+    if (status != GK_OK || answer->len > answer->max)
+        answer->len = 0;
+    return status;
 }
 
 void gk__remote_refusal_note(struct gk__remote_refusals *r, uint32_t pe, int status)

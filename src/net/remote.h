@@ -1,9 +1,10 @@
 /*
  * remote.h: what the network transports (ucx, ofi) share: the inbox that
  * arriving active messages go into, with the held queue for when it is
- * full; the slots that remote operations wait for their replies in; the
- * refusals of posted remote operations that the next quiet reports; and
- * the end of the job when a peer's connection fails.
+ * full; the protocol of remote operations (remote.c), the slots their
+ * callers wait for replies in and the run at the target; the refusals of
+ * posted remote operations that the next quiet reports; and the end of
+ * the job when a peer's connection fails.
  */
 #ifndef GK_NET_REMOTE_H
 #define GK_NET_REMOTE_H
@@ -56,6 +57,64 @@ int gk__remote_inbox_drain(struct gk__remote_inbox *in);
  * while all are taken (one ends soon). */
 unsigned gk__remote_slot_take(_Atomic uint64_t *taken, unsigned n_words);
 void gk__remote_slot_give(_Atomic uint64_t *taken, unsigned slot);
+
+/* A remote operation's caller, waiting for its reply in one of a fixed
+ * set of slots. The transport keeps its own request (how it waits) for
+ * each slot, by the same index. */
+struct gk__remote_rop_slot {
+    _Atomic uint64_t round; /* the slot's use, named by the reply's token */
+    int status;
+    /* The caller's answer (net.h): the reply's result and data land in
+     * it, the data bounded by its max. */
+    struct gk__net_rop_answer *answer;
+};
+#define GK__REMOTE_ROP_SLOTS 256
+struct gk__remote_rop_table {
+    struct gk__remote_rop_slot slots[GK__REMOTE_ROP_SLOTS];
+    _Atomic uint64_t taken[GK__REMOTE_ROP_SLOTS / 64];
+};
+
+/* A free slot, taken; the caller then readies its request for the slot
+ * and arms it. */
+static inline unsigned gk__remote_rop_take(struct gk__remote_rop_table *t)
+{
+    return gk__remote_slot_take(t->taken, GK__REMOTE_ROP_SLOTS / 64);
+}
+/* Starts the slot's next use, with `answer` for its reply: the token to
+ * send, which the reply carries back. */
+uint64_t gk__remote_rop_arm(struct gk__remote_rop_table *t, unsigned slot,
+                            struct gk__net_rop_answer *answer);
+/* Ends the use of `token`'s slot, once the send and the wait gave
+ * `status`: the operation's status. On an error the slot stays taken and
+ * its round moves on, so that a late reply is dropped; a target that had
+ * no memory for the answer is reported here, for remote operation `op`
+ * to `pe`. */
+int gk__remote_rop_end(struct gk__remote_rop_table *t, uint64_t token, int status, int op, int pe);
+/* The slot that a reply with `token` is for, or -1 when the reply is for
+ * a caller that gave up (or names no slot): it is dropped. */
+int gk__remote_rop_find(struct gk__remote_rop_table *t, uint64_t token);
+/* The reply (its status, result and the n bytes of answer at data) into
+ * the slot's answer; the transport then completes the slot's request.
+ * More answer than the caller takes, or one that came in a way the
+ * transport cannot read (`refused_how`, said after the size; NULL when
+ * none), is rejected, logged naming `from_pe` (-1: "the network"). */
+void gk__remote_rop_fill(struct gk__remote_rop_table *t, int slot, int status, uint64_t result,
+                         const void *data, size_t n, int from_pe, const char *refused_how);
+
+/* The target's side: runs remote operation `op` from PE `src` here, now:
+ * its status. One that the transport cannot run (`refused`, why, said in
+ * the log; NULL when it can) or that names no operation is refused,
+ * GK_ERR_UNSUPPORTED, logged here. */
+int gk__remote_rop_run(unsigned op, unsigned src, const uint64_t *args, const void *data,
+                       size_t n, const char *refused, struct gk__net_rop_answer *answer);
+/* The same for one with a reply, whose caller takes `answer_max` bytes of
+ * answer where a reply carries at most `max`: the reply's status and, in
+ * *answer, its result and answer->len bytes of data to send with it
+ * (answer->len 0 unless the status is GK_OK). The caller frees
+ * answer->data. */
+int gk__remote_rop_serve(unsigned op, unsigned src, const uint64_t *args, const void *data,
+                         size_t n, const char *refused, uint64_t answer_max, size_t max,
+                         struct gk__net_rop_answer *answer);
 
 /* Posted remote operations that their targets refused since the last
  * quiet, and the first of them: (target PE + 1) << 32 | its status as 32

@@ -1049,15 +1049,11 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
     if (status != GK_OK)
         return status;
     struct gk__ucx *u = &gk__ucx;
-    unsigned slot = gk__remote_slot_take(u->rop_taken, GK__UCX_ROP_SLOTS / 64);
-    struct gk__ucx_rop_wait *w = &u->rop_slots[slot];
-    gk__ucx_req_init(&w->req);
-    w->answer = answer; /* released with the round, which the reply checks */
-    uint64_t round = atomic_load_explicit(&w->round, memory_order_relaxed) + 1;
-    atomic_store_explicit(&w->round, round, memory_order_release);
+    unsigned slot = gk__remote_rop_take(&u->rops);
+    gk__ucx_req_init(&u->rop_reqs[slot]);
     struct gk__ucx_rop_header h = {.op = (uint32_t)op,
                                    .src = (uint32_t)u->my_pe,
-                                   .token = GK__UCX_ROP_TOKEN(round, slot),
+                                   .token = gk__remote_rop_arm(&u->rops, slot, answer),
                                    .answer_max = answer->max};
     memcpy(h.args, args, sizeof(h.args));
     ucp_request_param_t param = {
@@ -1069,19 +1065,8 @@ static int ucx_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
                                           nbytes, &param),
                           "remote operation", p->pe);
     if (status == GK_OK)
-        status = gk__ucx_wait_done(&w->req);
-    if (status != GK_OK) {
-        /* The job ends. The slot stays taken, and a late reply finds
-         * another round: it is dropped, not written into *answer. */
-        atomic_store_explicit(&w->round, round + 1, memory_order_release);
-        return status;
-    }
-    status = w->status;
-    gk__remote_slot_give(u->rop_taken, slot);
-    if (status == GK_ERR_NOMEM) /* the target logs nothing for it */
-        gk__error("remote operation %d to PE %d: it had no memory for a %zu-byte answer",
-                  (int)op, p->pe, answer->max);
-    return status;
+        status = gk__ucx_wait_done(&u->rop_reqs[slot]);
+    return gk__remote_rop_end(&u->rops, h.token, status, (int)op, p->pe);
 }
 
 static int ucx_flush(struct gk__net_peer *peer)

@@ -266,22 +266,12 @@ void gk__ucx_send_copy(ucp_ep_h ep, int pe, unsigned id, const void *header, siz
         free(copy);
 }
 
-/* Runs the remote operation (net.h) that arrived with header h: its
- * status. A malformed one is refused (GK_ERR_UNSUPPORTED, logged here). */
-static int ucx_rop_run(const struct gk__ucx_rop_header *h, const void *data, size_t data_len,
-                       const ucp_am_recv_param_t *param, struct gk__net_rop_answer *answer)
+/* Why a remote operation that arrived with `param` cannot run, or NULL:
+ * a payload that came by rendezvous is not here yet. */
+static const char *ucx_rop_refused(const ucp_am_recv_param_t *param)
 {
-    gk__net_rop_fn fn = gk__net_rop(h->op);
-    if (fn == NULL) {
-        gk__error("remote operation %u from PE %u refused: no such operation", h->op, h->src);
-        return GK_ERR_UNSUPPORTED;
-    }
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-        gk__error("remote operation %u from PE %u refused: its payload came by rendezvous",
-                  h->op, h->src);
-        return GK_ERR_UNSUPPORTED;
-    }
-    return fn(h->args, data, data_len, answer);
+    return param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV ? "its payload came by rendezvous"
+                                                         : NULL;
 }
 
 /* A remote operation: run here, now, and answered, with the data of one
@@ -296,21 +286,13 @@ static ucs_status_t ucx_rop_arrived(void *arg, const void *header, size_t header
     if (!ucx_reply_possible("remote operation", h.src, param))
         return UCS_OK;
     struct gk__ucx_rop_reply reply = {.token = h.token};
-    struct gk__net_rop_answer answer = {.max = (size_t)h.answer_max};
-    if (h.answer_max > GK__UCX_AM_LONG_MAX) {
-        gk__error("remote operation %u from PE %u refused: it takes %llu bytes of answer, "
-                  "more than the %zu a reply carries",
-                  h.op, h.src, (unsigned long long)h.answer_max, GK__UCX_AM_LONG_MAX);
-        reply.status = GK_ERR_UNSUPPORTED;
-    } else if (answer.max > 0 && (answer.data = malloc(answer.max)) == NULL) {
-        reply.status = GK_ERR_NOMEM; /* the caller says so (ucx.c) */
-    } else {
-        reply.status = ucx_rop_run(&h, data, data_len, param, &answer);
-    }
+    struct gk__net_rop_answer answer;
+    reply.status = gk__remote_rop_serve(h.op, h.src, h.args, data, data_len,
+                                        ucx_rop_refused(param), h.answer_max,
+                                        GK__UCX_AM_LONG_MAX, &answer);
     reply.result = answer.result;
-    size_t answer_len = reply.status == GK_OK && answer.len <= answer.max ? answer.len : 0;
     gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_REPLY, &reply, sizeof(reply),
-                      answer.data, answer_len, "a remote operation's reply");
+                      answer.data, answer.len, "a remote operation's reply");
     free(answer.data);
     return UCS_OK;
 }
@@ -330,7 +312,8 @@ static ucs_status_t ucx_rop_post_arrived(void *arg, const void *header, size_t h
         return UCS_OK;
     struct gk__net_rop_answer answer = {0}; /* nobody takes it */
     struct gk__ucx_rop_ack ack = {.pe = (uint32_t)gk__ucx.my_pe};
-    ack.status = ucx_rop_run(&h, data, data_len, param, &answer);
+    ack.status = gk__remote_rop_run(h.op, h.src, h.args, data, data_len, ucx_rop_refused(param),
+                                    &answer);
     if (acked)
         gk__ucx_send_copy(param->reply_ep, (int)h.src, GK__UCX_AM_ROP_ACK, &ack, sizeof(ack),
                           NULL, 0, "a remote operation's acknowledgement");
@@ -361,27 +344,12 @@ static ucs_status_t ucx_rop_reply_arrived(void *arg, const void *header, size_t 
     if (ucx_fixed_header("remote operation reply", header, header_len, &reply,
                          sizeof(reply)) != 0)
         return UCS_OK;
-    uint64_t slot = reply.token & 0xffff;
-    if (slot >= GK__UCX_ROP_SLOTS)
+    int slot = gk__remote_rop_find(&gk__ucx.rops, reply.token);
+    if (slot < 0)
         return UCS_OK;
-    struct gk__ucx_rop_wait *w = &gk__ucx.rop_slots[slot];
-    if (atomic_load_explicit(&w->round, memory_order_acquire) != reply.token >> 16)
-        return UCS_OK; /* for a caller that gave up */
-    struct gk__net_rop_answer *answer = w->answer;
-    w->status = (int)reply.status;
-    answer->result = reply.result;
-    answer->len = 0;
-    if (data_len > answer->max || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV)) {
-        gk__error("remote operation reply from the network rejected: %zu bytes of answer%s, "
-                  "where the caller takes %zu",
-                  data_len, param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV ? " by rendezvous" : "",
-                  answer->max);
-        w->status = GK_ERR_UNSUPPORTED;
-    } else if (data_len > 0) {
-        memcpy(answer->data, data, data_len);
-        answer->len = data_len;
-    }
-    gk__ucx_req_done(&w->req, UCS_OK, NULL);
+    gk__remote_rop_fill(&gk__ucx.rops, slot, (int)reply.status, reply.result, data, data_len, -1,
+                        param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV ? " by rendezvous" : NULL);
+    gk__ucx_req_done(&gk__ucx.rop_reqs[slot], UCS_OK, NULL);
     return UCS_OK;
 }
 

@@ -46,7 +46,7 @@ struct gk__ucx_wake_header {
 };
 
 /* A remote operation's UCP header; its payload is the message's data.
- * `token` names the caller's struct gk__ucx_rop_wait, sent back as is;
+ * `token` names the caller's slot (remote.c), sent back as is;
  * in a posted one (GK__UCX_AM_ROP_POST), GK__UCX_ROP_POST_ACKED asks for
  * an acknowledgement, 0 for none. `answer_max`: the most bytes of data
  * the caller takes in the reply (net.h, struct gk__net_rop_answer). */
@@ -113,20 +113,6 @@ struct gk__ucx_req {
     ucs_status_t status;
 };
 
-/* A remote operation's caller, waiting for the reply in one of a fixed
- * set of slots (ucx.c): a reply names its slot and the slot's use
- * (`round`), so one that comes late finds a later use and is dropped. */
-struct gk__ucx_rop_wait {
-    struct gk__ucx_req req;
-    _Atomic uint64_t round;
-    int status;
-    /* The caller's answer (net.h): the reply's result and data land in
-     * it, the data bounded by its max. */
-    struct gk__net_rop_answer *answer;
-};
-#define GK__UCX_ROP_SLOTS 256
-/* A reply's token: the slot's use, then the slot. */
-#define GK__UCX_ROP_TOKEN(round, slot) ((round) << 16 | (slot))
 
 struct gk__ucx {
     ucp_context_h context;
@@ -174,8 +160,8 @@ struct gk__ucx {
 
     /* Remote operations waiting for their replies, and which slots are
      * taken (a caller that gives up when the job ends keeps its own). */
-    struct gk__ucx_rop_wait rop_slots[GK__UCX_ROP_SLOTS];
-    _Atomic uint64_t rop_taken[GK__UCX_ROP_SLOTS / 64];
+    struct gk__remote_rop_table rops;
+    struct gk__ucx_req rop_reqs[GK__REMOTE_ROP_SLOTS]; /* by slot */
 
     /* Held by the thread that drives the worker (ucx_progress.c). */
     pthread_mutex_t progress_lock;
