@@ -42,6 +42,8 @@ struct gk__coll_slots gk__coll_slots;
 #define BLOCKED_CALL_MASK (((uint64_t)1 << 55) - 1)
 /* In coll_blocked: the call is gk_finalize's (gk__coll_publish_final). */
 #define BLOCKED_FINAL ((uint64_t)1 << 55)
+/* In coll_deadlock_with: the finder waited in gk_finalize. */
+#define DEADLOCK_WITH_FINAL ((uint64_t)1 << 63)
 /* coll_blocked holds key + 1 in its top byte (0: not blocked). */
 _Static_assert(GK__COLL_KEY_WORLD + 1 <= 0xff && GK__COLL_KEY_WORLD >= GK__SEG_TEAM_SLOTS,
                "a collective's key must fit coll_blocked's top byte, apart from every slot");
@@ -123,8 +125,8 @@ static void describe_theirs(char *buf, size_t size, uint64_t blocked, int pe)
 }
 
 /* Whether PE pe has found a deadlock with this PE in the wait this PE has
- * published: 1, with the key of the call pe waited in in *key_p; 0; or a
- * transport's error. */
+ * published: 1 (2 where pe waited in gk_finalize), with the key of the
+ * call pe waited in in *key_p; 0; or a transport's error. */
 static int found_by(int pe, int *key_p)
 {
     uint64_t with = 0, with_call = 0;
@@ -137,15 +139,18 @@ static int found_by(int pe, int *key_p)
     if (with_call != atomic_load_explicit(&gk__rt.my_seg.header->coll_blocked,
                                           memory_order_relaxed))
         return 0;
-    *key_p = (int)(with >> 32) - 1;
-    return 1;
+    *key_p = (int)((with & ~DEADLOCK_WITH_FINAL) >> 32) - 1;
+    return with & DEADLOCK_WITH_FINAL ? 2 : 1;
 }
 
-static void report_found_by(int pe, const char *mine)
+/* found: found_by's 1, or 2 where pe waited in gk_finalize. */
+static void report_found_by(int pe, const char *mine, int found)
 {
     gk__error("collective deadlock found by PE %d: this PE waits in %s for it, and it "
-              "waited in a collective that this PE has not made",
-              pe, mine);
+              "waited in %s",
+              pe, mine,
+              found == 2 ? "gk_finalize, which this PE has not called"
+                         : "a collective that this PE has not made");
 }
 
 int gk__coll_deadlock_learn(int pe)
@@ -157,7 +162,7 @@ int gk__coll_deadlock_learn(int pe)
     char mine[128];
     describe(mine, sizeof(mine), GK__COLL_KEY_WORLD, gk__coll_state.seq,
              gk__coll_name(gk__coll_state.word & 0xff));
-    report_found_by(pe, mine);
+    report_found_by(pe, mine, found);
     return 1;
 }
 
@@ -255,7 +260,7 @@ static int look_at(const struct gk__coll_wait *w, int pe, int *with_p, int *key_
     if (status > 0) {
         char mine[128];
         describe(mine, sizeof(mine), w->key, w->call, w->name);
-        report_found_by(pe, mine);
+        report_found_by(pe, mine, status);
         *call_p = 0;
         *blocked_p = 0;
         return 1;
@@ -302,8 +307,10 @@ static int found_with(const struct gk__coll_wait *w, int pe, int key, uint64_t c
 {
     struct gk__seg_header *header = gk__rt.my_seg.header;
     atomic_store_explicit(&header->coll_deadlock_call, blocked, memory_order_relaxed);
+    int final = w->key == GK__COLL_KEY_WORLD && (gk__coll_state.word & 0xff) == GK__COLL_FINALIZE;
     atomic_store_explicit(&header->coll_deadlock_with,
-                          (uint64_t)(w->key + 1) << 32 | ((uint64_t)pe + 1),
+                          (final ? DEADLOCK_WITH_FINAL : 0) |
+                              (uint64_t)(w->key + 1) << 32 | ((uint64_t)pe + 1),
                           memory_order_release);
     gk__coll_unblock();
     /* This PE's own call's team breaks as its wait returns the error. */
