@@ -78,6 +78,33 @@ static int forced_put(const char *var)
     return v != NULL && strcmp(v, "put") == 0;
 }
 
+/* The symmetric dst of forced_put(var)'s extra runs, total bytes and a
+ * guard; NULL where there are none. */
+static unsigned char *sym_dst(const char *var, size_t total)
+{
+    if (!forced_put(var))
+        return NULL;
+    unsigned char *sym = gk_team_malloc(cur->team, total + GUARD);
+    CHECK_NOT_NULL(sym);
+    return sym;
+}
+
+/* The dst of extra run `mixed`: sym, except the private dst on the odd
+ * PEs of the mixed run; all FILLER. */
+static unsigned char *sym_run_dst(int mixed, unsigned char *sym, unsigned char *dst,
+                                  size_t total)
+{
+    unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
+    memset(into, FILLER, total + GUARD);
+    return into;
+}
+
+static void sym_dst_free(unsigned char *sym)
+{
+    if (sym != NULL)
+        CHECK_OK(gk_team_free(cur->team, sym));
+}
+
 /* A buffer of nbytes plus a guard, all FILLER. */
 static unsigned char *buffer(size_t nbytes)
 {
@@ -297,13 +324,9 @@ static void fcollect_once(size_t nbytes, int in_place)
     CHECK_BYTES(dst, expect, total, "team %s: fcollect of %zu B%s", t->name, nbytes,
                 in_place ? " in place" : "");
     CHECK_GUARD(dst, total, "team %s: fcollect of %zu B", t->name, nbytes);
-    int sym_too = forced_put("GK_TEAM_ALGO_FCOLLECT");
-    unsigned char *sym = sym_too ? gk_team_malloc(t->team, total + GUARD) : NULL;
-    if (sym_too)
-        CHECK_NOT_NULL(sym);
+    unsigned char *sym = sym_dst("GK_TEAM_ALGO_FCOLLECT", total);
     for (int mixed = 0; sym != NULL && mixed < 2; mixed++) {
-        unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
-        memset(into, FILLER, total + GUARD);
+        unsigned char *into = sym_run_dst(mixed, sym, dst, total);
         mine = in_place ? into + (size_t)t->me * nbytes : src;
         team_fill(mine, me, seed, nbytes);
         CHECK_OK(gk_team_fcollect(t->team, into, mine, nbytes));
@@ -313,8 +336,7 @@ static void fcollect_once(size_t nbytes, int in_place)
         CHECK_GUARD(into, total, "team %s: fcollect of %zu B into symmetric memory", t->name,
                     nbytes);
     }
-    if (sym != NULL)
-        CHECK_OK(gk_team_free(t->team, sym));
+    sym_dst_free(sym);
     free(dst);
     free(src);
     free(expect);
@@ -399,21 +421,16 @@ static void alltoall_once(size_t nbytes)
     CHECK_OK(gk_team_alltoall(t->team, dst, src, nbytes));
     CHECK_BYTES(dst, expect, total, "team %s: alltoall of %zu B", t->name, nbytes);
     CHECK_GUARD(dst, total, "team %s: alltoall of %zu B", t->name, nbytes);
-    int sym_too = forced_put("GK_TEAM_ALGO_ALLTOALL");
-    unsigned char *sym = sym_too ? gk_team_malloc(t->team, total + GUARD) : NULL;
-    if (sym_too)
-        CHECK_NOT_NULL(sym);
+    unsigned char *sym = sym_dst("GK_TEAM_ALGO_ALLTOALL", total);
     for (int mixed = 0; sym != NULL && mixed < 2; mixed++) {
-        unsigned char *into = mixed && me % 2 != 0 ? dst : sym;
-        memset(into, FILLER, total + GUARD);
+        unsigned char *into = sym_run_dst(mixed, sym, dst, total);
         CHECK_OK(gk_team_alltoall(t->team, into, src, nbytes));
         CHECK_BYTES(into, expect, total, "team %s: alltoall of %zu B into %s", t->name, nbytes,
                     mixed ? "symmetric memory on the even PEs" : "symmetric memory");
         CHECK_GUARD(into, total, "team %s: alltoall of %zu B into symmetric memory", t->name,
                     nbytes);
     }
-    if (sym != NULL)
-        CHECK_OK(gk_team_free(t->team, sym));
+    sym_dst_free(sym);
     free(dst);
     free(src);
     free(expect);
