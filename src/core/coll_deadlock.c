@@ -101,6 +101,18 @@ static uint64_t call_of(uint64_t blocked)
     return blocked & BLOCKED_CALL_MASK;
 }
 
+/* coll_blocked's word for a wait in (key, call); final: gk_finalize's. */
+static uint64_t blocked_word(int key, uint64_t call, int final)
+{
+    return (uint64_t)(key + 1) << 56 | (final ? BLOCKED_FINAL : 0) | (call & BLOCKED_CALL_MASK);
+}
+
+/* Whether w is this PE's wait in gk_finalize. */
+static int waits_in_final(const struct gk__coll_wait *w)
+{
+    return w->key == GK__COLL_KEY_WORLD && (gk__coll_state.word & 0xff) == GK__COLL_FINALIZE;
+}
+
 /* Whether this PE is a member of the call at `key` that PE pe waits in:
  * the job's, or a team of this PE's in that slot that holds pe. */
 static int shares(int key, int pe)
@@ -176,10 +188,29 @@ int gk__coll_deadlock_learn(int pe)
  * started, with every PE on it still in the call first read (read again
  * at the end), has found calls none of which can end: 1, the report, and
  * the last PE, and its call, in *with_p, *key_p, *call_p, *blocked_p
- * (for found_with). At
- * most CYCLE_MAX PEs; 0 where the walk ends elsewhere.
+ * (for found_with). At most CYCLE_MAX PEs; 0 where the walk ends
+ * elsewhere.
  */
 #define CYCLE_MAX 16
+
+/* The line of look_along's find: this PE waits in w for pes[0], which
+ * waits in words[0] for pes[1], ..., the last for this PE. */
+static void report_cycle(const struct gk__coll_wait *w, const int *pes, const uint64_t *words,
+                         int n)
+{
+    char line[1024], call[128];
+    describe(call, sizeof(call), w->key, w->call, w->name);
+    size_t len = (size_t)snprintf(line, sizeof(line), "this PE waits in %s", call);
+    for (int i = 0; i < n && len < sizeof(line); i++) {
+        describe_theirs(call, sizeof(call), words[i], pes[i]);
+        len += (size_t)snprintf(line + len, sizeof(line) - len, " for PE %d, which waits in %s",
+                                pes[i], call);
+    }
+    gk__error("collective deadlock in a cycle of %d PEs: %s for this PE; this PE has not made "
+              "the last of these calls, so none of them can end (every PE must make the "
+              "collectives of the teams it shares with others in an order that lets all go on)",
+              n + 1, line);
+}
 
 static int look_along(const struct gk__coll_wait *w, int pe, uint64_t blocked, int *with_p,
                       int *key_p, uint64_t *call_p, uint64_t *blocked_p)
@@ -221,21 +252,7 @@ static int look_along(const struct gk__coll_wait *w, int pe, uint64_t blocked, i
         if (status != GK_OK || again != words[i])
             return status;
     }
-    char mine[128], line[1024];
-    describe(mine, sizeof(mine), w->key, w->call, w->name);
-    int len = snprintf(line, sizeof(line), "this PE waits in %s for PE %d", mine, pes[0]);
-    for (int i = 0; i < n && len > 0 && (size_t)len < sizeof(line); i++) {
-        char theirs[128];
-        describe_theirs(theirs, sizeof(theirs), words[i], pes[i]);
-        len += snprintf(line + len, sizeof(line) - (size_t)len, ", which waits in %s for %s",
-                        theirs, i + 1 < n ? "PE" : "this PE");
-        if (i + 1 < n && len > 0 && (size_t)len < sizeof(line))
-            len += snprintf(line + len, sizeof(line) - (size_t)len, " %d", pes[i + 1]);
-    }
-    gk__error("collective deadlock in a cycle of %d PEs: %s; this PE has not made the last "
-              "of these calls, so none of them can end (every PE must make the collectives "
-              "of the teams it shares with others in an order that lets all go on)",
-              n + 1, line);
+    report_cycle(w, pes, words, n);
     *with_p = pes[n - 1];
     *key_p = key_of(words[n - 1]);
     *call_p = call_of(words[n - 1]);
@@ -307,9 +324,8 @@ static int found_with(const struct gk__coll_wait *w, int pe, int key, uint64_t c
 {
     struct gk__seg_header *header = gk__rt.my_seg.header;
     atomic_store_explicit(&header->coll_deadlock_call, blocked, memory_order_relaxed);
-    int final = w->key == GK__COLL_KEY_WORLD && (gk__coll_state.word & 0xff) == GK__COLL_FINALIZE;
     atomic_store_explicit(&header->coll_deadlock_with,
-                          (final ? DEADLOCK_WITH_FINAL : 0) |
+                          (waits_in_final(w) ? DEADLOCK_WITH_FINAL : 0) |
                               (uint64_t)(w->key + 1) << 32 | ((uint64_t)pe + 1),
                           memory_order_release);
     gk__coll_unblock();
@@ -343,9 +359,7 @@ int gk__coll_check_deadlock(void)
     }
     if (now - look.since < (uint64_t)GK__COLL_LOOK_DELAY_MS * 1000000u)
         return GK_OK;
-    uint64_t word = (uint64_t)(w->key + 1) << 56 | (w->call & BLOCKED_CALL_MASK);
-    if (w->key == GK__COLL_KEY_WORLD && (gk__coll_state.word & 0xff) == GK__COLL_FINALIZE)
-        word |= BLOCKED_FINAL; /* as gk__coll_publish_final said */
+    uint64_t word = blocked_word(w->key, w->call, waits_in_final(w));
     struct gk__seg_header *header = gk__rt.my_seg.header;
     if (atomic_load_explicit(&header->coll_blocked, memory_order_relaxed) != word) {
         atomic_store_explicit(&header->coll_blocked, word, memory_order_release);
@@ -375,9 +389,7 @@ void gk__coll_publish_final(int entered)
     uint64_t call = gk__coll_state.seq + (entered ? 0 : 1);
     gk__coll_blocked_published = 0; /* stays, for as long as peers can read it */
     atomic_store_explicit(&gk__rt.my_seg.header->coll_blocked,
-                          (uint64_t)(GK__COLL_KEY_WORLD + 1) << 56 | BLOCKED_FINAL |
-                              (call & BLOCKED_CALL_MASK),
-                          memory_order_release);
+                          blocked_word(GK__COLL_KEY_WORLD, call, 1), memory_order_release);
 }
 
 void gk__coll_unblock(void)

@@ -132,38 +132,52 @@ int gk__rt_report_align(const char *op, int pe, const void *addr, size_t align)
 int gk__rt_check_block(const char *op, int pe, const void *addr, size_t n,
                        size_t *seg_offset_p) __attribute__((cold, noinline));
 
+/* Whether [addr, addr + n) lies in the heap's symmetric part: 1 and its
+ * segment offset. Unsigned arithmetic makes addresses below the heap wrap
+ * to huge offsets, so one comparison covers both ends. */
+static inline int gk__rt_in_sym_heap(const void *addr, size_t n, size_t *seg_offset_p)
+{
+    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
+    size_t sym = gk__rt.sym_span; /* the local area is no one's symmetric memory */
+    if (offset > sym || n > sym - offset)
+        return 0;
+    *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
+    return 1;
+}
+
+/* The same for the program's globals, where they are symmetric
+ * (data_size 0 otherwise: nothing passes). */
+static inline int gk__rt_in_sym_data(const void *addr, size_t n, size_t *seg_offset_p)
+{
+    size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
+    if (in_data >= gk__rt.data_size || n > gk__rt.data_size - in_data)
+        return 0;
+    *seg_offset_p = gk__rt.data_seg_offset + in_data;
+    return 1;
+}
+
 /*
  * Checks an access of n bytes at symmetric address `addr` on `pe` and gives
  * the offset into the target's segment. A transfer of 0 bytes is valid at
- * any address (NULL included). Unsigned arithmetic makes addresses
- * below the heap wrap to huge offsets, so one comparison covers both ends.
+ * any address (NULL included).
  */
 static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
                                       size_t n, size_t *seg_offset_p)
 {
     if (GK__UNLIKELY((unsigned)pe >= (unsigned)gk__rt.n_pes))
         return gk__rt_report_pe(op, pe);
-    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    size_t sym = gk__rt.sym_span; /* the local area is no one's symmetric memory */
-    if (GK__UNLIKELY(offset > sym || n > sym - offset)) {
-        /* Moving nothing touches nothing: any address will do. */
-        if (n == 0) {
-            *seg_offset_p = GK__SEG_HEAP_OFFSET;
-            return GK_OK;
-        }
-        /* The program's globals, where they are symmetric (data_size 0
-         * otherwise: no offset passes). */
-        size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
-        if (in_data < gk__rt.data_size && n <= gk__rt.data_size - in_data) {
-            *seg_offset_p = gk__rt.data_seg_offset + in_data;
-            return GK_OK;
-        }
-        if (gk__rt.sym_span == 0 && gk__rt.heap_span != 0)
-            return gk__rt_check_block(op, pe, addr, n, seg_offset_p);
-        return gk__rt_report_range(op, pe, addr, n);
+    if (GK__LIKELY(gk__rt_in_sym_heap(addr, n, seg_offset_p)))
+        return GK_OK;
+    /* Moving nothing touches nothing: any address will do. */
+    if (n == 0) {
+        *seg_offset_p = GK__SEG_HEAP_OFFSET;
+        return GK_OK;
     }
-    *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
-    return GK_OK;
+    if (gk__rt_in_sym_data(addr, n, seg_offset_p))
+        return GK_OK;
+    if (gk__rt.sym_span == 0 && gk__rt.heap_span != 0)
+        return gk__rt_check_block(op, pe, addr, n, seg_offset_p);
+    return gk__rt_report_range(op, pe, addr, n);
 }
 
 /* Whether n > 0 bytes at addr are this PE's symmetric memory (the heap's
@@ -172,18 +186,8 @@ static inline int gk__rt_check_remote(const char *op, int pe, const void *addr,
  * choose a way by it. */
 static inline int gk__rt_sym_offset(const void *addr, size_t n, size_t *seg_offset_p)
 {
-    size_t offset = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.heap);
-    size_t sym = gk__rt.sym_span;
-    if (n > 0 && offset <= sym && n <= sym - offset) {
-        *seg_offset_p = GK__SEG_HEAP_OFFSET + offset;
-        return 1;
-    }
-    size_t in_data = (size_t)((uintptr_t)addr - (uintptr_t)gk__rt.data);
-    if (n > 0 && in_data < gk__rt.data_size && n <= gk__rt.data_size - in_data) {
-        *seg_offset_p = gk__rt.data_seg_offset + in_data;
-        return 1;
-    }
-    return 0;
+    return n > 0 && (gk__rt_in_sym_heap(addr, n, seg_offset_p) ||
+                     gk__rt_in_sym_data(addr, n, seg_offset_p));
 }
 
 /*

@@ -411,6 +411,15 @@ int gk_team_reduce_nb(gk_team_t team, void *dst, const void *src, size_t count,
 
 /* ---- Collects ---- */
 
+/* Whether the put algorithms (coll.c) can run on team t: it spans hosts
+ * (where every dst's symmetry is then found in the agreement), and not in
+ * check mode, whose clocks would see the puts made inside a call as the
+ * program's own. */
+static int puts_fit(const struct gk_team *t)
+{
+    return t->n > 1 && t->n_hosts > 1 && !gk__check_on;
+}
+
 int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *src,
                          size_t nbytes, gk_handle_t *handle_p)
 {
@@ -431,8 +440,7 @@ int gk__team_fcollect(const char *name, gk_team_t team, void *dst, const void *s
     if (op->my_status == GK_OK) /* total did not overflow: my block's address is sound */
         check_overlap(op, dst, total, src, nbytes,
                       (const unsigned char *)dst + (size_t)t->me * nbytes);
-    /* put: as the all-to-all's (below). */
-    int put_fits = t->n > 1 && t->n_hosts > 1 && !gk__check_on;
+    int put_fits = puts_fit(t);
     op->algo = gk__team_tuning.fcollect != GK__ALGO_AUTO ? gk__team_tuning.fcollect
                : gk__team_gather_fits(nbytes, total)             ? GK__ALGO_SMALL
                : put_fits && gk__team_fcollect_put_auto(t->n, nbytes) ? GK__ALGO_PUT
@@ -568,12 +576,9 @@ int gk__team_alltoall(const char *name, enum gk__team_kind kind, gk_team_t team,
      * (tuning.c), each PE reads its blocks out of the others' src. */
     int direct_fits = kind == GK__TEAM_ALLTOALL && n > 1 && t->n_hosts == 1 &&
                       gk__team_tuning.direct_ok;
-    /* put: across hosts, each PE puts its blocks straight into the others'
-     * dst, where every dst is symmetric memory (found in the agreement;
-     * where one is not, every PE goes pairwise). Not in check mode, whose
-     * clocks see puts made inside a call as the program's own. */
-    int put_fits = kind == GK__TEAM_ALLTOALL && n > 1 && t->n_hosts > 1 && !bruck_only &&
-                   !gk__check_on;
+    /* put (puts_fit): where one dst is not symmetric, every PE goes
+     * pairwise, which needs its boxes. */
+    int put_fits = kind == GK__TEAM_ALLTOALL && !bruck_only && puts_fit(t);
     op->algo = gk__team_tuning.alltoall != GK__ALGO_AUTO ? gk__team_tuning.alltoall
                : small_fits                                     ? GK__ALGO_SMALL
                : direct_fits && nbytes >= GK__TEAM_ALLTOALL_DIRECT_MIN ? GK__ALGO_DIRECT
