@@ -575,8 +575,10 @@ static void pe_judge(struct run_job *job, int rank, int status)
     } else if (WEXITSTATUS(status) != 0) {
         int code = WEXITSTATUS(status);
         if (pe->finalized) {
-            /* Its own business after gk_finalize: the job's status, no stop. */
-            if (job->exit_code == 0)
+            /* Its own business after gk_finalize: the job's status, no stop.
+             * A job already stopping keeps the status it stops with (a
+             * shmem_global_exit(0) stays 0). */
+            if (job->exit_code == 0 && !job->stopping)
                 job->exit_code = code;
         } else {
             fail_job(job, code,
