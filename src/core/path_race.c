@@ -392,58 +392,15 @@ static void race_region_prune(char *region, const uint64_t *all)
     region_unlock(region);
 }
 
-/* A transport's payload and answer buffers need not be 8-byte aligned
- * (UCX's active-message data is not): a clock there is read and written
- * through an aligned copy, `*copy` (to free), where it is not aligned. */
-static uint64_t *race_clock_aligned(void *p, size_t clock, int copy_in, uint64_t **copy)
+/* An access and its accessor's clock, which follows it 8-byte aligned. */
+static int race_rop_access(char *mine, const void *payload)
 {
-    *copy = NULL;
-    if (((uintptr_t)p & (sizeof(uint64_t) - 1)) == 0)
-        return p;
-    *copy = malloc(clock);
-    if (*copy != NULL && copy_in)
-        memcpy(*copy, p, clock);
-    return *copy;
-}
-
-static int race_rop_release(char *mine, const void *payload, size_t clock, const uint64_t *args)
-{
-    uint64_t *copy;
-    const uint64_t *vc = race_clock_aligned((void *)payload, clock, 1, &copy);
-    if (vc == NULL)
-        return GK_ERR_NOMEM;
-    race_region_release(mine, vc, args[1], args[2]);
-    free(copy);
-    return GK_OK;
-}
-
-static int race_rop_acquire(char *mine, struct gk__net_rop_answer *answer, size_t clock,
-                            const uint64_t *args)
-{
-    uint64_t *copy;
-    uint64_t *into = race_clock_aligned(answer->data, clock, 0, &copy);
-    if (into == NULL)
-        return GK_ERR_NOMEM;
-    race_region_acquire(mine, into, args[1], args[2]);
-    if (copy != NULL)
-        memcpy(answer->data, copy, clock);
-    free(copy);
-    answer->len = clock;
-    return GK_OK;
-}
-
-static int race_rop_access(char *mine, const void *payload, size_t clock)
-{
+    _Static_assert(sizeof(struct race_entry) % sizeof(uint64_t) == 0,
+                   "the clock after an access must stay aligned");
     struct race_entry a;
     memcpy(&a, payload, sizeof(a));
     a.call[RACE_CALL_LEN - 1] = a.site[RACE_SITE_LEN - 1] = '\0';
-    uint64_t *copy;
-    const uint64_t *vc =
-        race_clock_aligned((char *)(uintptr_t)payload + sizeof(a), clock, 1, &copy);
-    if (vc == NULL)
-        return GK_ERR_NOMEM;
-    race_region_access(mine, race_me, &a, vc);
-    free(copy);
+    race_region_access(mine, race_me, &a, (const uint64_t *)((const char *)payload + sizeof(a)));
     return GK_OK;
 }
 
@@ -461,15 +418,18 @@ static int race_rop(const uint64_t *args, const void *payload, size_t nbytes,
     case RACE_ROP_ACCESS:
         if (nbytes != sizeof(struct race_entry) + clock)
             break;
-        return race_rop_access(mine, payload, clock);
+        return race_rop_access(mine, payload);
     case RACE_ROP_RELEASE:
         if (nbytes != clock)
             break;
-        return race_rop_release(mine, payload, clock, args);
+        race_region_release(mine, payload, args[1], args[2]);
+        return GK_OK;
     case RACE_ROP_ACQUIRE:
         if (answer->max < clock || (args[2] > args[1] && args[2] - args[1] > 8))
             break;
-        return race_rop_acquire(mine, answer, clock, args);
+        race_region_acquire(mine, answer->data, args[1], args[2]);
+        answer->len = clock;
+        return GK_OK;
     case RACE_ROP_SLOT:
         if (answer->max < clock || args[1] >= GK__PATH_RACE_KEYS || args[2] > 1)
             break;

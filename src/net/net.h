@@ -181,7 +181,9 @@ enum gk__net_post {
  * reads (a typed get's chunk) up to `max` bytes of data. At the target,
  * `data` is a buffer of `max` bytes, the most the caller takes, that the
  * function fills, setting `len`; at the caller, where those bytes land,
- * `len` set from the reply. `max` is 0 for the others.
+ * `len` set from the reply. `max` is 0 for the others. At the target the
+ * function's payload and answer buffer are 8-byte aligned, whatever the
+ * transport's own buffers are (gk__remote_rop_run).
  */
 struct gk__net_rop_answer {
     uint64_t result;

@@ -224,7 +224,23 @@ int gk__remote_rop_run(unsigned op, unsigned src, const uint64_t *args, const vo
         gk__error("remote operation %u from PE %u refused: %s", op, src, refused);
         return GK_ERR_UNSUPPORTED;
     }
-    return fn(args, data, n, answer);
+    if (n == 0 || ((uintptr_t)data & (sizeof(uint64_t) - 1)) == 0)
+        return fn(args, data, n, answer);
+    /* A transport's message data need not be aligned (UCX's active
+     * messages' is not); the functions read words out of it. */
+    uint64_t small[64];
+    uint64_t *copy = n <= sizeof(small) ? small : malloc(n);
+    if (copy == NULL) {
+        gk__error("remote operation %u from PE %u refused: no memory to align its %zu bytes "
+                  "of payload",
+                  op, src, n);
+        return GK_ERR_NOMEM;
+    }
+    memcpy(copy, data, n);
+    int status = fn(args, copy, n, answer);
+    if (copy != small)
+        free(copy);
+    return status;
 }
 
 int gk__remote_rop_serve(unsigned op, unsigned src, const uint64_t *args, const void *data,
