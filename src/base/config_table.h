@@ -145,6 +145,12 @@
       "through the provider FI_PROVIDER names, else libfabric's first choice " \
       "that reaches other nodes) or auto (ucx where this gasket is built "      \
       "with it, else ofi); the same on every PE")                              \
+    X(OFI_PROBE_MS, uint, ofi_probe_ms, "200",                                 \
+      "milliseconds between the libfabric transport's probes of the peers "   \
+      "it has operations or messages in flight to, which find what a reset "  \
+      "connection lost (tcp;ofi_rxm reconnects without a word) and end the "   \
+      "job, naming the peer, instead of waiting for ever; a busy peer costs "  \
+      "one small message each way per round (0: no probes)")                  \
     X(NET_FORCE_UCX, uint, net_force_ucx, "0",                                 \
       "testing: 1 reaches every other PE through the network transport "       \
       "(GK_NET), even on this node (no mapping of its segment), to test it "    \

@@ -268,6 +268,7 @@ static int ofi_endpoint_open(const struct gk__seg *my_seg)
     info->tx_attr->op_flags = 0;
     o->write_flags = FI_DELIVERY_COMPLETE;
     o->send_after_write = (info->tx_attr->msg_order & FI_ORDER_SAW) != 0;
+    o->send_after_read = (info->tx_attr->msg_order & FI_ORDER_SAR) != 0;
     o->inject_max = info->tx_attr->inject_size;
     OFI_CHECK(gk__ofi_lib.fabric(info->fabric_attr, &o->fabric, NULL), "opening the fabric (fi_fabric)");
     OFI_CHECK(fi_domain(o->fabric, info, &o->domain, NULL), "opening the domain (fi_domain)");
@@ -413,7 +414,8 @@ static int ofi_open(const struct gk__net_start *start)
                           .my_wake = &my_seg->header->wake, .seg_base = my_seg->base,
                           .seg_size = my_seg->size, .heap = my_seg->heap,
                           .heap_size = my_seg->header->heap_size, .n_pes = boot->size,
-                          .my_pe = boot->rank};
+                          .my_pe = boot->rank,
+                          .probe_ns = (uint64_t)start->config->ofi_probe_ms * 1000000u};
     gk__remote_inbox_init(&o->inbox, start->peers[boot->rank].direct);
     pthread_mutex_init(&o->progress_lock, NULL);
     o->ofi_peers = calloc((size_t)o->n_pes, sizeof(*o->ofi_peers));
@@ -561,6 +563,8 @@ static int ofi_rma(struct gk__ofi_peer *p, int write, void *local, size_t n, siz
     for (;;) {
         ssize_t rc = write ? fi_writemsg(o->ep, &msg, FI_COMPLETION | o->write_flags)
                            : fi_readmsg(o->ep, &msg, FI_COMPLETION);
+        if (rc == 0 && gk__ofi_rma_probed(write))
+            gk__ofi_op_posted(p->pe);
         if (rc != -FI_EAGAIN)
             return gk__ofi_status(rc, write ? "put" : "get", p->pe);
         int status = gk__ofi_eagain(&tries);
@@ -703,6 +707,8 @@ static int ofi_rop_post(struct gk__net_peer *peer, enum gk__net_rop op, const ui
     status = gk__ofi_send(p->pe, &m, sizeof(m), payload, nbytes, 0);
     if (status != GK_OK && acked) /* never acknowledged */
         gk__ofi_count_down(&o->unacked, &o->unacked_sleepers);
+    else if (acked)
+        gk__ofi_op_posted(p->pe);
     return status;
 }
 
@@ -728,8 +734,10 @@ static int ofi_rop(struct gk__net_peer *peer, enum gk__net_rop op, const uint64_
                                 .token = gk__remote_rop_arm(&o->rops, slot, answer)};
     memcpy(m.args, args, sizeof(m.args));
     status = gk__ofi_send(p->pe, &m, sizeof(m), payload, nbytes, 0);
-    if (status == GK_OK)
+    if (status == GK_OK) {
+        gk__ofi_op_posted(p->pe);
         status = gk__ofi_wait_done(&o->rop_reqs[slot]);
+    }
     return gk__remote_rop_end(&o->rops, m.token, status, (int)op, p->pe);
 }
 

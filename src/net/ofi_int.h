@@ -1,8 +1,9 @@
 /*
  * ofi_int.h: the libfabric transport's own state, shared by its files:
- * ofi.c (start-up, shut-down and the operations) and ofi_msg.c (what
+ * ofi.c (start-up, shut-down and the operations), ofi_msg.c (what
  * arrives: gasket's active messages, wake-ups, remote operations and their
- * answers; the completion queue; waits; the progress thread).
+ * answers; the completion queue; waits; the progress thread) and
+ * ofi_probe.c (finding what a peer's connection lost).
  */
 #ifndef GK_NET_OFI_INT_H
 #define GK_NET_OFI_INT_H
@@ -16,6 +17,7 @@
 #include <rdma/fi_rma.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "boot/boot.h"
 #include "net/net.h"
@@ -30,6 +32,8 @@ enum gk__ofi_kind {
     GK__OFI_ROP_POST,  /* a remote operation posted */
     GK__OFI_ROP_REPLY, /* the answer of a GK__OFI_ROP */
     GK__OFI_ROP_ACK,   /* the acknowledgement of a posted one that quiet counts */
+    GK__OFI_PING,      /* a probe: what did you receive from me? (ofi_probe.c) */
+    GK__OFI_PONG,      /* its answer */
 };
 
 /* Every message starts with this. */
@@ -66,6 +70,15 @@ struct gk__ofi_reply_msg {
     uint32_t unused;
     uint64_t token;
     uint64_t result; /* then the answer's data */
+};
+
+/* GK__OFI_PING: `count`, the messages sent to the peer before it;
+ * GK__OFI_PONG: `count`, the messages received from the pinging PE before
+ * the ping. Probes themselves are not counted. */
+struct gk__ofi_probe_msg {
+    struct gk__ofi_wire w;
+    uint64_t seq;
+    uint64_t count;
 };
 
 struct gk__ofi_ack_msg {
@@ -132,6 +145,22 @@ struct gk__ofi_peer {
     uint64_t key;       /* its segment's memory key */
     uint64_t rma_base;  /* the address of its segment's offset 0 in RMA calls */
     int pe;
+
+    /* What the probes compare (ofi_probe.c). Operations: puts, gets and
+     * remote operations whose completion, answer or acknowledgement some
+     * wait counts on, counted once posted and once ended. */
+    _Atomic uint64_t ops_posted;
+    _Atomic uint64_t ops_ended;
+    _Atomic uint64_t msgs_sent; /* gasket's messages to it, once posted */
+    uint64_t msgs_received;     /* and from it, once read (progress_lock) */
+    /* The probes' own state, progress_lock: the last ping sent and what it
+     * covers, and what the last two answered pings covered. */
+    uint64_t ping_seq;
+    uint64_t ping_msgs;
+    uint64_t ping_ops;
+    uint64_t msgs_confirmed;
+    uint64_t ops_confirmed;      /* posted before the last answered ping */
+    uint64_t ops_confirmed_prev; /* and before the one answered before it */
 };
 
 struct gk__ofi {
@@ -148,6 +177,7 @@ struct gk__ofi {
     /* The provider keeps a sender's sends after its writes (FI_ORDER_SAW):
      * a message needs no wait for the writes before it. */
     int send_after_write;
+    int send_after_read; /* and after its reads (FI_ORDER_SAR) */
     size_t inject_max; /* messages of at most this many bytes go inline */
 
     struct gk__boot *boot;
@@ -164,6 +194,8 @@ struct gk__ofi {
     int my_pe;
     int n_remote;
     int joined;
+    uint64_t probe_ns;      /* GK_OFI_PROBE_MS; 0: no probes */
+    uint64_t probe_next_ns; /* the next probe round (progress_lock) */
     _Atomic int closing;
 
     /* Non-blocking puts and gets (and copied puts) not complete yet, and
@@ -230,6 +262,51 @@ void gk__ofi_count_down(_Atomic uint32_t *count, _Atomic uint32_t *sleepers);
 int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
                  size_t payload_len, int in_progress);
 int gk__ofi_post_recvs(void);
+
+/* The probes (ofi_probe.c). An operation posted to pe and one ended
+ * (completed, answered, acknowledged, or failed once posted). */
+static inline void gk__ofi_op_posted(int pe)
+{
+    atomic_fetch_add_explicit(&gk__ofi.ofi_peers[pe].ops_posted, 1, memory_order_relaxed);
+}
+static inline void gk__ofi_op_ended(int pe)
+{
+    atomic_fetch_add_explicit(&gk__ofi.ofi_peers[pe].ops_ended, 1, memory_order_relaxed);
+}
+/* Whether the probes count a write (or a read): where the provider keeps
+ * a message after it, so that a probe's answer comes after its completion
+ * (ofi_probe.c). */
+static inline int gk__ofi_rma_probed(int write)
+{
+    return write ? gk__ofi.send_after_write : gk__ofi.send_after_read;
+}
+/* A message's kind, from its header. */
+static inline unsigned gk__ofi_kind(const void *header)
+{
+    struct gk__ofi_wire w;
+    memcpy(&w, header, sizeof(w));
+    return w.kind;
+}
+/* Counts a message of `kind` the provider took (a probe is not counted). */
+void gk__ofi_msg_posted(int pe, unsigned kind);
+/* Counts an arriving message from `src`, before it is handled: 0 when it
+ * is a probe, which it handles. progress_lock held. */
+int gk__ofi_probe_arrived(const char *buf, size_t len, unsigned kind, uint32_t src);
+/* The probes' bookkeeping, apart for its unit test. Due: the peer has
+ * something unconfirmed, and the next ping's sequence number and what it
+ * covers are noted (1), or not (0). Answered: a pong's verdict on what the
+ * peer's connection lost, and how many (*n_lost). */
+enum gk__ofi_probe_loss {
+    GK__OFI_LOST_NOTHING,
+    GK__OFI_LOST_MESSAGES,
+    GK__OFI_LOST_OPERATIONS,
+};
+int gk__ofi_probe_due(struct gk__ofi_peer *p);
+enum gk__ofi_probe_loss gk__ofi_probe_answered(struct gk__ofi_peer *p, uint64_t seq,
+                                               uint64_t count, uint64_t *n_lost);
+/* Sends the probes that are due (progress_lock held): the progress
+ * thread's poll timeout in milliseconds until the next round, -1: none. */
+int gk__ofi_probe_round(void);
 void gk__ofi_deferred_free(void);
 int gk__ofi_thread_start(void);
 void gk__ofi_thread_stop(void);

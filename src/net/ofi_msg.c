@@ -52,8 +52,11 @@
 static ssize_t ofi_send_copy(int pe, struct gk__ofi_send *s)
 {
     struct gk__ofi *o = &gk__ofi;
+    unsigned kind = gk__ofi_kind(s->data); /* before: the completion frees s */
     ssize_t rc = fi_send(o->ep, s->data, s->len, NULL, o->ofi_peers[pe].addr, s);
-    if (rc != 0 && rc != -FI_EAGAIN)
+    if (rc == 0)
+        gk__ofi_msg_posted(pe, kind);
+    else if (rc != -FI_EAGAIN)
         free(s);
     return rc;
 }
@@ -106,6 +109,8 @@ int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
     if (total <= o->inject_max && payload_len == 0 && !(in_progress && o->deferred_head)) {
         for (;;) {
             ssize_t rc = fi_inject(o->ep, header, len, addr);
+            if (rc == 0)
+                gk__ofi_msg_posted(pe, gk__ofi_kind(header));
             if (rc != -FI_EAGAIN)
                 return gk__ofi_status(rc, "a message", pe);
             if (in_progress)
@@ -258,6 +263,8 @@ static void ofi_reply_arrived(const char *buf, size_t len)
         return;
     }
     memcpy(&r, buf, sizeof(r));
+    if (r.w.src < (uint32_t)o->n_pes)
+        gk__ofi_op_ended((int)r.w.src);
     int slot = gk__remote_rop_find(&o->rops, r.token);
     if (slot < 0)
         return;
@@ -277,6 +284,8 @@ static void ofi_ack_arrived(const char *buf, size_t len)
         return;
     }
     memcpy(&ack, buf, sizeof(ack));
+    if (ack.w.src < (uint32_t)o->n_pes)
+        gk__ofi_op_ended((int)ack.w.src);
     if (atomic_load_explicit(&o->unacked, memory_order_relaxed) == 0) {
         gk__error("acknowledgement from PE %u rejected: nothing is unacknowledged", ack.pe);
         return;
@@ -296,6 +305,8 @@ static void ofi_message_arrived(const char *buf, size_t len)
         return;
     }
     memcpy(&w, buf, sizeof(w));
+    if (!gk__ofi_probe_arrived(buf, len, w.kind, w.src))
+        return;
     switch (w.kind) {
     case GK__OFI_AM:
     case GK__OFI_AM_LONG:
@@ -356,7 +367,8 @@ static void ofi_repost(struct gk__ofi_recv *r)
         gk__ofi_status(rc, "posting a receive buffer again (fi_recv)", -1);
 }
 
-static void ofi_completed(struct gk__ofi_ctx *ctx, size_t len, int status)
+/* `flags`: the completion's (FI_READ for a get). */
+static void ofi_completed(struct gk__ofi_ctx *ctx, size_t len, uint64_t flags, int status)
 {
     struct gk__ofi *o = &gk__ofi;
     switch (ctx->kind) {
@@ -368,15 +380,22 @@ static void ofi_completed(struct gk__ofi_ctx *ctx, size_t len, int status)
         break;
     case GK__OFI_CTX_SEND: {
         struct gk__ofi_send *s = (struct gk__ofi_send *)ctx;
-        if (s->rma)
+        if (s->rma) {
+            if (gk__ofi_rma_probed(1))
+                gk__ofi_op_ended(ctx->pe);
             gk__ofi_count_down(&o->rma_out, &o->rma_sleepers);
+        }
         free(s);
         break;
     }
-    case GK__OFI_CTX_REQ:
+    case GK__OFI_CTX_REQ: /* a blocking put or get */
+        if (gk__ofi_rma_probed(!(flags & FI_READ)))
+            gk__ofi_op_ended(ctx->pe);
         gk__ofi_req_done((struct gk__ofi_req *)ctx, status);
         break;
     case GK__OFI_CTX_NBI:
+        if (gk__ofi_rma_probed(!(flags & FI_READ)))
+            gk__ofi_op_ended(ctx->pe);
         gk__ofi_count_down(&o->rma_out, &o->rma_sleepers);
         break;
     }
@@ -395,7 +414,7 @@ static void ofi_cq_error(void)
     int closing = atomic_load_explicit(&o->closing, memory_order_acquire);
     if (err.err == FI_ECANCELED && closing) {
         if (ctx != NULL && ctx->kind != GK__OFI_CTX_RECV)
-            ofi_completed(ctx, 0, GK_ERR_SYSTEM);
+            ofi_completed(ctx, 0, err.flags, GK_ERR_SYSTEM);
         return;
     }
     if (!closing && o->joined && pe >= 0)
@@ -405,7 +424,7 @@ static void ofi_cq_error(void)
                   gk__ofi_strerror(err.err),
                   fi_cq_strerror(o->cq, err.prov_errno, err.err_data, NULL, 0));
     if (ctx != NULL && (ctx->kind != GK__OFI_CTX_RECV || !closing))
-        ofi_completed(ctx, 0, GK_ERR_SYSTEM);
+        ofi_completed(ctx, 0, err.flags, GK_ERR_SYSTEM);
 }
 
 /* Reads and handles the queue until it is empty; progress_lock held. */
@@ -424,7 +443,7 @@ static int ofi_cq_drain(void)
         if (n <= 0)
             break;
         for (ssize_t i = 0; i < n; i++)
-            ofi_completed(entries[i].op_context, entries[i].len, GK_OK);
+            ofi_completed(entries[i].op_context, entries[i].len, entries[i].flags, GK_OK);
         events += (int)n;
     }
     if (o->deferred_head != NULL)
@@ -560,14 +579,16 @@ static void *ofi_thread_main(void *arg)
          * look and the arming. */
         struct fid *fids[1] = {&o->cq->fid};
         int armed = fi_trywait(o->fabric, fids, 1) == FI_SUCCESS;
+        int probe_ms = gk__ofi_probe_round();
         pthread_mutex_unlock(&o->progress_lock);
         if (gk__remote_inbox_drain(&o->inbox) > 0 || !armed)
             continue; /* completions wait already */
         /* A message that waits for room in the inbox or in the provider
-         * is looked at again soon; else sleep until something happens. */
+         * is looked at again soon; else sleep until something happens or
+         * the next probe round (ofi_probe.c). */
         int timeout = deferred || atomic_load_explicit(&o->inbox.n_held, memory_order_relaxed) != 0
                           ? 1
-                          : -1;
+                          : probe_ms;
         struct pollfd pfd[2] = {{.fd = o->cq_fd, .events = POLLIN},
                                 {.fd = o->stop_fd[0], .events = POLLIN}};
         if (poll(pfd, 2, timeout) < 0 && errno != EINTR) {

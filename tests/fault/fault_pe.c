@@ -17,9 +17,11 @@
  *   victim dies holding a window lock the others queue for), midput (the
  *   victim dies while the others stream puts to it), sockets (the victim
  *   destroys its TCP connections with ss -K and goes on to a barrier: a
- *   network failure, not a death)
+ *   network failure, not a death), sockets-stream (the same while the others
+ *   stream puts to it: what was in flight is lost, and the job must end)
  */
 #include <gasket.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,13 +112,27 @@ int main(int argc, char **argv)
                         gk_win_flush(win, 0) != GK_OK))
             return 8;
     }
-    unsigned char *sink = strcmp(mode, "midput") == 0 ? gk_malloc(1 << 20) : NULL;
+    int stream = strcmp(mode, "midput") == 0 || strcmp(mode, "sockets-stream") == 0;
+    unsigned char *sink = stream ? gk_malloc(1 << 20) : NULL;
+    /* sockets-stream: each other PE streams into its own quarter of the
+     * victim's sink, its first byte its number + 1. */
+    const size_t quarter = (1 << 20) / 4;
     gk_barrier();
     fault_ready(me);
     static const char *const failures[] = {"kill",     "kill-with-child", "nofin", "abort",
                                            "exit3",    "gkabort",         "segv",
                                            "closefd",  "gkabort0",        "gkabort256",
                                            "lockheld", "midput",          "sockets"};
+    if (strcmp(mode, "sockets-stream") == 0 && me == 1) {
+        /* Once every stream has landed, some put is in flight. */
+        for (int pe = 0; pe < gk_n_pes() && pe < 4; pe++)
+            while (pe != 1 && ((volatile unsigned char *)sink)[(size_t)pe * quarter] != pe + 1)
+                sched_yield();
+        fault_note_death();
+        fault_destroy_my_sockets();
+        for (;;)
+            pause();
+    }
     for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
         if ((me == 1 || gk_n_pes() == 1) && strcmp(mode, failures[i]) == 0)
             fault_note_death();
@@ -167,10 +183,17 @@ int main(int argc, char **argv)
         printf("PE %d: gk_win_lock returned %d\n", me, rc);
         return 10;
     }
-    if (sink != NULL) {
+    if (sink != NULL && strcmp(mode, "midput") == 0) {
         static unsigned char src[1 << 20];
         for (;;)
             if (gk_put(1, sink, src, sizeof(src)) != GK_OK)
+                return 10;
+    }
+    if (sink != NULL && me != 1 && me < 4) {
+        static unsigned char src[(1 << 20) / 4];
+        memset(src, me + 1, sizeof(src));
+        for (;;)
+            if (gk_put(1, sink + (size_t)me * quarter, src, quarter) != GK_OK)
                 return 10;
     }
     uint64_t *word = gk_calloc(1, sizeof(uint64_t));
