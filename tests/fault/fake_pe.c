@@ -22,6 +22,10 @@
  *   huge      the victim announces a 1 GiB blob (over GK__LMSG_MAX_PAYLOAD)
  *   badlen    the victim's second blob is longer than the others'
  *   closefd   the victim closes its socket and runs on (until signalled)
+ *   exitfin   the victim finalizes, all exchange again, then the last PE
+ *             ends the job with EXIT(0) (shmem_global_exit(0)); the
+ *             victim, finalized, exits 1 when the launcher stops it: the
+ *             job's status stays 0
  *   hang      everyone blocks reading its socket, forever
  *   stubborn  as hang, but SIGTERM is ignored (the launcher must SIGKILL)
  *   plain     a program that is not a gasket program: no protocol, exit 0
@@ -141,6 +145,12 @@ static void exchange_ranks(void)
 }
 
 /* Blocks until the launcher goes away (it never writes unasked). */
+static void exit_one(int sig)
+{
+    (void)sig;
+    _exit(1);
+}
+
 static void block_forever(void)
 {
     char byte;
@@ -354,6 +364,24 @@ int main(int argc, char **argv)
         block_forever();
     if (strcmp(mode, "stubborn") == 0) {
         signal(SIGTERM, SIG_IGN);
+        block_forever();
+    }
+    if (strcmp(mode, "exitfin") == 0) {
+        if (victim) {
+            signal(SIGTERM, exit_one);
+            send_msg(GK__LMSG_FINALIZE, NULL, 0);
+        }
+        /* Its answer comes once the launcher has read the victim's
+         * FINALIZE, which came before the victim's part of it. */
+        exchange_ranks();
+        if (rank == npes - 1) {
+            static const char why[] = "the fault test ends the job";
+            char payload[4 + sizeof(why) - 1];
+            int32_t code = 0;
+            memcpy(payload, &code, 4);
+            memcpy(payload + 4, why, sizeof(why) - 1);
+            send_msg(GK__LMSG_EXIT, payload, sizeof(payload));
+        }
         block_forever();
     }
     if (victim) {

@@ -81,7 +81,7 @@ expect_status=; expect_line=; quiet=0; limit_ms=5000; lines_ok=
 hosts=$(sed -En 's/.*--hosts[= ]*([0-9]+).*/\1/p' <<<"$launcher_args")
 start=$(now_ns)
 case $case_name in
-  kill|nofin|abort|exit3|gkabort|late3|leave|badmagic|badtype|huge|badlen|kill-with-child|segv)
+  kill|nofin|abort|exit3|gkabort|late3|leave|badmagic|badtype|huge|badlen|kill-with-child|segv|exitfin)
     run -n 4 "$prog" "$case_name" ;;
   lockheld|midput|sockets|sockets-stream)
     run -n 4 "$prog" "$case_name" ;;
@@ -203,6 +203,8 @@ case $case_name in
   plain2)  expect_status=2;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited with status 2; stopping the job$" ;;
   closefd) expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) closed its connection to the launcher before gk_finalize; stopping the job$" ;;
   shm-full) expect_status=1;  expect_line='^gasket-run: PE [0-3] \(pid [0-9]+\) exited with status 1 before gk_finalize; stopping the job$' ;;
+  # The job ends with the status EXIT gave, though a finalized PE exits 1.
+  exitfin) expect_status=0;   expect_line='^gasket-run: PE 3 ended the job with status 0: the fault test ends the job; stopping the job$' ;;
   gkabort) expect_status=5;   expect_line='^gasket-run: PE 1 called gk_abort\(5\): the fault test asked for it; stopping the job$' ;;
   gkabort0) expect_status=1;  expect_line='^gasket-run: PE 1 called gk_abort\(0\): the fault test asked for it; stopping the job$' ;;
   leave)   expect_status=1;   expect_line="^gasket-run: PE 1 \(pid $victim\) exited while other PEs wait for it in a bootstrap exchange; stopping the job$" ;;
