@@ -37,9 +37,14 @@
 struct gk__wake {
     _Atomic uint32_t seq;      /* futex word: bumped by every wake-up */
     _Atomic uint32_t sleepers; /* waiters about to sleep or asleep */
-    _Atomic uint64_t watch;    /* the offset a sleeper waits on, or ANY */
+    _Atomic uint64_t watch;    /* the offset a sleeper waits on, or BELOW(end) */
 };
 
+/* A sleeper that a write to any offset below `end` should wake (the
+ * runtime's own words, which lie below the heap, for a wait on several of
+ * them at once: a collective's). */
+#define GK__WAKE_BELOW_BIT ((uint64_t)1 << 63)
+#define GK__WAKE_WATCH_BELOW(end) (GK__WAKE_BELOW_BIT | (uint64_t)(end))
 /* A sleeper that any write should wake; a write that may touch anything. */
 #define GK__WAKE_WATCH_ANY UINT64_MAX
 
@@ -111,14 +116,18 @@ static inline void gk__poll_settle(void)
 void gk__wake_all(struct gk__wake *wake) __attribute__((cold, noinline));
 
 /*
- * Someone sleeps: wake them if they watch a word in [lo, hi). Inline, as a
- * PE asleep in a barrier makes every write to it ask, and the answer is
- * nearly always no (the watched word is up to 8 bytes: any overlap wakes).
+ * Someone sleeps: wake them if they watch a word in [lo, hi), or an offset
+ * below the end they watch (GK__WAKE_WATCH_BELOW; ANY is below the
+ * largest). Inline, as a PE asleep in a barrier makes every write to it
+ * ask, and the answer is nearly always no (the watched word is up to 8
+ * bytes: any overlap wakes).
  */
 static inline void gk__wake_if_watching(struct gk__wake *wake, uint64_t lo, uint64_t hi)
 {
     uint64_t watch = atomic_load_explicit(&wake->watch, memory_order_relaxed);
-    if (__builtin_expect(watch == GK__WAKE_WATCH_ANY || (watch < hi && watch + 8 > lo), 0))
+    int hit = watch & GK__WAKE_BELOW_BIT ? lo < (watch & ~GK__WAKE_BELOW_BIT)
+                                         : watch < hi && watch + 8 > lo;
+    if (__builtin_expect(hit, 0))
         gk__wake_all(wake);
 }
 
