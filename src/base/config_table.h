@@ -132,9 +132,16 @@
       "then costs no thread wake-up each (0: sleep at once)")                  \
     X(UCX_HANDOVER_US, uint, ucx_handover_us, "500",                           \
       "microseconds the UCX progress thread leaves the worker to a PE that "   \
-      "drives it itself (calls gasket) before it takes it back: the longest "  \
-      "an arrival may wait when the PE goes from calling gasket to computing " \
-      "without it (0: it never does; it sleeps on the worker's events)")      \
+      "drives it itself (calls gasket) before it looks whether to take it "   \
+      "back: the longest an arrival may wait when the PE goes from a short "  \
+      "run of gasket calls to computing without it (0: it never does; it "    \
+      "sleeps on the worker's events)")                                       \
+    X(UCX_HANDOVER_MAX_US, uint, ucx_handover_max_us, "4000",                  \
+      "microseconds: while the PE keeps driving the worker, each look of "    \
+      "the UCX progress thread that finds it so doubles the next, from "      \
+      "GK_UCX_HANDOVER_US up to this: the longest an arrival may wait when "  \
+      "the PE goes to computing after a long run of gasket calls (a value "  \
+      "below GK_UCX_HANDOVER_US: every look GK_UCX_HANDOVER_US apart)")        \
     X(UCX_PUT_AM_MAX, uint, ucx_put_am_max, "65536",                          \
       "bytes: a put to a PE to which UCX has no RMA lane (its TCP "            \
       "transport) goes as gasket's own messages of at most this size, which "  \

@@ -539,6 +539,10 @@ static int ucx_open(struct gk__boot *boot, const struct gk__seg *my_seg, struct 
     u->joined = 1;
     u->linger_us = config->ucx_linger_us;
     u->handover_us = config->ucx_handover_us;
+    u->handover_max_us = config->ucx_handover_max_us > config->ucx_handover_us
+                             ? config->ucx_handover_max_us
+                             : config->ucx_handover_us;
+    u->park_us = u->handover_us;
     int want_thread = config->ucx_progress_thread < 0 ? u->n_remote > 0
                                                       : config->ucx_progress_thread;
     if (want_thread && gk__ucx_thread_start() != GK_OK)

@@ -173,6 +173,8 @@ struct gk__ucx {
     /* The hand-over between the progress thread and the application
      * (ucx_progress.c, "Hand-over"). */
     unsigned handover_us;          /* GK_UCX_HANDOVER_US */
+    unsigned handover_max_us;      /* GK_UCX_HANDOVER_MAX_US */
+    unsigned park_us;              /* the next park's length (progress thread) */
     _Atomic int thread_mode;       /* enum gk__ucx_thread_mode */
     _Atomic uint32_t thread_bell;  /* futex a parked progress thread sleeps on */
     _Atomic uint64_t app_drives;   /* bumped by every drive of an application thread */
