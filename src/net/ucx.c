@@ -679,19 +679,27 @@ static inline int ucx_order_msg(struct gk__ucx_peer *p)
     return GK_OK;
 }
 
+/* Marks `mark` of a peer with the current epoch, and the worker's too
+ * (last_issued: ucx_quiet). */
+static inline uint64_t ucx_mark(_Atomic uint64_t *mark)
+{
+    uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
+    atomic_store_explicit(mark, epoch, memory_order_relaxed);
+    atomic_store_explicit(&gk__ucx.last_issued, epoch, memory_order_relaxed);
+    return epoch;
+}
+
 /* An operation to p may be in flight until the next flush or quiet. */
 static inline void ucx_issued(struct gk__ucx_peer *p)
 {
-    atomic_store_explicit(&p->pending, atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed),
-                          memory_order_relaxed);
+    ucx_mark(&p->pending);
 }
 
 /* The same for a put or a remote operation posted for quiet, which a
  * later atomic must not overtake. */
 static inline void ucx_put_issued(struct gk__ucx_peer *p)
 {
-    uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
-    atomic_store_explicit(&p->pending, epoch, memory_order_relaxed);
+    uint64_t epoch = ucx_mark(&p->pending);
     atomic_store_explicit(&p->puts_pending, epoch, memory_order_relaxed);
 }
 
@@ -699,8 +707,7 @@ static inline void ucx_put_issued(struct gk__ucx_peer *p)
  * which a later message must not overtake either. */
 static inline void ucx_rma_issued(struct gk__ucx_peer *p, int put)
 {
-    uint64_t epoch = atomic_load_explicit(&gk__ucx.epoch, memory_order_relaxed);
-    atomic_store_explicit(&p->pending, epoch, memory_order_relaxed);
+    uint64_t epoch = ucx_mark(&p->pending);
     if (put)
         atomic_store_explicit(&p->puts_pending, epoch, memory_order_relaxed);
     atomic_store_explicit(&p->rma_pending, epoch, memory_order_relaxed);
@@ -1088,8 +1095,16 @@ static int ucx_quiet(void)
 {
     struct gk__ucx *u = &gk__ucx;
     uint64_t upto = atomic_fetch_add_explicit(&u->epoch, 1, memory_order_relaxed);
-    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK, .cb.send = gk__ucx_req_done};
-    int status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
+    int status = GK_OK;
+    /* Nothing marked since a quiet completed it (a blocking get, a
+     * fetching atomic, complete on return): no flush, as a peer's flush
+     * skips a peer with nothing marked. The flush walks the worker's
+     * endpoints even so. */
+    if (ucx_mark_in_flight(&u->last_issued)) {
+        ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK,
+                                     .cb.send = gk__ucx_req_done};
+        status = gk__ucx_wait(ucp_worker_flush_nbx(u->worker, &param), "quiet (worker flush)", -1);
+    }
     if (status == GK_OK)
         status = ucx_all_acked();
     if (status != GK_OK)

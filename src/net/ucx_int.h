@@ -139,6 +139,9 @@ struct gk__ucx {
      * completed. */
     _Atomic uint64_t epoch;
     _Atomic uint64_t completed_upto;
+    /* The epoch of the last operation marked on any peer (ucx.c): quiet
+     * has nothing to flush while a quiet completed it. */
+    _Atomic uint64_t last_issued;
 
     /* Our segment, where puts sent as active messages land. */
     char *seg_base;

@@ -292,7 +292,10 @@ static void ucx_thread_linger(struct gk__ucx *u)
             until = ucx_now_us() + u->linger_us;
         else if (ucx_now_us() >= until)
             return;
-        sched_yield();
+        if (gk__wait_oversubscribed())
+            sched_yield();
+        else
+            gk__cpu_relax();
     }
 }
 
