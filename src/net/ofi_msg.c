@@ -17,8 +17,9 @@
  * PE's put or get to this one moves only while some thread here reads the
  * completion queue. A progress thread does it while the application
  * computes or sleeps; it sleeps in poll() on the queue's wait descriptor
- * (after fi_trywait says nothing is pending) while nothing happens, and
- * never spins. An application thread that waits for an operation of its
+ * (after fi_trywait says nothing is pending) while nothing happens, but
+ * for a look every GK_OFI_PROBE_MS (ofi_probe.c), and never spins. An
+ * application thread that waits for an operation of its
  * own reads the queue too while it spins, then sleeps on the operation's
  * word, which the reader of its completion wakes. This is simpler than the
  * UCX transport's hand-over (no lingering, no parking): every arrival
