@@ -152,6 +152,11 @@
       "through the provider FI_PROVIDER names, else libfabric's first choice " \
       "that reaches other nodes) or auto (ucx where this gasket is built "      \
       "with it, else ofi); the same on every PE")                              \
+    X(OFI_LINGER_US, uint, ofi_linger_us, "200",                               \
+      "microseconds the libfabric progress thread keeps reading the "         \
+      "completion queue after the last thing that arrived, while the PE "     \
+      "sleeps in a wait, before it sleeps itself: a stream of other PEs' "    \
+      "requests then costs no thread wake-up each (0: sleep at once)")        \
     X(OFI_PROBE_MS, uint, ofi_probe_ms, "200",                                 \
       "milliseconds between the libfabric transport's probes of the peers "   \
       "it has operations or messages in flight to, which find what a reset "  \

@@ -428,7 +428,8 @@ static int ofi_open(const struct gk__net_start *start)
                           .seg_size = my_seg->size, .heap = my_seg->heap,
                           .heap_size = my_seg->header->heap_size, .n_pes = boot->size,
                           .my_pe = boot->rank,
-                          .probe_ns = (uint64_t)start->config->ofi_probe_ms * 1000000u};
+                          .probe_ns = (uint64_t)start->config->ofi_probe_ms * 1000000u,
+                          .linger_ns = (uint64_t)start->config->ofi_linger_us * 1000u};
     gk__remote_inbox_init(&o->inbox, start->peers[boot->rank].direct);
     pthread_mutex_init(&o->progress_lock, NULL);
     o->ofi_peers = calloc((size_t)o->n_pes, sizeof(*o->ofi_peers));

@@ -195,6 +195,7 @@ struct gk__ofi {
     int n_remote;
     int joined;
     uint64_t probe_ns;      /* GK_OFI_PROBE_MS; 0: no probes */
+    uint64_t linger_ns;     /* GK_OFI_LINGER_US (ofi_msg.c) */
     uint64_t probe_next_ns; /* the next probe round (progress_lock) */
     _Atomic int closing;
 

@@ -21,9 +21,14 @@
  * for a look every GK_OFI_PROBE_MS (ofi_probe.c), and never spins. An
  * application thread that waits for an operation of its
  * own reads the queue too while it spins, then sleeps on the operation's
- * word, which the reader of its completion wakes. This is simpler than the
- * UCX transport's hand-over (no lingering, no parking): every arrival
- * while the application sleeps costs the thread a wake-up.
+ * word, which the reader of its completion wakes. While the application
+ * sleeps in a wait, the thread keeps reading the queue for
+ * GK_OFI_LINGER_US after the last thing that arrived before it sleeps
+ * itself: other PEs' requests come in streams (a latency loop, a lock's
+ * queue), and one that arrives within the lingering costs no wake-up (a
+ * get across 2 simulated hosts: 45 us with a wake-up each, 24 without).
+ * There is no hand-over as UCX's: a thread of the application that waits
+ * for an operation of its own reads the queue beside it.
  */
 #include "net/ofi_int.h"
 
@@ -40,6 +45,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/time.h"
 #include "base/wait.h"
 #include "gasket.h"
 #include "net/shm_ring.h"
@@ -568,11 +574,39 @@ int gk__ofi_eagain(unsigned *tries)
 /* The progress thread                                                      */
 /* ------------------------------------------------------------------------ */
 
+/* Lingering (top comment): while the application sleeps in a wait, reads
+ * the queue until linger_ns have passed since the last thing arrived,
+ * yielding between reads where the node has more PEs than CPUs. */
+static void ofi_thread_linger(struct gk__ofi *o)
+{
+    if (o->linger_ns == 0)
+        return;
+    uint64_t until = gk__now_ns() + o->linger_ns;
+    while (!atomic_load_explicit(&o->thread_stop, memory_order_relaxed) &&
+           atomic_load_explicit(&o->my_wake->sleepers, memory_order_relaxed) != 0) {
+        int events = 0;
+        if (pthread_mutex_trylock(&o->progress_lock) == 0) {
+            events = ofi_cq_drain();
+            pthread_mutex_unlock(&o->progress_lock);
+        }
+        uint64_t now = gk__now_ns();
+        if (events > 0 || gk__remote_inbox_drain(&o->inbox) > 0)
+            until = now + o->linger_ns;
+        else if (now >= until)
+            return;
+        if (gk__wait_oversubscribed())
+            sched_yield();
+        else
+            gk__cpu_relax();
+    }
+}
+
 static void *ofi_thread_main(void *arg)
 {
     struct gk__ofi *o = &gk__ofi;
     (void)arg;
     while (!atomic_load_explicit(&o->thread_stop, memory_order_acquire)) {
+        ofi_thread_linger(o);
         pthread_mutex_lock(&o->progress_lock);
         ofi_cq_drain();
         int deferred = o->deferred_head != NULL;
