@@ -401,12 +401,14 @@ static void ofi_release(void)
         gk__ofi_lib.freeinfo(o->info);
     o->info = NULL;
     gk__ofi_deferred_free();
+    gk__ofi_sends_free_all(); /* the endpoint is closed: never completed */
     free(o->recvs);
     o->recvs = NULL;
     free(o->ofi_peers);
     o->ofi_peers = NULL;
     gk__remote_inbox_fini(&o->inbox);
     pthread_mutex_destroy(&o->progress_lock);
+    pthread_mutex_destroy(&o->sends_lock);
     o->joined = 0;
     o->n_remote = 0;
 }
@@ -432,6 +434,7 @@ static int ofi_open(const struct gk__net_start *start)
                           .linger_ns = (uint64_t)start->config->ofi_linger_us * 1000u};
     gk__remote_inbox_init(&o->inbox, start->peers[boot->rank].direct);
     pthread_mutex_init(&o->progress_lock, NULL);
+    pthread_mutex_init(&o->sends_lock, NULL);
     o->ofi_peers = calloc((size_t)o->n_pes, sizeof(*o->ofi_peers));
     int status = o->ofi_peers != NULL ? GK_OK : GK_ERR_NOMEM;
     if (status != GK_OK)
@@ -630,18 +633,15 @@ static int ofi_put(struct gk__net_peer *peer, size_t offset, const void *src, si
     if (n > GK__OFI_PAYLOAD_MAX)
         return ofi_rma_wait(p, 1, (void *)src, n, offset);
     /* From a copy, done with at its completion: the caller goes on now. */
-    struct gk__ofi_send *s = malloc(sizeof(*s) + n);
+    struct gk__ofi_send *s = gk__ofi_send_new(p->pe, 1, n);
     if (s == NULL)
         return ofi_rma_wait(p, 1, (void *)src, n, offset);
-    s->ctx = (struct gk__ofi_ctx){GK__OFI_CTX_SEND, p->pe};
-    s->rma = 1;
-    s->len = n;
     memcpy(s->data, src, n);
     atomic_fetch_add_explicit(&gk__ofi.rma_out, 1, memory_order_relaxed);
     status = ofi_rma(p, 1, s->data, n, offset, s);
     if (status != GK_OK) {
         gk__ofi_count_down(&gk__ofi.rma_out, &gk__ofi.rma_sleepers);
-        free(s);
+        gk__ofi_send_free(s);
     }
     return status;
 }

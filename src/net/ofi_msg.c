@@ -54,6 +54,46 @@
 /* Sending                                                                  */
 /* ------------------------------------------------------------------------ */
 
+struct gk__ofi_send *gk__ofi_send_new(int pe, int rma, size_t len)
+{
+    struct gk__ofi *o = &gk__ofi;
+    struct gk__ofi_send *s = malloc(sizeof(*s) + len);
+    if (s == NULL)
+        return NULL;
+    s->ctx = (struct gk__ofi_ctx){GK__OFI_CTX_SEND, pe};
+    s->rma = rma;
+    s->len = len;
+    s->prev = NULL;
+    pthread_mutex_lock(&o->sends_lock);
+    s->next = o->sends;
+    if (o->sends != NULL)
+        o->sends->prev = s;
+    o->sends = s;
+    pthread_mutex_unlock(&o->sends_lock);
+    return s;
+}
+
+void gk__ofi_send_free(struct gk__ofi_send *s)
+{
+    struct gk__ofi *o = &gk__ofi;
+    pthread_mutex_lock(&o->sends_lock);
+    if (s->prev != NULL)
+        s->prev->next = s->next;
+    else
+        o->sends = s->next;
+    if (s->next != NULL)
+        s->next->prev = s->prev;
+    pthread_mutex_unlock(&o->sends_lock);
+    free(s);
+}
+
+void gk__ofi_sends_free_all(void)
+{
+    struct gk__ofi *o = &gk__ofi;
+    while (o->sends != NULL)
+        gk__ofi_send_free(o->sends);
+}
+
 /* Sends a copy that lives until its completion (s->ctx.kind SEND); frees it
  * when the provider refuses it for good. */
 static ssize_t ofi_send_copy(int pe, struct gk__ofi_send *s)
@@ -64,7 +104,7 @@ static ssize_t ofi_send_copy(int pe, struct gk__ofi_send *s)
     if (rc == 0)
         gk__ofi_msg_posted(pe, kind);
     else if (rc != -FI_EAGAIN)
-        free(s);
+        gk__ofi_send_free(s);
     return rc;
 }
 
@@ -98,7 +138,7 @@ void gk__ofi_deferred_free(void)
     while (o->deferred_head != NULL) {
         struct gk__ofi_deferred *d = o->deferred_head;
         o->deferred_head = d->next;
-        free(d->send);
+        gk__ofi_send_free(d->send);
         free(d);
     }
     o->deferred_tail = NULL;
@@ -127,14 +167,11 @@ int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
                 return status;
         }
     }
-    struct gk__ofi_send *s = malloc(sizeof(*s) + total);
+    struct gk__ofi_send *s = gk__ofi_send_new(pe, 0, total);
     if (s == NULL) {
         gk__error("a message of %zu bytes to PE %d: out of memory", total, pe);
         return GK_ERR_NOMEM;
     }
-    s->ctx = (struct gk__ofi_ctx){GK__OFI_CTX_SEND, pe};
-    s->rma = 0;
-    s->len = total;
     memcpy(s->data, header, len);
     if (payload_len > 0)
         memcpy(s->data + len, payload, payload_len);
@@ -144,7 +181,7 @@ int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
             return gk__ofi_status(rc, "a reply", pe);
         struct gk__ofi_deferred *d = malloc(sizeof(*d));
         if (d == NULL) {
-            free(s);
+            gk__ofi_send_free(s);
             gk__error("a reply to PE %d: out of memory; it is lost", pe);
             return GK_ERR_NOMEM;
         }
@@ -162,7 +199,7 @@ int gk__ofi_send(int pe, const void *header, size_t len, const void *payload,
             return gk__ofi_status(rc, "a message", pe);
         int status = gk__ofi_eagain(&tries);
         if (status != GK_OK) {
-            free(s);
+            gk__ofi_send_free(s);
             return status;
         }
     }
@@ -392,7 +429,7 @@ static void ofi_completed(struct gk__ofi_ctx *ctx, size_t len, uint64_t flags, i
                 gk__ofi_op_ended(ctx->pe);
             gk__ofi_count_down(&o->rma_out, &o->rma_sleepers);
         }
-        free(s);
+        gk__ofi_send_free(s);
         break;
     }
     case GK__OFI_CTX_REQ: /* a blocking put or get */
