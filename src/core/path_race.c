@@ -799,7 +799,7 @@ static int race_init(void)
     race_n_pairs = 0;
     struct race_hdr *h = race_hdr_of(gk__rt_own(race_region.offset));
     h->magic = RACE_MAGIC;
-    gk__net_rop_set(GK__NET_ROP_CHECK, race_rop);
+    gk__net_rop_set_aligned(GK__NET_ROP_CHECK, race_rop); /* it reads clocks */
     gk__race_on = 1;
     return GK_OK;
 }

@@ -49,6 +49,7 @@ _Atomic uint64_t gk__net_am_sent;
 _Atomic uint64_t gk__net_am_landed;
 _Atomic uint64_t gk__net_am_waiting;
 static gk__net_rop_fn net_rops[GK__NET_ROPS];
+static unsigned char net_rops_aligned[GK__NET_ROPS]; /* gk__net_rop_set_aligned */
 /* For each transport in gk__net_used, the capability bits all of its
  * peers share. */
 static unsigned net_used_caps[GK__NET_MAX_TRANSPORTS];
@@ -265,6 +266,17 @@ void gk__net_before_sleep(void)
 void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn)
 {
     net_rops[op] = fn;
+}
+
+void gk__net_rop_set_aligned(enum gk__net_rop op, gk__net_rop_fn fn)
+{
+    net_rops[op] = fn;
+    net_rops_aligned[op] = 1;
+}
+
+int gk__net_rop_wants_aligned(unsigned op)
+{
+    return op < GK__NET_ROPS && net_rops_aligned[op];
 }
 
 gk__net_rop_fn gk__net_rop(unsigned op)

@@ -182,8 +182,10 @@ enum gk__net_post {
  * `data` is a buffer of `max` bytes, the most the caller takes, that the
  * function fills, setting `len`; at the caller, where those bytes land,
  * `len` set from the reply. `max` is 0 for the others. At the target the
- * function's payload and answer buffer are 8-byte aligned, whatever the
- * transport's own buffers are (gk__remote_rop_run).
+ * answer buffer is 8-byte aligned; the payload is the transport's own
+ * buffer, aligned or not, except for a function registered with
+ * gk__net_rop_set_aligned, which gets an aligned copy where it is not
+ * (gk__remote_rop_run): the others read bytes, not words.
  */
 struct gk__net_rop_answer {
     uint64_t result;
@@ -194,6 +196,10 @@ struct gk__net_rop_answer {
 typedef int (*gk__net_rop_fn)(const uint64_t *args, const void *payload, size_t nbytes,
                               struct gk__net_rop_answer *answer);
 void gk__net_rop_set(enum gk__net_rop op, gk__net_rop_fn fn);
+/* The same for a function that reads 64-bit words out of its payload. */
+void gk__net_rop_set_aligned(enum gk__net_rop op, gk__net_rop_fn fn);
+/* Whether op's function was registered so. */
+int gk__net_rop_wants_aligned(unsigned op);
 /* The function registered for op, or NULL (op out of range included). */
 gk__net_rop_fn gk__net_rop(unsigned op);
 

@@ -40,6 +40,7 @@
 #include "net/ofi_int.h"
 
 #include <dlfcn.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -368,12 +369,28 @@ static int ofi_assign(const struct ofi_blob *blobs)
     return GK_OK;
 }
 
+/* The copies of messages sent (a reply the progress thread sent just
+ * before it stopped) are freed at their completions: reads the queue
+ * until none is live, for at most a second (a peer gone may never let
+ * them complete), napping between reads. */
+static void ofi_sends_settle(void)
+{
+    struct gk__ofi *o = &gk__ofi;
+    for (int ms = 0; o->cq != NULL && ms < 1000 &&
+                     atomic_load_explicit(&o->sends_live, memory_order_acquire) != 0;
+         ms++) {
+        if (gk__ofi_progress() == 0)
+            poll(NULL, 0, 1);
+    }
+}
+
 /* Undoes whatever part of start-up got done, on this PE alone. */
 static void ofi_release(void)
 {
     struct gk__ofi *o = &gk__ofi;
     atomic_store_explicit(&o->closing, 1, memory_order_release);
     gk__ofi_thread_stop();
+    ofi_sends_settle();
     for (int pe = 0; o->ofi_peers != NULL && pe < o->n_pes; pe++) {
         if (o->peers[pe].priv == &o->ofi_peers[pe])
             o->peers[pe] = (struct gk__net_peer){0};
@@ -401,14 +418,12 @@ static void ofi_release(void)
         gk__ofi_lib.freeinfo(o->info);
     o->info = NULL;
     gk__ofi_deferred_free();
-    gk__ofi_sends_free_all(); /* the endpoint is closed: never completed */
     free(o->recvs);
     o->recvs = NULL;
     free(o->ofi_peers);
     o->ofi_peers = NULL;
     gk__remote_inbox_fini(&o->inbox);
     pthread_mutex_destroy(&o->progress_lock);
-    pthread_mutex_destroy(&o->sends_lock);
     o->joined = 0;
     o->n_remote = 0;
 }
@@ -434,7 +449,6 @@ static int ofi_open(const struct gk__net_start *start)
                           .linger_ns = (uint64_t)start->config->ofi_linger_us * 1000u};
     gk__remote_inbox_init(&o->inbox, start->peers[boot->rank].direct);
     pthread_mutex_init(&o->progress_lock, NULL);
-    pthread_mutex_init(&o->sends_lock, NULL);
     o->ofi_peers = calloc((size_t)o->n_pes, sizeof(*o->ofi_peers));
     int status = o->ofi_peers != NULL ? GK_OK : GK_ERR_NOMEM;
     if (status != GK_OK)

@@ -117,14 +117,12 @@ struct gk__ofi_req {
 };
 
 /* A message (or a put's source) copied to live until its completion;
- * `rma`: a put, counted among the non-blocking ones. Every live one is on
- * the transport's list (sends), so that those the provider never
- * completes (in flight when the endpoint closes) are freed with it. */
+ * `rma`: a put, counted among the non-blocking ones. The live ones are
+ * counted (sends_live), so that closing waits for their completions. */
 struct gk__ofi_send {
     struct gk__ofi_ctx ctx;
     int rma;
     size_t len;
-    struct gk__ofi_send *prev, *next; /* sends_lock */
     _Alignas(8) char data[];
 };
 
@@ -220,8 +218,7 @@ struct gk__ofi {
      * handled one at a time, in the order they completed. */
     pthread_mutex_t progress_lock;
     struct gk__ofi_deferred *deferred_head, *deferred_tail; /* progress_lock */
-    pthread_mutex_t sends_lock;
-    struct gk__ofi_send *sends; /* every live copy (struct gk__ofi_send) */
+    _Atomic uint32_t sends_live; /* copies not yet freed (gk__ofi_send_new) */
     pthread_t thread;
     _Atomic int thread_running;
     _Atomic int thread_stop;
@@ -314,12 +311,10 @@ enum gk__ofi_probe_loss gk__ofi_probe_answered(struct gk__ofi_peer *p, uint64_t 
  * thread's poll timeout in milliseconds until the next round, -1: none. */
 int gk__ofi_probe_round(void);
 void gk__ofi_deferred_free(void);
-/* A copy of `len` bytes to pe, on the list; NULL when out of memory. */
+/* A copy of `len` bytes to pe, counted live; NULL when out of memory. */
 struct gk__ofi_send *gk__ofi_send_new(int pe, int rma, size_t len);
-/* Off the list and freed. */
+/* Freed, no longer live. */
 void gk__ofi_send_free(struct gk__ofi_send *s);
-/* Frees every copy still live: once the endpoint is closed. */
-void gk__ofi_sends_free_all(void);
 int gk__ofi_thread_start(void);
 void gk__ofi_thread_stop(void);
 

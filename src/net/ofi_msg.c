@@ -63,35 +63,14 @@ struct gk__ofi_send *gk__ofi_send_new(int pe, int rma, size_t len)
     s->ctx = (struct gk__ofi_ctx){GK__OFI_CTX_SEND, pe};
     s->rma = rma;
     s->len = len;
-    s->prev = NULL;
-    pthread_mutex_lock(&o->sends_lock);
-    s->next = o->sends;
-    if (o->sends != NULL)
-        o->sends->prev = s;
-    o->sends = s;
-    pthread_mutex_unlock(&o->sends_lock);
+    atomic_fetch_add_explicit(&o->sends_live, 1, memory_order_relaxed);
     return s;
 }
 
 void gk__ofi_send_free(struct gk__ofi_send *s)
 {
-    struct gk__ofi *o = &gk__ofi;
-    pthread_mutex_lock(&o->sends_lock);
-    if (s->prev != NULL)
-        s->prev->next = s->next;
-    else
-        o->sends = s->next;
-    if (s->next != NULL)
-        s->next->prev = s->prev;
-    pthread_mutex_unlock(&o->sends_lock);
+    atomic_fetch_sub_explicit(&gk__ofi.sends_live, 1, memory_order_release);
     free(s);
-}
-
-void gk__ofi_sends_free_all(void)
-{
-    struct gk__ofi *o = &gk__ofi;
-    while (o->sends != NULL)
-        gk__ofi_send_free(o->sends);
 }
 
 /* Sends a copy that lives until its completion (s->ctx.kind SEND); frees it

@@ -36,17 +36,10 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "base/log.h"
+#include "base/time.h"
 #include "gasket.h"
-
-static uint64_t probe_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int probe_is_probe(unsigned kind)
 {
@@ -158,7 +151,7 @@ int gk__ofi_probe_round(void)
     struct gk__ofi *o = &gk__ofi;
     if (o->probe_ns == 0 || !o->joined || atomic_load_explicit(&o->closing, memory_order_acquire))
         return -1;
-    uint64_t now = probe_now_ns();
+    uint64_t now = gk__now_ns();
     if (now >= o->probe_next_ns) {
         o->probe_next_ns = now + o->probe_ns;
         for (int pe = 0; pe < o->n_pes; pe++)

@@ -224,10 +224,11 @@ int gk__remote_rop_run(unsigned op, unsigned src, const uint64_t *args, const vo
         gk__error("remote operation %u from PE %u refused: %s", op, src, refused);
         return GK_ERR_UNSUPPORTED;
     }
-    if (n == 0 || ((uintptr_t)data & (sizeof(uint64_t) - 1)) == 0)
+    if (n == 0 || ((uintptr_t)data & (sizeof(uint64_t) - 1)) == 0 ||
+        !gk__net_rop_wants_aligned(op))
         return fn(args, data, n, answer);
     /* A transport's message data need not be aligned (UCX's active
-     * messages' is not); the functions read words out of it. */
+     * messages' is not), and this function reads words out of it. */
     uint64_t small[64];
     uint64_t *copy = n <= sizeof(small) ? small : malloc(n);
     if (copy == NULL) {
